@@ -1,0 +1,99 @@
+#pragma once
+
+#include "capture/dtype.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QMap>
+#include <QSharedPointer>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace dimscope {
+
+// The in-memory form of a capture file (docs/capture-format.md). A Capture is an
+// immutable value, cheap to copy: the mapped file is shared.
+
+enum class NodeKind : quint8 { Dict, List, Tuple, NamedTuple, Custom, Tensor, None, Int, Float, Bool, String };
+
+inline bool isLeafKind(NodeKind k) { return k >= NodeKind::Tensor; }
+
+struct TreeNode {
+    NodeKind kind = NodeKind::None;
+    QString typeName;      // namedtuple / custom: qualified class name
+    QString flavour;       // custom: "key_value_dict", "pytree", ...
+    QStringList keys;      // dict keys, namedtuple fields, custom child keys (one per child)
+    QJsonValue context;    // custom: the flatten context when JSON-representable
+    QVector<int> children; // indices into CallTree::nodes
+    int parent = -1;
+    int leaf = -1;         // leaf kinds: index into CallTree::leaves
+};
+
+struct Leaf {
+    QString path;          // key path, e.g. "past_key_values.key_cache[0]"
+    NodeKind kind = NodeKind::None;
+    int node = -1;         // index into CallTree::nodes
+    // Tensor leaves
+    DType dtype = DType::F32;
+    QVector<qint64> shape;
+    QString device;        // where it lived when recorded: "cpu", "cuda:0"
+    QString tensorName;    // name in the safetensors header
+    qint64 fileOffset = 0; // absolute offset of the bytes in the file
+    qint64 byteSize = 0;
+    // Scalar leaves (int, float, bool, str)
+    QJsonValue value;
+    bool isTensor() const { return kind == NodeKind::Tensor; }
+};
+
+struct CallTree {
+    int root = -1;
+    QVector<TreeNode> nodes;
+    QVector<Leaf> leaves;  // in flattening order
+    bool isEmpty() const { return root < 0; }
+};
+
+struct CapturedCall {
+    int index = 0;
+    int numPositional = 0;
+    CallTree inputs;       // root is a Dict keyed by parameter name
+    CallTree outputs;      // empty when outputs were not recorded
+    QStringList missing;   // optional parameters not passed
+    QStringList filled;    // subset of missing recorded from value_if_missing
+    QJsonObject constantKwargs;
+};
+
+struct Parameter {
+    QString name;
+    QString kind;          // inspect.Parameter kind name, e.g. "POSITIONAL_OR_KEYWORD"
+    bool hasDefault = false;
+    QJsonValue defaultValue;
+    QString defaultRepr;   // when the default is not JSON-representable
+};
+
+class MappedFile; // owns the QFile mapping; defined in capturereader.cpp
+
+class Capture
+{
+public:
+    QString filePath;
+    int formatVersion = 0;
+    QString producer;
+    QString torchVersion;
+    QString transformersVersion;
+    QString modelClass;
+    QVector<Parameter> signature;
+    QMap<QString, QString> flattening; // class name -> flavour
+    QStringList valueIfMissing;
+    QVector<CapturedCall> calls;
+    qint64 fileSize = 0;
+    qint64 headerSize = 0;             // the JSON header's length in bytes
+
+    // The raw bytes of a tensor leaf inside the mapped file (nullptr when the
+    // capture was built in memory, e.g. by tests, or the leaf is not a tensor).
+    const uchar *bytes(const Leaf &leaf) const;
+
+    QSharedPointer<MappedFile> mapping; // keeps the bytes alive while any copy exists
+};
+
+} // namespace dimscope

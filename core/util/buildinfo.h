@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QString>
+
+namespace dimscope {
+
+// Versions dimscope was built with, for --version and Help > About.
+struct BuildInfo {
+    static QString dimscopeVersion();
+    static QString qtVersion();
+    static QString libtorchVersion();
+    // The source tree this binary was built from; the runtime looks there for
+    // python/ and scripts/torch-python when it runs from the build tree.
+    static QString sourceDir();
+};
+
+} // namespace dimscope
