@@ -293,7 +293,20 @@ def main():
     sys.stderr = LogStream(channel, "stderr")
     worker = Worker(channel)
     t = time.perf_counter()
-    import torch  # noqa: F401 - imported once, here: the point of staying warm
+    try:
+        import torch  # imported once, here: the point of staying warm
+    except Exception as e:
+        channel.send("error", rid=None, error={
+            "kind": "torch_missing", "traceback": traceback.format_exc(),
+            "message": "%s cannot import torch (%s: %s); dimscope needs torch >= 2.1"
+                       % (sys.executable, type(e).__name__, e)})
+        sys.exit(3)
+    if tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] if p.isdigit()) < (2, 1):
+        channel.send("error", rid=None, error={
+            "kind": "torch_too_old", "traceback": None,
+            "message": "%s has torch %s; dimscope needs torch >= 2.1 (torch.export)"
+                       % (sys.executable, torch.__version__)})
+        sys.exit(3)
     worker.torch_import_s = time.perf_counter() - t
     channel.send("ready", rid=None, protocol=PROTOCOL_VERSION, pid=os.getpid(), torch=torch.__version__)
     for line in sys.stdin:
