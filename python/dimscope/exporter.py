@@ -16,10 +16,20 @@ def _noop(*_args, **_kwargs):
 
 
 def call_inputs(call):
-    """The kwargs a captured call is replayed with: its inputs plus its constant kwargs."""
+    """A captured call's inputs by parameter name, constant kwargs included: what the
+    spec's top-level dict is matched against."""
     kwargs = dict(call.kwargs)
     kwargs.update(getattr(call, "constant_kwargs", None) or {})
     return kwargs
+
+
+def call_arguments(call):
+    """(args, kwargs) to run a captured call with: positional-only parameters and
+    *args positionally (the capture knows the signature), the rest by name."""
+    if hasattr(call, "call_arguments"):
+        args, kwargs = call.call_arguments(include_constants=True)
+        return tuple(args), dict(kwargs)
+    return (), call_inputs(call)
 
 
 def with_constants(shapes, kwargs):
@@ -119,7 +129,7 @@ def compare_outputs(expected, actual, atol=1e-4, rtol=1e-3):
     return leaves, ok, None
 
 
-def verify(model, program, calls, progress=_noop):
+def verify(model, program, calls, progress=_noop, example_keys=None):
     """Replays every captured call through the exported program and the eager model."""
     import torch
 
@@ -127,22 +137,35 @@ def verify(model, program, calls, progress=_noop):
     rows = []
     for i, call in enumerate(calls):
         progress("verify", "call %d of %d" % (i + 1, len(calls)), (i + 1) / max(1, len(calls)))
-        kwargs = call_inputs(call)
+        args, kwargs = call_arguments(call)
         row = {"call": i, "status": "ok", "message": None, "outputs": []}
+        if example_keys is not None and set(call_inputs(call)) != example_keys:
+            missing = sorted(example_keys - set(call_inputs(call)))
+            extra = sorted(set(call_inputs(call)) - example_keys)
+            row["reason"] = "structure"
+            row["message"] = "the call's inputs differ from the example call's (%s)" % ", ".join(
+                (["missing: " + ", ".join(missing)] if missing else []) + (["extra: " + ", ".join(extra)] if extra else []))
         with torch.no_grad():
             try:
-                expected = model(**copy.deepcopy(kwargs))
+                expected = model(*copy.deepcopy(args), **copy.deepcopy(kwargs))
             except Exception as e:
                 row.update(status="eager_failed", message="%s: %s" % (type(e).__name__, e))
                 rows.append(row)
                 continue
             try:
-                actual = module(**copy.deepcopy(kwargs))
+                actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
             except Exception as e:
                 # The exported program's guards: what the user must see.
-                row.update(status="rejected", message="%s: %s" % (type(e).__name__, str(e).strip()))
+                text = "%s: %s" % (type(e).__name__, str(e).strip())
+                if row["message"]:
+                    text = row["message"] + "; " + text
+                else:
+                    row["reason"] = "guard"
+                row.update(status="rejected", message=text)
                 rows.append(row)
                 continue
+        row["message"] = None
+        row.pop("reason", None)
         leaves, ok, message = compare_outputs(expected, actual)
         row["outputs"] = leaves
         if not ok:
@@ -158,10 +181,12 @@ def describe_program(program):
         lo, hi = vr.lower, vr.upper
 
         def num(v):
+            if v is None or "oo" in str(v):
+                return None  # int_oo / oo: unbounded
             try:
                 return int(v)
-            except (TypeError, ValueError, OverflowError):
-                return None  # int_oo / oo: unbounded
+            except Exception:
+                return None
         ranges[str(sym)] = [num(lo), num(hi)]
     inputs = []
     user = set(program.graph_signature.user_inputs)
@@ -203,12 +228,13 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     except speclib.SpecError as e:
         raise WorkerError("bad_spec", "the dynamic_shapes spec is invalid: %s" % e) from e
     index = choose_example(shapes, calls, call, log)
-    kwargs = call_inputs(calls[index])
-    shapes = with_constants(shapes, kwargs)
+    named = call_inputs(calls[index])
+    shapes = with_constants(shapes, named)
+    args, kwargs = call_arguments(calls[index])
     progress("export", "torch.export.export on call %d (%s, %s)"
              % (index, device, "strict" if strict else "non-strict"), None)
     t = time.perf_counter()
-    program = torch.export.export(model, (), kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+    program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
     timings["export"] = time.perf_counter() - t
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)
@@ -218,7 +244,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     result.update(describe_program(program))
     if verify_calls:
         t = time.perf_counter()
-        rows = verify(model, program, calls, progress)
+        rows = verify(model, program, calls, progress, example_keys=set(named))
         timings["verify"] = time.perf_counter() - t
         result["verification"] = rows
         result["verified"] = all(r["status"] == "ok" for r in rows)
