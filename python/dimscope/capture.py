@@ -364,6 +364,22 @@ def _official_writer() -> Optional[Callable[..., None]]:
     return save_file
 
 
+def _official_dtypes() -> Optional[set]:
+    """The dtypes the installed safetensors package handles (older ones lack U16/U32/U64),
+    or None when it does not say."""
+    try:
+        import safetensors.torch as st
+    except ImportError:
+        return None
+    types = getattr(st, "_TYPES", None)
+    return set(types.values()) if isinstance(types, dict) else None
+
+
+def _official_lacks(dtypes: Sequence[torch.dtype]) -> List[torch.dtype]:
+    known = _official_dtypes()
+    return [] if known is None else sorted({d for d in dtypes if d not in known}, key=str)
+
+
 def _tensor_bytes(t: torch.Tensor) -> bytes:
     if sys.byteorder != "little":
         raise CaptureError("the builtin safetensors writer needs a little-endian machine")
@@ -410,6 +426,12 @@ def write_capture(path: "os.PathLike[str] | str", manifest: Dict[str, Any],
     official = _official_writer() if writer in ("auto", "safetensors") else None
     if writer == "safetensors" and official is None:
         raise CaptureError("the safetensors package is not importable")
+    lacking = _official_lacks([t.dtype for t in tensors.values()]) if official else []
+    if lacking:
+        if writer == "safetensors":
+            raise CaptureError("the installed safetensors package cannot write "
+                               + ", ".join(map(str, lacking)))
+        official = None  # the builtin writer handles every dtype of the format
     path = os.fspath(path)
     metadata = {MANIFEST_KEY: json.dumps(manifest, separators=(",", ":"), allow_nan=False)}
     tensors = {k: v.contiguous() for k, v in tensors.items()}
@@ -549,7 +571,13 @@ def _read_tensors(path: str, header: Dict[str, Any], data_start: int, names: Seq
         except ImportError:
             if reader == "safetensors":
                 raise CaptureError("the safetensors package is not importable")
-        else:
+            safe_open = None
+        dtypes = [_ST_TO_DTYPE[header[n]["dtype"]] for n in names if header[n]["dtype"] in _ST_TO_DTYPE]
+        lacking = _official_lacks(dtypes) if safe_open is not None else []
+        if lacking and reader == "safetensors":
+            raise CaptureError(f"{path}: the installed safetensors package cannot read "
+                               + ", ".join(map(str, lacking)))
+        if safe_open is not None and not lacking:
             with safe_open(path, framework="pt", device="cpu") as f:
                 return {name: f.get_tensor(name) for name in names}
     return _read_tensors_builtin(path, header, data_start, names)
