@@ -214,7 +214,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("output", help="capture file to write (.safetensors)")
     parser.add_argument("--writer", choices=("auto", "safetensors", "builtin"), default="auto")
     args = parser.parse_args(argv)
-    record_demo_capture(args.output, writer=args.writer)
+    # Under `python -m dimscope.demo` this module is __main__: record with the classes of
+    # the importable dimscope.demo so the capture names them by their real module.
+    from dimscope.demo import record_demo_capture as record
+    record(args.output, writer=args.writer)
     print(f"wrote {args.output}")
     return 0
 
