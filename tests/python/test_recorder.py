@@ -199,3 +199,35 @@ def test_saved_file_permissions_follow_umask(tmp_path):
 def test_save_without_recording_is_an_error(tmp_path):
     with pytest.raises(CaptureError, match="no model was recorded"):
         InputRecorder().save(tmp_path / "c.safetensors")
+
+
+def test_unsupported_outputs_are_left_out_with_a_warning(tmp_path):
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return x, Foo()
+
+    model = Model()
+    rec = InputRecorder()
+    with pytest.warns(UserWarning, match=r"outputs of call 0 not recorded: output\[1\]: unsupported type Foo"):
+        with rec(model):
+            model(torch.ones(1))
+    rec.save(tmp_path / "c.safetensors")
+    call = load_capture(tmp_path / "c.safetensors").calls[0]
+    assert call.outputs is None and call.entry["outputs"] is None
+    same({"x": torch.ones(1)}, call.kwargs)
+
+
+def test_one_recorder_one_model():
+    rec = InputRecorder()
+    with rec(AddModel()):
+        pass
+    with pytest.raises(CaptureError, match="already recorded calls of another model"):
+        with rec(AddModel()):
+            pass
+
+
+def test_package_exports_lazily():
+    import dimscope
+    assert dimscope.InputRecorder is InputRecorder and dimscope.load_capture is load_capture
+    with pytest.raises(AttributeError):
+        dimscope.no_such_name
