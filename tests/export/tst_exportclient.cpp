@@ -2,7 +2,10 @@
 // tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,6 +25,7 @@ private slots:
     void timeoutStopsAHungWorker();
     void unknownInterpreterIsAStartFailure();
     void cudaWithoutCudaIsClear();
+    void demoExportKilledMidExportThenNextWorks();
 
 private:
     QString model(const QString &name) const { return m_dir.filePath(QStringLiteral("models.py:")) + name; }
@@ -182,6 +186,63 @@ void TestExportClient::cudaWithoutCudaIsClear()
     QVERIFY(!res.ok);
     QCOMPARE(res.failure.kind, QStringLiteral("cuda_unavailable"));
     QVERIFY(res.failure.message.contains(QLatin1String("CUDA was requested")));
+}
+
+static QJsonObject demoSpec()
+{
+    const QByteArray text = R"J({"format": "dimscope.dynamic_shapes", "version": 1,
+      "dims": [{"name": "batch", "min": null, "max": null}, {"name": "past", "min": null, "max": null},
+               {"name": "total", "root": "past", "a": 1, "b": 1}],
+      "dynamic_shapes": {"dict": {"input_ids": {"tensor": {"0": "batch"}},
+        "attention_mask": {"tensor": {"0": "batch", "1": "total"}},
+        "past_key_values": {"list": [
+          {"list": [{"tensor": {"0": "batch", "2": "past"}}, {"tensor": {"0": "batch", "2": "past"}}]},
+          {"list": [{"tensor": {"0": "batch", "2": "past"}}, {"tensor": {"0": "batch", "2": "past"}}]}]}}}})J";
+    return QJsonDocument::fromJson(text).object();
+}
+
+void TestExportClient::demoExportKilledMidExportThenNextWorks()
+{
+    const PythonRuntime rt = PythonRuntime::discover();
+    const QString capture = m_dir.filePath(QStringLiteral("demo.safetensors"));
+    QProcess rec;
+    rec.setProcessEnvironment(rt.environment());
+    rec.start(rt.program(), rt.arguments() + QStringList{QStringLiteral("-c"),
+              QStringLiteral("from dimscope.demo import record_demo_capture as r; r(%1)").arg(QLatin1Char('"') + capture + QLatin1Char('"'))});
+    QVERIFY(rec.waitForFinished(180000));
+    QVERIFY2(rec.exitCode() == 0, rec.readAllStandardError().constData());
+
+    ExportClient client;
+    ExportRequest r;
+    r.model = QStringLiteral("dimscope.demo:make_model");
+    r.capture = capture;
+    r.spec = demoSpec();
+    r.output = m_dir.filePath(QStringLiteral("demo.pt2"));
+    QString stage;
+    connect(&client, &ExportClient::progress, this, [&](int, const QString &s, const QString &, double) { stage = s; });
+    const int first = client.exportModel(r);
+    QTRY_COMPARE_WITH_TIMEOUT(stage, QStringLiteral("export"), 180000);
+    client.cancel(); // kill mid-export
+    QCOMPARE(client.failureOf(first).kind, QStringLiteral("cancelled"));
+    QVERIFY(!QFileInfo::exists(r.output)); // never a half-written .pt2
+
+    const int second = client.exportModel(r);
+    QVERIFY(client.waitForFinished(second, 300000));
+    const ExportResult res = client.exportResultOf(second);
+    QVERIFY2(res.exported, qPrintable(res.failure.toText()));
+    QVERIFY(QFileInfo::exists(r.output));
+    QCOMPARE(res.verification.size(), 4);
+    for (int i = 1; i < 4; ++i)
+        QVERIFY2(res.verification[i].ok(), qPrintable(res.verification[i].message));
+    // the prefill call passes no cache: the program rejects it, and says so
+    if (!res.ok) {
+        QCOMPARE(res.failure.kind, QStringLiteral("verification_failed"));
+        QVERIFY(res.verificationTable().contains(QLatin1String("rejected")));
+    }
+    // warm re-export
+    const int third = client.exportModel(r);
+    QVERIFY(client.waitForFinished(third, 300000));
+    QVERIFY(client.exportResultOf(third).modelReused);
 }
 
 QTEST_GUILESS_MAIN(TestExportClient)
