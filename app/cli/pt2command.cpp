@@ -100,11 +100,13 @@ void printText(QTextStream &out, const Pt2Program &p)
 
     const auto uses = Pt2DimMapper::symbolUses(p);
     out << "symbols (" << uses.size() << "):\n";
-    for (auto it = uses.cbegin(); it != uses.cend(); ++it) {
+    for (const QString &symbol : p.inputSymbols()) {
         QStringList where;
-        for (const Pt2DimUse &u : it.value())
+        for (const Pt2DimUse &u : uses.value(symbol))
             where << useText(u);
-        out << "  " << it.key() << " -> " << where.join(QLatin1String(", ")) << "\n";
+        const auto range = p.rangeOf(SymExpr::symbol(symbol));
+        out << "  " << symbol << " " << (range ? range->toString() : QStringLiteral("(no range)")) << " -> "
+            << where.join(QLatin1String(", ")) << "\n";
     }
     for (const QString &w : p.warnings)
         out << "warning: " << w << "\n";

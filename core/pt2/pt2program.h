@@ -106,7 +106,7 @@ struct Pt2Program {
     QVector<Pt2UserInput> inputs; // user inputs, in graph (flattening) order
     QVector<Pt2StateInput> state; // parameters, buffers, constants, tokens
     QVector<Pt2Output> outputs;
-    QVector<Pt2Range> ranges;     // range_constraints, in file order
+    QVector<Pt2Range> ranges;     // range_constraints, s2 before s11
     QStringList forwardArgNames;
     QString inSpec;               // TreeSpec JSON string
     QString outSpec;

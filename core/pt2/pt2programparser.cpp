@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 
 namespace dimscope {
@@ -414,6 +415,9 @@ private:
             r.max = asOptionalInt(o.value(QLatin1String("max_val")), keyPath(w, QStringLiteral("max_val")));
             m_p->ranges << r;
         }
+        // QJsonObject sorts keys as text (s11 before s3); show them as torch numbers them.
+        std::stable_sort(m_p->ranges.begin(), m_p->ranges.end(),
+                         [](const Pt2Range &a, const Pt2Range &b) { return symbolNameLess(a.key, b.key); });
     }
 
     void readCallGraph(const QJsonArray &entries, const QString &where)

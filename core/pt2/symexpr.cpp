@@ -406,4 +406,32 @@ bool SymExpr::operator==(const SymExpr &other) const
     return m_terms == other.m_terms && m_constant == other.m_constant;
 }
 
+bool symbolNameLess(const QString &a, const QString &b)
+{
+    int i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a.at(i).isDigit() && b.at(j).isDigit()) {
+            int ie = i, je = j;
+            while (ie < a.size() && a.at(ie).isDigit())
+                ++ie;
+            while (je < b.size() && b.at(je).isDigit())
+                ++je;
+            // compare digit runs by length (no leading zeros from sympy), then text
+            const QStringView da = QStringView(a).mid(i, ie - i), db = QStringView(b).mid(j, je - j);
+            if (da.size() != db.size())
+                return da.size() < db.size();
+            if (da != db)
+                return da < db;
+            i = ie;
+            j = je;
+        } else {
+            if (a.at(i) != b.at(j))
+                return a.at(i) < b.at(j);
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
 } // namespace dimscope

@@ -54,4 +54,7 @@ private:
     QString m_problem;
 };
 
+// Orders symbol names as people read them: s2 before s11.
+bool symbolNameLess(const QString &a, const QString &b);
+
 } // namespace dimscope
