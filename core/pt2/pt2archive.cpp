@@ -47,9 +47,16 @@ bool Pt2Archive::open(const QString &path, QString *error)
     int code = 0;
     zip_t *zip = zip_open(QFile::encodeName(path).constData(), ZIP_RDONLY, &code);
     if (!zip) {
-        if (code == ZIP_ER_NOZIP)
-            *error = QStringLiteral("%1: not a zip archive (a .pt2 file is one): %2").arg(path, zipErrorText(code));
-        else
+        if (code == ZIP_ER_NOZIP) {
+            QFile f(path);
+            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4) : QByteArray();
+            if (info.size() == 0)
+                *error = QStringLiteral("%1: empty file, not a .pt2 archive").arg(path);
+            else if (head == QByteArray("PK\x03\x04", 4))
+                *error = QStringLiteral("%1: truncated or damaged zip archive: it starts like one but has no central directory").arg(path);
+            else
+                *error = QStringLiteral("%1: not a zip archive (a .pt2 file is one)").arg(path);
+        } else
             *error = QStringLiteral("%1: cannot open as zip: %2").arg(path, zipErrorText(code));
         return false;
     }

@@ -93,7 +93,7 @@ void TstPt2Reader::initTestCase()
         QFile f(dir + QStringLiteral("empty.pt2"));
         QVERIFY(f.open(QIODevice::WriteOnly));
     }
-    add(QStringLiteral("empty file"), dir + QStringLiteral("empty.pt2"), {QStringLiteral("empty.pt2")});
+    add(QStringLiteral("empty file"), dir + QStringLiteral("empty.pt2"), {QStringLiteral("empty file")});
     {
         QFile in(samplePath());
         QVERIFY(in.open(QIODevice::ReadOnly));
@@ -102,7 +102,7 @@ void TstPt2Reader::initTestCase()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(all.left(all.size() / 2));
     }
-    add(QStringLiteral("truncated"), dir + QStringLiteral("truncated.pt2"), {QStringLiteral("truncated.pt2")});
+    add(QStringLiteral("truncated"), dir + QStringLiteral("truncated.pt2"), {QStringLiteral("truncated or damaged zip archive")});
     add(QStringLiteral("missing file"), dir + QStringLiteral("nope.pt2"), {QStringLiteral("no such file")});
     add(QStringLiteral("directory"), m_dir.path(), {QStringLiteral("not a regular file")});
 
