@@ -13,6 +13,12 @@ The attention is written for ``torch.export`` (non-strict) with dynamic batch, s
 and past lengths: sizes come from tensor shapes, never from tensor values.
 
 Load it by reference: ``dimscope.demo:make_model``.
+
+:func:`record_demo_capture` records the bundled demo capture: a two-turn conversation
+whose every call, the prefill included, replays through one program exported from the
+second turn with batch static, ``seq_len`` Dim(min=1), ``past_len`` Dim(min=0) and the
+attention-mask length its own Dim (torch 2.6 accepts the zero-length cache of the
+prefill at runtime; it ties the mask length to ``seq_len + past_len``).
 """
 
 from __future__ import annotations

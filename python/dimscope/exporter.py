@@ -5,6 +5,7 @@ scripts (the cold baseline of the benchmark) alike."""
 
 import contextlib
 import copy
+import logging
 import os
 import time
 
@@ -143,8 +144,22 @@ def _guards_suppressed(module):
             continue
         for size in getattr(node.meta.get("val"), "shape", ()):
             if isinstance(size, torch.SymInt):
-                return size.node.shape_env.suppress_guards()
+                return _quiet_suppressed(size.node.shape_env)
     return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _quiet_suppressed(shape_env):
+    # The frozen ShapeEnv also logs each of those comparisons as an "Ignored guard"
+    # warning; they are the input check's, not the user's model's.
+    logger = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with shape_env.suppress_guards():
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 def verify(model, program, calls, progress=_noop, example_keys=None):
