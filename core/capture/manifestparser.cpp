@@ -370,7 +370,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
                 return typeError(c, where + QLatin1String(" 'num_positional'"), "a non-negative integer");
             call.numPositional = int(v);
         } else if (key == "inputs") {
-            const int root = parseNode(c, call.inputs, -1, where + QLatin1String(", inputs"), 0);
+            m_treeName = QStringLiteral("inputs");
+            const int root = parseNode(c, call.inputs, -1, QString(), where + QLatin1String(", inputs"), 0);
             if (root < 0)
                 return false;
             call.inputs.root = root;
@@ -381,7 +382,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
             if (c.peekType() == JsonCursor::Type::Null) {
                 c.readNull();
             } else {
-                const int root = parseNode(c, call.outputs, -1, where + QLatin1String(", outputs"), 0);
+                m_treeName = QStringLiteral("outputs");
+                const int root = parseNode(c, call.outputs, -1, QStringLiteral("output"), where + QLatin1String(", outputs"), 0);
                 if (root < 0)
                     return false;
                 call.outputs.root = root;
@@ -421,8 +423,12 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
     return true;
 }
 
-int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const QString &where, int depth)
+int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const QString &path, const QString &where, int depth)
 {
+    // `where` names the node in messages: "call 1, inputs" for a root, "call 1, node
+    // past_key_values.key_cache" below it when its key path is known (the parent's
+    // kind and keys came before its children), else "call 1, inputs child 2".
+    const bool topLevel = parent < 0 && m_treeName == QLatin1String("inputs");
     if (depth > kMaxTreeDepth) {
         fail(QStringLiteral("%1: the tree is nested more than %2 levels deep").arg(where).arg(kMaxTreeDepth));
         return -1;
@@ -475,8 +481,12 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
                 const int i = f.children.size();
                 const NodeKind k = f.kind.value_or(NodeKind::List);
                 const QStringList &names = k == NodeKind::NamedTuple ? f.fields : f.keys;
-                const QString childWhere = childPath(where, k, names, i, false);
-                const int child = parseNode(c, tree, self, childWhere, depth + 1);
+                const bool known = f.kind && (!path.isEmpty() || topLevel)
+                    && (k == NodeKind::List || k == NodeKind::Tuple || i < names.size());
+                const QString cp = known ? childPath(path, k, names, i, topLevel) : QString();
+                const QString cw = known ? QStringLiteral("%1, node %2").arg(m_callWhere, cp)
+                                         : QStringLiteral("%1 child %2").arg(where).arg(i);
+                const int child = parseNode(c, tree, self, cp, cw, depth + 1);
                 if (child < 0)
                     return -1;
                 f.children.append(child);

@@ -31,7 +31,7 @@ private:
     bool parseModel(JsonCursor &c, Capture &out);
     bool parseCalls(JsonCursor &c, Capture &out);
     bool parseCall(JsonCursor &c, int index, CapturedCall &call);
-    int parseNode(JsonCursor &c, CallTree &tree, int parent, const QString &where, int depth);
+    int parseNode(JsonCursor &c, CallTree &tree, int parent, const QString &path, const QString &where, int depth);
     bool finishLeaf(CallTree &tree, int self, NodeKind kind, struct NodeFields &f, const QString &where);
     bool checkPaths(const CallTree &tree, const QString &callWhere, bool outputs);
     bool readStringList(JsonCursor &c, QStringList &out, const QString &what);
@@ -46,6 +46,7 @@ private:
     QString m_error;
     bool m_callsRead = false;
     QString m_callWhere; // "call 3" while parsing a call
+    QString m_treeName;  // "inputs" or "outputs"
 };
 
 } // namespace dimscope

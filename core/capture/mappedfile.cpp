@@ -46,9 +46,10 @@ MappedFile::~MappedFile()
 void MappedFile::release(qint64 offset, qint64 length)
 {
     const qint64 page = sysconf(_SC_PAGESIZE);
-    // Only whole pages inside the range can be dropped.
-    const qint64 begin = (offset + page - 1) / page * page;
-    const qint64 end = std::min(offset + length, m_size) / page * page;
+    // Whole pages around the range: the rest of those pages is file bytes that were
+    // never written to, so dropping them loses nothing (they are read back on use).
+    const qint64 begin = offset / page * page;
+    const qint64 end = std::min((offset + length + page - 1) / page * page, m_size);
     if (end > begin)
         madvise(m_data + begin, size_t(end - begin), MADV_DONTNEED);
 }
