@@ -54,6 +54,13 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
         }
         if (ok) {
             ManifestParser parser(header, dataStart, pool);
+            // Manifest bytes already parsed are never read again: hand their pages
+            // back as the calls go by, so the header is never resident all at once.
+            const uchar *base = file->data();
+            MappedFile *mapped = file.get();
+            parser.setConsumedCallback([base, mapped](const char *upTo) {
+                mapped->releaseBefore(reinterpret_cast<const uchar *>(upTo) - base);
+            });
             ok = parser.parse(header.manifest(), capture, &message);
         }
         // The manifest was decoded in place (copy-on-write pages): dropping the

@@ -5,6 +5,7 @@
 #include "capture/safetensorsheader.h"
 
 #include <QJsonArray>
+#include <QVarLengthArray>
 
 #include <cmath>
 
@@ -72,9 +73,38 @@ struct NodeFields {
     QJsonValue context, value;
     std::string tensor, dtypeName;
     bool hasTensor = false;
-    QVector<qint64> shape;
+    QVarLengthArray<qint64, 8> shape; // no allocation for the usual ranks
     QVector<int> children;
 };
+
+// The key path of a node, when its ancestors' kinds and keys are known at this point.
+std::optional<QString> ManifestParser::pathOf(const NodeLoc &loc) const
+{
+    if (!loc.parent)
+        return m_treeName == QLatin1String("outputs") ? QStringLiteral("output") : QString();
+    const std::optional<QString> parentPath = pathOf(*loc.parent);
+    const NodeFields &pf = *loc.parentFields;
+    if (!parentPath || !pf.kind)
+        return std::nullopt;
+    const QStringList &names = *pf.kind == NodeKind::NamedTuple ? pf.fields : pf.keys;
+    const bool keyed = *pf.kind == NodeKind::Dict || *pf.kind == NodeKind::NamedTuple || *pf.kind == NodeKind::Custom;
+    if (keyed && loc.index >= names.size())
+        return std::nullopt;
+    const bool topLevel = !loc.parent->parent && m_treeName == QLatin1String("inputs");
+    return childPath(*parentPath, *pf.kind, names, loc.index, topLevel);
+}
+
+// "call 1, inputs" for a root; "call 1, node past_key_values.key_cache" below it when
+// the key path is known (the parent's kind and keys came before its children, the
+// usual member order); else "call 1, inputs child 2".
+QString ManifestParser::describe(const NodeLoc &loc) const
+{
+    if (!loc.parent)
+        return QStringLiteral("%1, %2").arg(m_callWhere, m_treeName);
+    if (const std::optional<QString> path = pathOf(loc))
+        return QStringLiteral("%1, node %2").arg(m_callWhere, *path);
+    return QStringLiteral("%1 child %2").arg(describe(*loc.parent)).arg(loc.index);
+}
 
 ManifestParser::ManifestParser(const SafetensorsHeader &header, qint64 dataStart, InternPool &pool)
     : m_header(header), m_dataStart(dataStart), m_pool(pool)
@@ -337,6 +367,8 @@ bool ManifestParser::parseCalls(JsonCursor &c, Capture &out)
         if (!parseCall(c, out.calls.size(), call))
             return false;
         out.calls.append(std::move(call));
+        if (m_consumed)
+            m_consumed(c.rawPosition());
     }
     if (!c.ok())
         return jsonFailed(c);
@@ -371,7 +403,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
             call.numPositional = int(v);
         } else if (key == "inputs") {
             m_treeName = QStringLiteral("inputs");
-            const int root = parseNode(c, call.inputs, -1, QString(), where + QLatin1String(", inputs"), 0);
+            reserveLike(call.inputs, m_lastInputs);
+            const int root = parseNode(c, call.inputs, -1, NodeLoc(), 0);
             if (root < 0)
                 return false;
             call.inputs.root = root;
@@ -383,7 +416,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
                 c.readNull();
             } else {
                 m_treeName = QStringLiteral("outputs");
-                const int root = parseNode(c, call.outputs, -1, QStringLiteral("output"), where + QLatin1String(", outputs"), 0);
+                reserveLike(call.outputs, m_lastOutputs);
+                const int root = parseNode(c, call.outputs, -1, NodeLoc(), 0);
                 if (root < 0)
                     return false;
                 call.outputs.root = root;
@@ -416,6 +450,9 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
             return fail(QStringLiteral("%1: filled input '%2' is not listed in 'missing'").arg(where, f));
     }
     call.index = index;
+    fitAndRemember(call.inputs, m_lastInputs);
+    if (!call.outputs.isEmpty())
+        fitAndRemember(call.outputs, m_lastOutputs);
     if (!checkPaths(call.inputs, where, false))
         return false;
     if (!call.outputs.isEmpty() && !checkPaths(call.outputs, where, true))
@@ -423,18 +460,17 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
     return true;
 }
 
-int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const QString &path, const QString &where, int depth)
+int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth)
 {
-    // `where` names the node in messages: "call 1, inputs" for a root, "call 1, node
-    // past_key_values.key_cache" below it when its key path is known (the parent's
-    // kind and keys came before its children), else "call 1, inputs child 2".
-    const bool topLevel = parent < 0 && m_treeName == QLatin1String("inputs");
+    // Messages name the node lazily (only on failure): building a location string
+    // for each of 30,000 nodes would cost more than parsing them.
+    auto where = [&] { return describe(loc); };
     if (depth > kMaxTreeDepth) {
-        fail(QStringLiteral("%1: the tree is nested more than %2 levels deep").arg(where).arg(kMaxTreeDepth));
+        fail(QStringLiteral("%1: the tree is nested more than %2 levels deep").arg(where()).arg(kMaxTreeDepth));
         return -1;
     }
     if (c.peekType() != JsonCursor::Type::Object) {
-        typeError(c, where, "a node object");
+        typeError(c, where(), "a node object");
         return -1;
     }
     const int self = tree.nodes.size();
@@ -449,7 +485,7 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
     std::string_view s;
     auto stringField = [&](const char *name) -> bool {
         if (c.peekType() != JsonCursor::Type::String)
-            return typeError(c, QStringLiteral("%1: '%2'").arg(where, QLatin1String(name)), "a string");
+            return typeError(c, QStringLiteral("%1: '%2'").arg(where(), QLatin1String(name)), "a string");
         return c.readString(s, storage) || jsonFailed(c);
     };
     while (c.nextMember(first, key, keyStorage)) {
@@ -458,35 +494,27 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
                 return -1;
             f.kind = nodeKindFromName(s);
             if (!f.kind) {
-                fail(QStringLiteral("%1: unknown node kind %2").arg(where, quoted(s)));
+                fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
                 return -1;
             }
         } else if (key == "keys") {
-            if (!readStringList(c, f.keys, where + QLatin1String(": 'keys'")))
+            if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
                 return -1;
             f.hasKeys = true;
         } else if (key == "fields") {
-            if (!readStringList(c, f.fields, where + QLatin1String(": 'fields'")))
+            if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
                 return -1;
             f.hasFields = true;
         } else if (key == "children") {
             if (c.peekType() != JsonCursor::Type::Array) {
-                typeError(c, where + QLatin1String(": 'children'"), "a list of nodes");
+                typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
                 return -1;
             }
             c.beginArray();
             bool ef = true;
             while (c.nextElement(ef)) {
-                // Friendly location when kind and keys came first (the usual order).
-                const int i = f.children.size();
-                const NodeKind k = f.kind.value_or(NodeKind::List);
-                const QStringList &names = k == NodeKind::NamedTuple ? f.fields : f.keys;
-                const bool known = f.kind && (!path.isEmpty() || topLevel)
-                    && (k == NodeKind::List || k == NodeKind::Tuple || i < names.size());
-                const QString cp = known ? childPath(path, k, names, i, topLevel) : QString();
-                const QString cw = known ? QStringLiteral("%1, node %2").arg(m_callWhere, cp)
-                                         : QStringLiteral("%1 child %2").arg(where).arg(i);
-                const int child = parseNode(c, tree, self, cp, cw, depth + 1);
+                const NodeLoc childLoc{&loc, &f, int(f.children.size())};
+                const int child = parseNode(c, tree, self, childLoc, depth + 1);
                 if (child < 0)
                     return -1;
                 f.children.append(child);
@@ -533,7 +561,7 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
                 }
             }
             if (!ok || !c.ok()) {
-                fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where));
+                fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
                 return -1;
             }
             f.hasShape = true;
@@ -562,17 +590,17 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
         return -1;
     }
     if (!f.kind) {
-        fail(QStringLiteral("%1: node has no 'kind'").arg(where));
+        fail(QStringLiteral("%1: node has no 'kind'").arg(where()));
         return -1;
     }
     const NodeKind kind = *f.kind;
     if (isLeafKind(kind)) {
-        if (!finishLeaf(tree, self, kind, f, where))
+        if (!finishLeaf(tree, self, kind, f, loc))
             return -1;
         return self;
     }
     if (!f.hasChildren) {
-        fail(QStringLiteral("%1: %2 node has no 'children'").arg(where, kind == NodeKind::Custom ? QStringLiteral("custom") : QStringLiteral("container")));
+        fail(QStringLiteral("%1: %2 node has no 'children'").arg(where(), kind == NodeKind::Custom ? QStringLiteral("custom") : QStringLiteral("container")));
         return -1;
     }
     TreeNode &n = tree.nodes[self];
@@ -581,14 +609,14 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
     switch (kind) {
     case NodeKind::Dict:
         if (!f.hasKeys) {
-            fail(QStringLiteral("%1: dict node has no 'keys'").arg(where));
+            fail(QStringLiteral("%1: dict node has no 'keys'").arg(where()));
             return -1;
         }
         n.keys = f.keys;
         break;
     case NodeKind::NamedTuple:
         if (!f.hasType || !f.hasFields) {
-            fail(QStringLiteral("%1: namedtuple node needs 'type' and 'fields'").arg(where));
+            fail(QStringLiteral("%1: namedtuple node needs 'type' and 'fields'").arg(where()));
             return -1;
         }
         n.typeName = f.type;
@@ -596,7 +624,7 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
         break;
     case NodeKind::Custom:
         if (!f.hasType || !f.hasFlavour || !f.hasKeys) {
-            fail(QStringLiteral("%1: custom node needs 'type', 'flavour' and 'keys'").arg(where));
+            fail(QStringLiteral("%1: custom node needs 'type', 'flavour' and 'keys'").arg(where()));
             return -1;
         }
         n.typeName = f.type;
@@ -610,7 +638,7 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
     if ((kind == NodeKind::Dict || kind == NodeKind::NamedTuple || kind == NodeKind::Custom)
         && n.keys.size() != n.children.size()) {
         fail(QStringLiteral("%1: %2 %3 for %4 children")
-                 .arg(where)
+                 .arg(where())
                  .arg(n.keys.size())
                  .arg(kind == NodeKind::NamedTuple ? QStringLiteral("fields") : QStringLiteral("keys"))
                  .arg(n.children.size()));
@@ -619,13 +647,14 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const Q
     return self;
 }
 
-bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const QString &where)
+bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc)
 {
+    auto where = [&] { return describe(loc); };
     if (f.hasChildren)
-        return fail(QStringLiteral("%1: a leaf node cannot have 'children'").arg(where));
+        return fail(QStringLiteral("%1: a leaf node cannot have 'children'").arg(where()));
     if (!f.hasPath)
-        return fail(QStringLiteral("%1: leaf has no 'path'").arg(where));
-    const QString leafWhere = QStringLiteral("%1, leaf %2").arg(m_callWhere, f.path);
+        return fail(QStringLiteral("%1: leaf has no 'path'").arg(where()));
+    auto leafWhere = [&] { return QStringLiteral("%1, leaf %2").arg(m_callWhere, f.path); };
     Leaf leaf;
     leaf.path = f.path;
     leaf.kind = kind;
@@ -633,19 +662,19 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
     switch (kind) {
     case NodeKind::Tensor: {
         if (!f.hasTensor || !f.hasDtype || !f.hasShape)
-            return fail(QStringLiteral("%1: tensor leaf needs 'tensor', 'dtype' and 'shape'").arg(leafWhere));
+            return fail(QStringLiteral("%1: tensor leaf needs 'tensor', 'dtype' and 'shape'").arg(leafWhere()));
         const SafetensorsHeader::Tensor *t = m_header.find(f.tensor);
         if (!t)
-            return fail(QStringLiteral("%1: tensor %2 is not in the header").arg(leafWhere, quoted(f.tensor)));
+            return fail(QStringLiteral("%1: tensor %2 is not in the header").arg(leafWhere(), quoted(f.tensor)));
         const auto dt = dtype::fromSafetensors(f.dtypeName.data(), qsizetype(f.dtypeName.size()));
         if (!dt)
-            return fail(QStringLiteral("%1: unknown dtype %2").arg(leafWhere, quoted(f.dtypeName)));
+            return fail(QStringLiteral("%1: unknown dtype %2").arg(leafWhere(), quoted(f.dtypeName)));
         if (*dt != t->dtype)
             return fail(QStringLiteral("%1: dtype %2 disagrees with the header's %3 for tensor %4")
-                            .arg(leafWhere, dtype::safetensorsName(*dt), dtype::safetensorsName(t->dtype), quoted(f.tensor)));
-        if (f.shape != t->shape)
+                            .arg(leafWhere(), dtype::safetensorsName(*dt), dtype::safetensorsName(t->dtype), quoted(f.tensor)));
+        if (f.shape.size() != t->shape.size() || !std::equal(f.shape.cbegin(), f.shape.cend(), t->shape.cbegin()))
             return fail(QStringLiteral("%1: shape %2 disagrees with the header's %3 for tensor %4")
-                            .arg(leafWhere, shapeText(f.shape), shapeText(t->shape), quoted(f.tensor)));
+                            .arg(leafWhere(), shapeText(QVector<qint64>(f.shape.cbegin(), f.shape.cend())), shapeText(t->shape), quoted(f.tensor)));
         leaf.dtype = t->dtype;
         leaf.shape = t->shape; // interned: shared with every equal shape
         leaf.device = f.device.isNull() ? m_pool.string("cpu") : f.device;
@@ -658,7 +687,7 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
         break;
     default: {
         if (!f.hasValue)
-            return fail(QStringLiteral("%1: %2 leaf has no 'value'").arg(leafWhere, kind == NodeKind::String ? QStringLiteral("str") : kind == NodeKind::Int ? QStringLiteral("int") : kind == NodeKind::Float ? QStringLiteral("float") : QStringLiteral("bool")));
+            return fail(QStringLiteral("%1: %2 leaf has no 'value'").arg(leafWhere(), kind == NodeKind::String ? QStringLiteral("str") : kind == NodeKind::Int ? QStringLiteral("int") : kind == NodeKind::Float ? QStringLiteral("float") : QStringLiteral("bool")));
         const QJsonValue &v = f.value;
         bool good = false;
         const char *expected = "";
@@ -681,7 +710,7 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
             break;
         }
         if (!good)
-            return fail(QStringLiteral("%1: 'value' must be %2").arg(leafWhere, QLatin1String(expected)));
+            return fail(QStringLiteral("%1: 'value' must be %2").arg(leafWhere(), QLatin1String(expected)));
         leaf.value = v;
         break;
     }
@@ -695,24 +724,59 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
 
 bool ManifestParser::checkPaths(const CallTree &tree, const QString &callWhere, bool outputs)
 {
-    // Iterative walk: the expected path of every leaf, from the root's prefix.
-    struct Item { int node; QString path; bool top; };
-    QVector<Item> stack;
-    stack.append({tree.root, outputs ? QStringLiteral("output") : QString(), !outputs});
-    while (!stack.isEmpty()) {
-        const Item item = stack.takeLast();
-        const TreeNode &n = tree.nodes.at(item.node);
-        if (n.leaf >= 0) {
-            const Leaf &leaf = tree.leaves.at(n.leaf);
-            if (leaf.path != item.path)
-                return fail(QStringLiteral("%1, leaf %2: path does not match its place in the tree (expected %3)")
-                                .arg(callWhere, leaf.path, item.path));
-            continue;
+    // One buffer for the whole walk: segments are appended and cut back.
+    QString path = outputs ? QStringLiteral("output") : QString();
+    path.reserve(256);
+    return checkPathsFrom(tree, tree.root, path, !outputs, callWhere);
+}
+
+bool ManifestParser::checkPathsFrom(const CallTree &tree, int node, QString &path, bool topLevel, const QString &callWhere)
+{
+    const TreeNode &n = tree.nodes.at(node);
+    if (n.leaf >= 0) {
+        const Leaf &leaf = tree.leaves.at(n.leaf);
+        if (leaf.path != path)
+            return fail(QStringLiteral("%1, leaf %2: path does not match its place in the tree (expected %3)")
+                            .arg(callWhere, leaf.path, path));
+        return true;
+    }
+    for (int i = 0; i < n.children.size(); ++i) {
+        const qsizetype length = path.size();
+        switch (n.kind) {
+        case NodeKind::Dict:
+            if (topLevel)
+                path += n.keys.at(i);
+            else
+                path += QLatin1String("['") + n.keys.at(i) + QLatin1String("']");
+            break;
+        case NodeKind::NamedTuple:
+        case NodeKind::Custom:
+            path += QLatin1Char('.') + n.keys.at(i);
+            break;
+        default:
+            path += QLatin1Char('[') + QString::number(i) + QLatin1Char(']');
+            break;
         }
-        for (int i = n.children.size() - 1; i >= 0; --i)
-            stack.append({n.children.at(i), childPath(item.path, n.kind, n.keys, i, item.top), false});
+        if (!checkPathsFrom(tree, n.children.at(i), path, false, callWhere))
+            return false;
+        path.truncate(length);
     }
     return true;
+}
+
+void ManifestParser::reserveLike(CallTree &tree, const QPair<int, int> &sizes)
+{
+    tree.nodes.reserve(sizes.first);
+    tree.leaves.reserve(sizes.second);
+}
+
+void ManifestParser::fitAndRemember(CallTree &tree, QPair<int, int> &sizes)
+{
+    if (tree.nodes.capacity() > tree.nodes.size())
+        tree.nodes.squeeze();
+    if (tree.leaves.capacity() > tree.leaves.size())
+        tree.leaves.squeeze();
+    sizes = {int(tree.nodes.size()), int(tree.leaves.size())};
 }
 
 } // namespace dimscope

@@ -54,4 +54,12 @@ void MappedFile::release(qint64 offset, qint64 length)
         madvise(m_data + begin, size_t(end - begin), MADV_DONTNEED);
 }
 
+void MappedFile::releaseBefore(qint64 end)
+{
+    const qint64 page = sysconf(_SC_PAGESIZE);
+    const qint64 stop = std::min(end, m_size) / page * page;
+    if (stop > 0)
+        madvise(m_data, size_t(stop), MADV_DONTNEED);
+}
+
 } // namespace dimscope

@@ -32,6 +32,9 @@ public:
     // Tells the kernel the process no longer needs [offset, offset+length) resident:
     // the pages are dropped from RSS and read back from the file if touched again.
     void release(qint64 offset, qint64 length);
+    // Same for the whole pages that lie entirely before `end` (the page holding
+    // `end` itself is kept).
+    void releaseBefore(qint64 end);
 
 private:
     MappedFile() = default;

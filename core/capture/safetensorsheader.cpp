@@ -34,7 +34,16 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
         return false;
     }
     c.beginObject();
-    m_tensors.reserve(size_t(headerSize / 64)); // an entry takes ~80 header bytes; avoids regrowth
+    // Reserve exactly: every entry has a "data_offsets" key (escaped inside the
+    // manifest string it reads \"data_offsets\", which does not match).
+    {
+        static const std::string_view kKey = "\"data_offsets\"";
+        size_t count = 0;
+        std::string_view text(header, size_t(headerSize));
+        for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + kKey.size()))
+            ++count;
+        m_tensors.reserve(count);
+    }
     bool first = true;
     std::string_view key;
     std::string keyStorage;
@@ -70,7 +79,11 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
 
 bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64 dataSize, InternPool &pool, QString *error)
 {
-    const QString where = QStringLiteral("tensor %1").arg(quoted(name));
+    // Built only for messages: formatting it for every tensor would cost more than parsing.
+    struct Where {
+        std::string_view name;
+        operator QString() const { return QStringLiteral("tensor %1").arg(quoted(name)); }
+    } where{name};
     auto jsonError = [&] {
         *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
         return false;
@@ -78,7 +91,7 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
     if (c.peekType() != JsonCursor::Type::Object) {
         if (c.peekType() == JsonCursor::Type::Invalid)
             return c.skipValue() || jsonError();
-        *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(where);
+        *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(QString(where));
         return false;
     }
     c.beginObject();
@@ -95,14 +108,14 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
             if (c.peekType() != JsonCursor::Type::String) {
                 if (c.peekType() == JsonCursor::Type::Invalid)
                     return c.skipValue() || jsonError();
-                *error = QStringLiteral("%1: dtype must be a string").arg(where);
+                *error = QStringLiteral("%1: dtype must be a string").arg(QString(where));
                 return false;
             }
             if (!c.readString(dt, storage))
                 return jsonError();
             const auto d = dtype::fromSafetensors(dt.data(), qsizetype(dt.size()));
             if (!d) {
-                *error = QStringLiteral("%1: unknown dtype %2").arg(where, quoted(dt));
+                *error = QStringLiteral("%1: unknown dtype %2").arg(QString(where), quoted(dt));
                 return false;
             }
             t.dtype = *d;
@@ -123,7 +136,7 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
                 }
             }
             if (!ok || !c.ok()) {
-                *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(where);
+                *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(QString(where));
                 return false;
             }
             t.shape = pool.shape(shape);
@@ -145,7 +158,7 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
                 }
             }
             if (!ok || !c.ok() || n != 2 || v[0] > v[1]) {
-                *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(where);
+                *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(QString(where));
                 return false;
             }
             t.begin = v[0];
@@ -159,24 +172,24 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
         return jsonError();
     const char *missing = !hasDtype ? "dtype" : !hasShape ? "shape" : !hasOffsets ? "data_offsets" : nullptr;
     if (missing) {
-        *error = QStringLiteral("%1: no %2").arg(where, QLatin1String(missing));
+        *error = QStringLiteral("%1: no %2").arg(QString(where), QLatin1String(missing));
         return false;
     }
     if (t.end > dataSize) {
         *error = QStringLiteral("%1: data_offsets [%2, %3] run past the end of the data area (%4 bytes)")
-                     .arg(where).arg(t.begin).arg(t.end).arg(dataSize);
+                     .arg(QString(where)).arg(t.begin).arg(t.end).arg(dataSize);
         return false;
     }
     qint64 bytes = dtype::byteSize(t.dtype);
     for (qint64 d : t.shape) {
         if (__builtin_mul_overflow(bytes, d, &bytes)) {
-            *error = QStringLiteral("%1: shape %2 is too large (its byte size overflows)").arg(where, shapeText(t.shape));
+            *error = QStringLiteral("%1: shape %2 is too large (its byte size overflows)").arg(QString(where), shapeText(t.shape));
             return false;
         }
     }
     if (bytes != t.end - t.begin) {
         *error = QStringLiteral("%1: data_offsets [%2, %3] hold %4 bytes but shape %5 of %6 needs %7")
-                     .arg(where).arg(t.begin).arg(t.end).arg(t.end - t.begin)
+                     .arg(QString(where)).arg(t.begin).arg(t.end).arg(t.end - t.begin)
                      .arg(shapeText(t.shape), dtype::safetensorsName(t.dtype)).arg(bytes);
         return false;
     }
