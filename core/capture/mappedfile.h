@@ -13,6 +13,9 @@ namespace dimscope {
 //
 // The mapping is private (copy-on-write): a stray write through a tensor view can
 // never reach the file on disk nor fault; it only changes this process's copy.
+// Like any mapping it shows the file's inode: the recorder replaces captures
+// atomically (temp file + rename), so an open capture keeps its old bytes; a file
+// truncated in place while open would make reads of its lost pages fault.
 class MappedFile
 {
 public:

@@ -209,8 +209,10 @@ bool SafetensorsHeader::parseMetadata(JsonCursor &c, QString *error)
     std::string keyStorage;
     while (c.nextMember(first, key, keyStorage)) {
         if (c.peekType() != JsonCursor::Type::String) {
-            if (c.peekType() == JsonCursor::Type::Invalid)
+            if (c.peekType() == JsonCursor::Type::Invalid) {
+                c.skipValue(); // fails, with the position and what was found
                 break;
+            }
             *error = QStringLiteral("__metadata__[%1] is not a string").arg(quoted(key));
             return false;
         }
