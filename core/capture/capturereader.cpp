@@ -14,6 +14,11 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
 {
     QString message;
     auto failed = [&]() -> std::optional<Capture> {
+        // One line, whatever the file contained (keys and paths are quoted from it).
+        for (qsizetype i = message.size() - 1; i >= 0; --i) {
+            if (message.at(i).unicode() < 0x20)
+                message.replace(i, 1, QStringLiteral("\\x%1").arg(message.at(i).unicode(), 2, 16, QLatin1Char('0')));
+        }
         if (error)
             *error = QDir::toNativeSeparators(path) + QLatin1String(": ") + message;
         return std::nullopt;

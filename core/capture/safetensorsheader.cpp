@@ -9,7 +9,13 @@ namespace dimscope {
 
 QString quoted(std::string_view utf8)
 {
-    return QLatin1Char('\'') + QString::fromUtf8(utf8.data(), qsizetype(utf8.size())) + QLatin1Char('\'');
+    // Control characters are shown escaped: an error message stays on one line.
+    QString s = QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
+    for (qsizetype i = s.size() - 1; i >= 0; --i) {
+        if (s.at(i).unicode() < 0x20)
+            s.replace(i, 1, QStringLiteral("\\x%1").arg(s.at(i).unicode(), 2, 16, QLatin1Char('0')));
+    }
+    return QLatin1Char('\'') + s + QLatin1Char('\'');
 }
 
 namespace {
