@@ -66,6 +66,13 @@ Capture kvCapture(int calls, int layers, int batch, int prompt)
     Capture capture;
     capture.formatVersion = 1;
     capture.modelClass = QStringLiteral("tests.TinyDecoder");
+    for (const char *name : {"input_ids", "attention_mask", "past_key_values", "pixel_values", "use_cache"}) {
+        Parameter p;
+        p.name = QString::fromLatin1(name);
+        p.kind = QStringLiteral("POSITIONAL_OR_KEYWORD");
+        p.hasDefault = p.name != QLatin1String("input_ids");
+        capture.signature.append(p);
+    }
     for (int c = 0; c < calls; ++c) {
         CapturedCall call;
         call.index = c;

@@ -31,19 +31,20 @@ void TestInputsModel::treeStructure()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     // When a prefill + two decode steps with a two-layer DynamicCache are shown
     model.setCapture(fixture::kvCapture(3, 2));
-    // Then the arguments, the cache's lists and their layers appear, merged over calls
+    // Then the arguments (in forward's order, though the prefill lacks the cache), the
+    // cache's lists and their layers appear, merged over calls
     const QString expected = QStringLiteral(
         "input_ids | int64 | 2 x [1..5]\n"
         "attention_mask | int64 | 2 x [5..7]\n"
-        "pixel_values | float32 | 2 x 3 x 8 x 8\n"
-        "use_cache | bool | True\n"
         "past_key_values | DynamicCache\n"
         "  key_cache | list[2]\n"
         "    key_cache[0] | float32 | 2 x 4 x [5..6] x 8\n"
         "    key_cache[1] | float32 | 2 x 4 x [5..6] x 8\n"
         "  value_cache | list[2]\n"
         "    value_cache[0] | float32 | 2 x 4 x [5..6] x 8\n"
-        "    value_cache[1] | float32 | 2 x 4 x [5..6] x 8\n");
+        "    value_cache[1] | float32 | 2 x 4 x [5..6] x 8\n"
+        "pixel_values | float32 | 2 x 3 x 8 x 8\n"
+        "use_cache | bool | True\n");
     QCOMPARE(fixture::dump(&model), expected);
     // The key paths are the capture format's, as the reader gives them to leaves
     const QModelIndex v1 = model.indexForPath(QStringLiteral("past_key_values.value_cache[1]"));

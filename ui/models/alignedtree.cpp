@@ -1,5 +1,8 @@
 #include "models/alignedtree.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace dimscope {
 
 namespace {
@@ -55,11 +58,27 @@ AlignedTree AlignedTree::build(const Capture &capture, const Progress &progress)
             continue;
         tree.merge(inputs, c, capture.calls.size(), inputs.root, 0);
     }
+    tree.orderBySignature(capture.signature);
     for (const AlignedNode &n : std::as_const(tree.m_nodes))
         tree.m_leafCount += n.isLeaf() ? 1 : 0;
     if (progress)
         progress(capture.calls.size(), capture.calls.size());
     return tree;
+}
+
+// Arguments appear in forward's order, whichever call first had them (the prefill
+// lacks the cache, so merging alone would list past_key_values last).
+void AlignedTree::orderBySignature(const QVector<Parameter> &signature)
+{
+    QHash<QString, int> position;
+    for (int i = 0; i < signature.size(); ++i)
+        position.insert(signature.at(i).name, i);
+    QVector<int> &top = m_nodes[0].children;
+    std::stable_sort(top.begin(), top.end(), [&](int a, int b) {
+        return position.value(m_nodes.at(a).name, INT_MAX) < position.value(m_nodes.at(b).name, INT_MAX);
+    });
+    for (int r = 0; r < top.size(); ++r)
+        m_nodes[top.at(r)].row = r;
 }
 
 int AlignedTree::addChild(int parent, const QString &name, const QString &path, const TreeNode &src)

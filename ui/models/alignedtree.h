@@ -50,6 +50,7 @@ public:
 
 private:
     int addChild(int parent, const QString &name, const QString &path, const TreeNode &src);
+    void orderBySignature(const QVector<Parameter> &signature);
     void merge(const CallTree &tree, int callIndex, int callCount, int srcNode, int dstNode);
 
     QVector<AlignedNode> m_nodes; // [0] is the root (the inputs dict)
