@@ -1,6 +1,11 @@
 #include "leafdetailspanel.h"
 
+#include "capture/tensorstats.h"
 #include "models/dtypetext.h"
+
+#include <QFutureWatcher>
+#include <cmath>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <QHeaderView>
 #include <QLabel>
@@ -67,6 +72,57 @@ void LeafDetailsPanel::showNode(int node)
         set(DTypeColumn, dtypeText(leaf->dtype));
         set(ShapeColumn, ShapeSummary::shapeText(leaf->shape));
         set(DeviceColumn, leaf->device);
+        for (int col = MinColumn; col < ColumnCount; ++col)
+            set(col, QStringLiteral("…"));
+    }
+    startStatistics();
+}
+
+void LeafDetailsPanel::startStatistics()
+{
+    // Statistics read every byte of the tensor: on a large cache that is seconds, so they
+    // run on the thread pool and land here only if the selection has not moved on.
+    const int generation = m_generation;
+    const LoadedCapturePtr loaded = m_loaded;
+    const AlignedNode node = loaded->tree.node(m_node);
+    auto *watcher = new QFutureWatcher<QVector<TensorStats>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == m_generation)
+            showStatistics(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([loaded, node]() {
+        QVector<TensorStats> all(node.leafInCall.size());
+        for (int c = 0; c < node.leafInCall.size(); ++c) {
+            const Leaf *leaf = AlignedTree::leafIn(loaded->capture, node, c);
+            if (leaf && leaf->isTensor())
+                all[c] = computeTensorStats(loaded->capture, c, node.leafInCall.at(c));
+        }
+        return all;
+    }));
+}
+
+void LeafDetailsPanel::showStatistics(const QVector<TensorStats> &stats)
+{
+    auto number = [](double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); };
+    for (int c = 0; c < stats.size() && c < m_table->rowCount(); ++c) {
+        const TensorStats &s = stats.at(c);
+        if (!m_table->item(c, MinColumn))
+            continue; // absent or not a tensor in this call
+        auto set = [&](int col, const QString &text) { m_table->item(c, col)->setText(text); };
+        if (!s.ok) {
+            for (int col = MinColumn; col < ColumnCount; ++col) {
+                set(col, QStringLiteral("–"));
+                m_table->item(c, col)->setToolTip(s.error);
+            }
+            continue;
+        }
+        set(MinColumn, number(s.min));
+        set(MaxColumn, number(s.max));
+        set(MeanColumn, number(s.mean));
+        set(StdColumn, number(s.std));
+        set(NanColumn, QString::number(s.nanCount));
+        set(InfColumn, QString::number(s.infCount));
     }
     emit statisticsFinished();
 }

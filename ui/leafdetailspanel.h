@@ -9,6 +9,8 @@ class QTableWidget;
 
 namespace dimscope {
 
+struct TensorStats;
+
 // The selected leaf in every call: dtype, shape, device and value statistics. The
 // statistics are computed off the GUI thread.
 class LeafDetailsPanel : public QWidget
@@ -29,6 +31,9 @@ signals:
     void statisticsFinished(); // for tests: the rows of the shown leaf are complete
 
 private:
+    void startStatistics();
+    void showStatistics(const QVector<TensorStats> &stats);
+
     LoadedCapturePtr m_loaded;
     QLabel *m_title;
     QTableWidget *m_table;

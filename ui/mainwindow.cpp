@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
+#include "capture/capturereader.h"
 #include "captureloader.h"
+#include "export/pythonruntime.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "messagebanner.h"
@@ -229,9 +231,14 @@ bool MainWindow::openFile(const QString &path)
         onFailed(path, tr("opening .%1 files is not supported by this build yet").arg(suffix));
         return false;
     }
-    // TODO: wire CaptureReader::open once core/capture is in main.
-    onFailed(path, tr("this build cannot read capture files yet"));
-    return false;
+    m_pendingFile = info.absoluteFilePath();
+    m_loader->start(path, [path](QString *error) {
+        std::optional<Capture> capture = CaptureReader::open(path, error);
+        if (!capture && error->isEmpty())
+            *error = tr("not a readable capture");
+        return capture ? *capture : Capture();
+    });
+    return true;
 }
 
 void MainWindow::showCapture(const Capture &capture, const QString &label)
@@ -302,10 +309,13 @@ void MainWindow::updateStatus()
                                               ? QString()
                                               : QStringLiteral(" — ") + m_loaded->capture.modelClass));
     }
-    const QString python = QSettings().value(settings::PythonInterpreter).toString();
-    m_statusWorker->setText(tr("Python: %1 · worker: %2")
-                                .arg(python.isEmpty() ? tr("automatic") : python,
-                                     m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
+    // Discovery only looks at files, so it is cheap enough for every status update.
+    const QString chosen = QSettings().value(settings::PythonInterpreter).toString();
+    const PythonRuntime runtime = chosen.isEmpty() ? PythonRuntime::discover() : PythonRuntime::fromInterpreter(chosen);
+    const QString python = runtime.isValid() ? QStringLiteral("%1 (%2)").arg(QFileInfo(runtime.program()).fileName(), runtime.sourceName())
+                                             : tr("none found");
+    m_statusWorker->setText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
+    m_statusWorker->setToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
 }
 
 void MainWindow::setWorkerDescription(const QString &torchVersion, const QString &state)

@@ -10,6 +10,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -39,8 +42,16 @@ private slots:
     void exportActionsExplainWhyDisabled();
     void recentFilesArePrunedAndCapped();
     void recentMenuListsExistingFiles();
+    void opensDemoCaptureThroughAction();
+    void badCaptureFileShowsBanner();
+    void statisticsFromFile();
+    void statisticsUnavailableInMemory();
 
 private:
+    static QString demoCapture()
+    {
+        return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors");
+    }
     QTemporaryDir m_dir;
 };
 
@@ -236,6 +247,109 @@ void TestMainWindow::recentMenuListsExistingFiles()
             listed << a->data().toString();
     }
     QCOMPARE(listed, QStringList{kept});
+}
+
+void TestMainWindow::opensDemoCaptureThroughAction()
+{
+    // Given the main window and the bundled demo capture
+    MainWindow window;
+    window.show();
+    QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    // When File > Open Capture… is triggered and the demo chosen in the dialog
+    bool answered = false;
+    auto answer = [&] {
+        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return false;
+        dialog->selectFile(demoCapture());
+        QMetaObject::invokeMethod(dialog, "accept"); // protected in QFileDialog, a slot all the same
+        answered = true;
+        return true;
+    };
+    QTimer poll;
+    connect(&poll, &QTimer::timeout, this, [&] {
+        if (answer())
+            poll.stop();
+    });
+    poll.start(20);
+    window.findChild<QAction *>(QStringLiteral("actionOpenCapture"))->trigger();
+    QVERIFY(answered);
+    // Then the tree shows the cache leaves with their dynamic length
+    QVERIFY(shown.wait(10000));
+    const InputsModel *model = window.inputsView()->model();
+    for (const QString &path : {QStringLiteral("past_key_values.key_cache[0]"), QStringLiteral("past_key_values.key_cache[1]"),
+                                QStringLiteral("past_key_values.value_cache[0]"), QStringLiteral("past_key_values.value_cache[1]")}) {
+        const QModelIndex shape = model->indexForPath(path, InputsModel::ShapeColumn);
+        QVERIFY2(shape.isValid(), qPrintable(path));
+        QCOMPARE(shape.data().toString(), QStringLiteral("2 x 2 x [5..7] x 8"));
+    }
+    QCOMPARE(model->indexForPath(QStringLiteral("input_ids"), InputsModel::ShapeColumn).data().toString(),
+             QStringLiteral("2 x [1..5]"));
+    QCOMPARE(window.currentFile(), QFileInfo(demoCapture()).absoluteFilePath());
+    QVERIFY(window.windowTitle().contains(QStringLiteral("demo-capture.safetensors")));
+    QSettings settings;
+    QCOMPARE(RecentFiles(settings).files().value(0), QFileInfo(demoCapture()).absoluteFilePath());
+    QVERIFY(!window.banner()->isVisible());
+}
+
+void TestMainWindow::badCaptureFileShowsBanner()
+{
+    MainWindow window;
+    window.show();
+    const QString path = m_dir.filePath(QStringLiteral("garbage.safetensors"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\xff\xff\xff\xff\xff\xff\xff\x7fnot json at all");
+    f.close();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    QVERIFY(window.openFile(path)); // loading starts; the reader says no off the GUI thread
+    QVERIFY(failed.wait(5000));
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY2(window.banner()->text().contains(QStringLiteral("garbage.safetensors")), qPrintable(window.banner()->text()));
+    QVERIFY(!window.loaded());
+    QSettings settings;
+    QVERIFY(!RecentFiles(settings).files().contains(path));
+}
+
+void TestMainWindow::statisticsFromFile()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(demoCapture()));
+    QVERIFY(shown.wait(10000));
+    QSignalSpy done(window.detailsPanel(), &LeafDetailsPanel::statisticsFinished);
+    const QModelIndex leaf = window.inputsView()->proxy()->mapFromSource(
+        window.inputsView()->model()->indexForPath(QStringLiteral("attention_mask")));
+    window.inputsView()->tree()->setCurrentIndex(leaf);
+    QVERIFY(done.wait(10000));
+    QTableWidget *table = window.detailsPanel()->table();
+    QCOMPARE(table->rowCount(), 4);
+    // The demo's padded mask: one 0 among ten values in the prefill, among twelve next
+    auto row = [&](int c) {
+        QStringList cells;
+        for (int col = LeafDetailsPanel::MinColumn; col < LeafDetailsPanel::ColumnCount; ++col)
+            cells << table->item(c, col)->text();
+        return cells.join(QLatin1Char(' '));
+    };
+    QCOMPARE(row(0), QStringLiteral("0 1 0.9 0.3 0 0"));
+    QCOMPARE(row(1), QStringLiteral("0 1 0.916667 0.276385 0 0"));
+}
+
+void TestMainWindow::statisticsUnavailableInMemory()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(2, 1), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    QSignalSpy done(window.detailsPanel(), &LeafDetailsPanel::statisticsFinished);
+    window.detailsPanel()->showNode(window.inputsView()->model()->nodeOf(
+        window.inputsView()->model()->indexForPath(QStringLiteral("input_ids"))));
+    QVERIFY(done.wait(5000));
+    // No bytes behind an in-memory capture: a dash with the reason, not a crash
+    QTableWidgetItem *min = window.detailsPanel()->table()->item(0, LeafDetailsPanel::MinColumn);
+    QCOMPARE(min->text(), QStringLiteral("–"));
+    QVERIFY(!min->toolTip().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)
