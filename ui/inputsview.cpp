@@ -66,10 +66,27 @@ InputsView::~InputsView() = default;
 void InputsView::setLoaded(const LoadedCapturePtr &loaded)
 {
     m_model->setLoaded(loaded);
-    // Top-level arguments open, their contents closed: a 32-layer cache stays one row.
-    for (int r = 0; r < m_proxy->rowCount(); ++r)
-        m_tree->expand(m_proxy->index(r, 0));
-    emit currentNodeChanged(-1);
+    // Small trees open fully; large ones only show their arguments, so that a 32-layer
+    // cache stays one row until asked for.
+    if (loaded && loaded->tree.nodes().size() <= 200) {
+        m_tree->expandAll();
+    } else {
+        for (int r = 0; r < m_proxy->rowCount(); ++r)
+            m_tree->expand(m_proxy->index(r, 0));
+    }
+    // Start on the first leaf whose shape changes between calls: what people open a
+    // capture to look at.
+    QModelIndex first;
+    if (loaded) {
+        for (int n = 1; n < loaded->shapes.size() && !first.isValid(); ++n) {
+            if (loaded->shapes.at(n).hasDynamicDim())
+                first = m_proxy->mapFromSource(m_model->indexForPath(loaded->tree.node(n).path));
+        }
+    }
+    if (first.isValid())
+        m_tree->setCurrentIndex(first);
+    else
+        emit currentNodeChanged(-1);
 }
 
 void InputsView::applyFilter()

@@ -260,9 +260,10 @@ void MainWindow::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
     m_progress->hide();
     m_loaded = loaded;
     m_undoStack->clear();
-    m_inputs->setLoaded(loaded);
+    // Panels first: the tree selects its first dynamic leaf and they must show it.
     m_details->setLoaded(loaded);
     m_plot->setLoaded(loaded);
+    m_inputs->setLoaded(loaded);
     m_currentFile = m_pendingFile;
     m_pendingFile.clear();
     if (!m_currentFile.isEmpty()) {
@@ -312,8 +313,7 @@ void MainWindow::updateStatus()
     // Discovery only looks at files, so it is cheap enough for every status update.
     const QString chosen = QSettings().value(settings::PythonInterpreter).toString();
     const PythonRuntime runtime = chosen.isEmpty() ? PythonRuntime::discover() : PythonRuntime::fromInterpreter(chosen);
-    const QString python = runtime.isValid() ? QStringLiteral("%1 (%2)").arg(QFileInfo(runtime.program()).fileName(), runtime.sourceName())
-                                             : tr("none found");
+    const QString python = runtime.isValid() ? runtime.sourceName() : tr("none found");
     m_statusWorker->setText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
     m_statusWorker->setToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
 }

@@ -230,10 +230,6 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
             return f;
         }
         return {};
-    case Qt::ForegroundRole:
-        if (index.column() == ShapeColumn && shape.hasDynamicDim())
-            return defaultDynamicColour();
-        return {};
     case KeyPathRole: return node.path;
     case NodeRole: return n;
     case IsLeafRole: return node.isLeaf();
