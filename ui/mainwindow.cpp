@@ -1,15 +1,381 @@
 #include "mainwindow.h"
 
+#include "capture/capturereader.h"
+#include "captureloader.h"
+#include "export/pythonruntime.h"
+#include "inputsview.h"
+#include "leafdetailspanel.h"
+#include "messagebanner.h"
+#include "plotpanel.h"
+#include "preferencesdialog.h"
+#include "recentfiles.h"
+#include "settingskeys.h"
+#include "util/buildinfo.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
 namespace dimscope {
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent) { setWindowTitle(QStringLiteral("dimscope")); }
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_undoStack(new QUndoStack(this)), m_loader(new CaptureLoader(this)),
+      m_banner(new MessageBanner), m_inputs(new InputsView), m_details(new LeafDetailsPanel),
+      m_plot(new PlotPanel), m_statusSummary(new QLabel), m_statusWorker(new QLabel), m_progress(new QProgressBar)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(QStringLiteral("dimscope"));
+    setAcceptDrops(true);
+
+    auto *centre = new QWidget(this);
+    auto *layout = new QVBoxLayout(centre);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->setSpacing(4);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_inputs, 1);
+    setCentralWidget(centre);
+
+    m_statusSummary->setObjectName(QStringLiteral("statusSummary"));
+    m_statusWorker->setObjectName(QStringLiteral("statusWorker"));
+    m_progress->setMaximumWidth(200);
+    m_progress->hide();
+    statusBar()->addWidget(m_statusSummary, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_statusWorker);
+
+    createDocks();
+    createActions();
+
+    connect(m_loader, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &CaptureLoader::failed, this, &MainWindow::onFailed);
+    connect(m_loader, &CaptureLoader::progress, this, &MainWindow::onProgress);
+    connect(m_inputs, &InputsView::currentNodeChanged, this, &MainWindow::showNode);
+
+    restoreSettings();
+    updateStatus();
+}
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::createDocks()
+{
+    auto *details = new QDockWidget(tr("Leaf details"), this);
+    details->setObjectName(QStringLiteral("detailsDock"));
+    details->setWidget(m_details);
+    addDockWidget(Qt::BottomDockWidgetArea, details);
+    auto *plot = new QDockWidget(tr("Plot"), this);
+    plot->setObjectName(QStringLiteral("plotDock"));
+    plot->setWidget(m_plot);
+    addDockWidget(Qt::BottomDockWidgetArea, plot);
+    splitDockWidget(details, plot, Qt::Horizontal);
+    resizeDocks({details, plot}, {3, 2}, Qt::Horizontal);
+}
+
+void MainWindow::createActions()
+{
+    // File
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open Capture…"), this,
+                                    &MainWindow::openCaptureDialog);
+    open->setObjectName(QStringLiteral("actionOpenCapture"));
+    open->setShortcut(QKeySequence::Open);
+    file->setToolTipsVisible(true);
+    const QString projectReason = tr("Projects (capture + model + constraints) arrive with the constraint editor.");
+    QAction *openProject = file->addAction(tr("Open &Project…"));
+    openProject->setObjectName(QStringLiteral("actionOpenProject"));
+    QAction *save = file->addAction(tr("&Save Project"));
+    save->setObjectName(QStringLiteral("actionSaveProject"));
+    save->setShortcut(QKeySequence::Save);
+    QAction *saveAs = file->addAction(tr("Save Project &As…"));
+    saveAs->setObjectName(QStringLiteral("actionSaveProjectAs"));
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    for (QAction *a : {openProject, save, saveAs}) {
+        a->setEnabled(false);
+        a->setToolTip(projectReason);
+    }
+    m_recentMenu = file->addMenu(tr("&Recent Files"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("actionQuit"));
+    quit->setShortcut(QKeySequence::Quit);
+
+    // Edit
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_undoStack->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("actionUndo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_undoStack->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("actionRedo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction *find = edit->addAction(tr("&Find…"), m_inputs, &InputsView::focusFilter);
+    find->setObjectName(QStringLiteral("actionFind"));
+    find->setShortcut(QKeySequence::Find);
+    edit->addSeparator();
+    QAction *prefs = edit->addAction(tr("&Preferences…"), this, &MainWindow::showPreferences);
+    prefs->setObjectName(QStringLiteral("actionPreferences"));
+    prefs->setShortcut(QKeySequence::Preferences);
+
+    // View
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Expand All"), m_inputs, &InputsView::expandAll);
+    view->addAction(tr("&Collapse All"), m_inputs, &InputsView::collapseAll);
+    view->addSeparator();
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
+    // Export: present so the menu is discoverable; enabled once the worker is wired.
+    QMenu *exportMenu = menuBar()->addMenu(tr("E&xport"));
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->setToolTipsVisible(true);
+    const QString exportReason = tr("Export needs the Python export worker, which is not connected in this build yet.");
+    const QList<QPair<QString, QString>> exports = {
+        {QStringLiteral("actionExportCpu"), tr("Export on &CPU")},
+        {QStringLiteral("actionExportCuda"), tr("Export on C&UDA")},
+        {QStringLiteral("actionCopyDynamicShapes"), tr("Copy dynamic_shapes as &Python")},
+        {QStringLiteral("actionSaveConstraints"), tr("&Save Constraints as JSON…")},
+        {QStringLiteral("actionExportOptions"), tr("Export &Options…")},
+    };
+    for (const auto &[name, text] : exports) {
+        QAction *a = exportMenu->addAction(text);
+        a->setObjectName(name);
+        a->setEnabled(false);
+        a->setToolTip(exportReason);
+    }
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *about = help->addAction(tr("&About dimscope"), this, &MainWindow::showAbout);
+    about->setObjectName(QStringLiteral("actionAbout"));
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(settings::Geometry).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(settings::WindowState).toByteArray(), settings::WindowStateVersion);
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(settings::Geometry, saveGeometry());
+    settings.setValue(settings::WindowState, saveState(settings::WindowStateVersion));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    QSettings settings;
+    const QStringList files = RecentFiles(settings).files();
+    m_recentMenu->clear();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files.at(i);
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        a->setToolTip(path);
+        a->setData(path);
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    if (files.isEmpty()) {
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+        return;
+    }
+    m_recentMenu->setToolTipsVisible(true);
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+        QSettings s;
+        RecentFiles(s).clear();
+        rebuildRecentMenu();
+    });
+}
+
+void MainWindow::openCaptureDialog()
+{
+    QSettings settings;
+    const QString folder = settings.value(settings::LastCaptureFolder).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Capture"), folder,
+                                                      tr("Captures (*.safetensors);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(settings::LastCaptureFolder, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
 bool MainWindow::openFile(const QString &path)
 {
-    Q_UNUSED(path);
-    return false; // placeholder until the capture reader lands (issue 2)
+    const QFileInfo info(path);
+    if (!info.isFile()) {
+        onFailed(path, tr("no such file"));
+        return false;
+    }
+    const QString suffix = info.suffix().toLower();
+    if (suffix == QLatin1String("dimscope") || suffix == QLatin1String("pt2")) {
+        onFailed(path, tr("opening .%1 files is not supported by this build yet").arg(suffix));
+        return false;
+    }
+    m_pendingFile = info.absoluteFilePath();
+    m_loader->start(path, [path](QString *error) {
+        std::optional<Capture> capture = CaptureReader::open(path, error);
+        if (!capture && error->isEmpty())
+            *error = tr("not a readable capture");
+        return capture ? *capture : Capture();
+    });
+    return true;
+}
+
+void MainWindow::showCapture(const Capture &capture, const QString &label)
+{
+    m_pendingFile.clear();
+    m_loader->start(label, [capture](QString *) { return capture; });
+}
+
+void MainWindow::onProgress(const QString &label, int done, int total)
+{
+    m_progress->setVisible(true);
+    m_progress->setRange(0, total); // 0/0: busy indicator while the file is read
+    m_progress->setValue(done);
+    m_statusSummary->setText(tr("Loading %1…").arg(QFileInfo(label).fileName()));
+}
+
+void MainWindow::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
+{
+    m_progress->hide();
+    m_loaded = loaded;
+    m_undoStack->clear();
+    // Panels first: the tree selects its first dynamic leaf and they must show it.
+    m_details->setLoaded(loaded);
+    m_plot->setLoaded(loaded);
+    m_inputs->setLoaded(loaded);
+    m_currentFile = m_pendingFile;
+    m_pendingFile.clear();
+    if (!m_currentFile.isEmpty()) {
+        QSettings settings;
+        RecentFiles(settings).add(m_currentFile);
+        setWindowFilePath(m_currentFile);
+        setWindowTitle(QStringLiteral("%1 — dimscope").arg(QFileInfo(m_currentFile).fileName()));
+    } else {
+        setWindowTitle(QStringLiteral("%1 — dimscope").arg(label));
+    }
+    m_banner->hide();
+    updateStatus();
+    emit captureShown(label);
+}
+
+void MainWindow::onFailed(const QString &label, const QString &error)
+{
+    m_progress->hide();
+    m_pendingFile.clear();
+    updateStatus();
+    m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(label, error));
+    emit openFailed(label, error);
+}
+
+void MainWindow::showNode(int node)
+{
+    m_details->showNode(node);
+    m_plot->showNode(node);
+}
+
+void MainWindow::updateStatus()
+{
+    if (!m_loaded) {
+        m_statusSummary->setText(tr("Open a capture (Ctrl+O) or drop one here."));
+    } else {
+        int dynamicLeaves = 0;
+        for (const ShapeSummary &s : m_loaded->shapes)
+            dynamicLeaves += s.hasDynamicDim() ? 1 : 0;
+        m_statusSummary->setText(tr("%1 calls, %2 leaves, %3 with dynamic dims%4")
+                                     .arg(m_loaded->tree.callCount())
+                                     .arg(m_loaded->tree.leafCount())
+                                     .arg(dynamicLeaves)
+                                     .arg(m_loaded->capture.modelClass.isEmpty()
+                                              ? QString()
+                                              : QStringLiteral(" — ") + m_loaded->capture.modelClass));
+    }
+    // Discovery only looks at files, so it is cheap enough for every status update.
+    const QString chosen = QSettings().value(settings::PythonInterpreter).toString();
+    const PythonRuntime runtime = chosen.isEmpty() ? PythonRuntime::discover() : PythonRuntime::fromInterpreter(chosen);
+    const QString python = runtime.isValid() ? runtime.sourceName() : tr("none found");
+    m_statusWorker->setText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
+    m_statusWorker->setToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
+}
+
+void MainWindow::setWorkerDescription(const QString &torchVersion, const QString &state)
+{
+    m_workerTorch = state.isEmpty() ? torchVersion : QStringLiteral("%1, torch %2").arg(state, torchVersion);
+    updateStatus();
+}
+
+void MainWindow::showPreferences()
+{
+    PreferencesDialog dialog(this);
+    dialog.load();
+    if (dialog.exec() == QDialog::Accepted) {
+        dialog.store();
+        updateStatus();
+    }
+}
+
+void MainWindow::showAbout()
+{
+    QString text = tr("<h3>dimscope %1</h3>"
+                      "<p>See and shape the <code>dynamic_shapes</code> of a PyTorch model for "
+                      "<code>torch.export</code>.</p>"
+                      "<p>Qt %2 · LibTorch %3 · worker torch: %4</p>"
+                      "<p>GPL-3.0-or-later. Plots by QCustomPlot (GPLv3).</p>")
+                       .arg(BuildInfo::dimscopeVersion(), BuildInfo::qtVersion(), BuildInfo::libtorchVersion(),
+                            m_workerTorch.isEmpty() ? tr("not known yet") : m_workerTorch.toHtmlEscaped());
+    QMessageBox::about(this, tr("About dimscope"), text);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!m_undoStack->isClean()) {
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                                  tr("The constraints have unsaved changes. Quit anyway?"),
+                                                  QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer != QMessageBox::Discard) {
+            event->ignore();
+            return;
+        }
+    }
+    m_loader->cancel();
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openFile(urls.first().toLocalFile());
 }
 
 } // namespace dimscope

@@ -1,8 +1,22 @@
 #pragma once
 
+#include "models/loadedcapture.h"
+
 #include <QMainWindow>
 
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QUndoStack;
+
 namespace dimscope {
+
+class CaptureLoader;
+class InputsView;
+class LeafDetailsPanel;
+class MessageBanner;
+class PlotPanel;
 
 class MainWindow : public QMainWindow
 {
@@ -10,7 +24,64 @@ class MainWindow : public QMainWindow
 public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
+
+    // Opens a capture (loading runs off the GUI thread; captureShown or openFailed
+    // follows). Returns false, with the reason in the banner, when it cannot start.
     bool openFile(const QString &path);
+    // Shows a capture built in memory (tests, generated captures), through the same
+    // off-thread path as a file.
+    void showCapture(const Capture &capture, const QString &label);
+
+    LoadedCapturePtr loaded() const { return m_loaded; }
+    QString currentFile() const { return m_currentFile; }
+    InputsView *inputsView() const { return m_inputs; }
+    LeafDetailsPanel *detailsPanel() const { return m_details; }
+    PlotPanel *plotPanel() const { return m_plot; }
+    MessageBanner *banner() const { return m_banner; }
+    QUndoStack *undoStack() const { return m_undoStack; }
+    QMenu *recentMenu() const { return m_recentMenu; }
+
+    // Filled in by the export client once the worker has started.
+    void setWorkerDescription(const QString &torchVersion, const QString &state);
+
+signals:
+    void captureShown(const QString &label);
+    void openFailed(const QString &label, const QString &error);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void restoreSettings();
+    void saveSettings() const;
+    void rebuildRecentMenu();
+    void openCaptureDialog();
+    void showPreferences();
+    void showAbout();
+    void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
+    void onFailed(const QString &label, const QString &error);
+    void onProgress(const QString &label, int done, int total);
+    void showNode(int node);
+    void updateStatus();
+
+    QUndoStack *m_undoStack;
+    CaptureLoader *m_loader;
+    MessageBanner *m_banner;
+    InputsView *m_inputs;
+    LeafDetailsPanel *m_details;
+    PlotPanel *m_plot;
+    QMenu *m_recentMenu = nullptr;
+    QLabel *m_statusSummary;
+    QLabel *m_statusWorker;
+    QProgressBar *m_progress;
+    LoadedCapturePtr m_loaded;
+    QString m_currentFile;
+    QString m_pendingFile;
+    QString m_workerTorch;
 };
 
 } // namespace dimscope

@@ -1,0 +1,365 @@
+#include "capturefixture.h"
+#include "inputsview.h"
+#include "leafdetailspanel.h"
+#include "mainwindow.h"
+#include "messagebanner.h"
+#include "models/inputsfilterproxy.h"
+#include "models/inputsmodel.h"
+#include "plotpanel.h"
+#include "recentfiles.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QTimer>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace dimscope;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void showsCaptureThroughLoader();
+    void missingFileShowsBanner();
+    void unsupportedFileShowsBanner();
+    void filterBoxIsDebounced();
+    void selectingLeafFillsPanels();
+    void plotSavesPngAndPdf();
+    void exportActionsExplainWhyDisabled();
+    void recentFilesArePrunedAndCapped();
+    void recentMenuListsExistingFiles();
+    void opensDemoCaptureThroughAction();
+    void badCaptureFileShowsBanner();
+    void statisticsFromFile();
+    void statisticsUnavailableInMemory();
+
+private:
+    static QString demoCapture()
+    {
+        return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors");
+    }
+    QTemporaryDir m_dir;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    // Settings go to a throw-away folder, never the user's.
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+}
+
+void TestMainWindow::init() { QSettings().clear(); }
+
+void TestMainWindow::showsCaptureThroughLoader()
+{
+    MainWindow window;
+    QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(window.inputsView()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(3, 4), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    QCOMPARE(shown.first().at(0).toString(), QStringLiteral("in-memory"));
+    const InputsModel *model = window.inputsView()->model();
+    // The cache leaves are in the tree, one per layer and per list
+    for (int l = 0; l < 4; ++l) {
+        QVERIFY(model->indexForPath(QStringLiteral("past_key_values.key_cache[%1]").arg(l)).isValid());
+        QVERIFY(model->indexForPath(QStringLiteral("past_key_values.value_cache[%1]").arg(l)).isValid());
+    }
+    QCOMPARE(window.loaded()->tree.callCount(), 3);
+    auto *tree = window.findChild<QTreeView *>(QStringLiteral("inputsTree"));
+    QVERIFY(tree);
+    // Top-level arguments start expanded
+    const QModelIndex cache = window.inputsView()->proxy()->mapFromSource(model->indexForPath(QStringLiteral("past_key_values")));
+    QVERIFY(tree->isExpanded(cache));
+    auto *status = window.findChild<QLabel *>(QStringLiteral("statusSummary"));
+    QVERIFY(status->text().startsWith(QStringLiteral("3 calls, 12 leaves")));
+}
+
+void TestMainWindow::missingFileShowsBanner()
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    const QString path = m_dir.filePath(QStringLiteral("gone.safetensors"));
+    QVERIFY(!window.openFile(path));
+    QCOMPARE(failed.size(), 1);
+    QVERIFY(window.banner()->isVisible());
+    QCOMPARE(window.banner()->kind(), MessageBanner::Kind::Error);
+    QVERIFY2(window.banner()->text().contains(path), qPrintable(window.banner()->text()));
+    QVERIFY(!window.loaded());
+}
+
+void TestMainWindow::unsupportedFileShowsBanner()
+{
+    MainWindow window;
+    window.show();
+    const QString path = m_dir.filePath(QStringLiteral("model.pt2"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not a zip");
+    f.close();
+    QVERIFY(!window.openFile(path));
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY(window.banner()->text().contains(QStringLiteral("model.pt2")));
+}
+
+void TestMainWindow::filterBoxIsDebounced()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(3, 3), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    InputsFilterProxy *proxy = window.inputsView()->proxy();
+    QCOMPARE(proxy->rowCount(), 5);
+    auto *filter = window.findChild<QLineEdit *>(QStringLiteral("inputsFilter"));
+    QVERIFY(filter);
+    QTest::keyClicks(filter, QStringLiteral("attention"));
+    // Not applied on the key stroke, only once typing pauses
+    QCOMPARE(proxy->rowCount(), 5);
+    QTRY_COMPARE_WITH_TIMEOUT(proxy->rowCount(), 1, 2000);
+    QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("attention_mask"));
+}
+
+void TestMainWindow::selectingLeafFillsPanels()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(4, 2), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    const QModelIndex leaf = window.inputsView()->proxy()->mapFromSource(
+        window.inputsView()->model()->indexForPath(QStringLiteral("past_key_values.key_cache[1]")));
+    window.inputsView()->tree()->setCurrentIndex(leaf);
+
+    QTableWidget *table = window.detailsPanel()->table();
+    QCOMPARE(table->rowCount(), 4);
+    QCOMPARE(table->item(0, LeafDetailsPanel::DTypeColumn)->text(), QStringLiteral("absent"));
+    QCOMPARE(table->item(1, LeafDetailsPanel::DTypeColumn)->text(), QStringLiteral("float32"));
+    QCOMPARE(table->item(3, LeafDetailsPanel::ShapeColumn)->text(), QStringLiteral("2 x 4 x 7 x 8"));
+    QCOMPARE(table->item(2, LeafDetailsPanel::DeviceColumn)->text(), QStringLiteral("cpu"));
+
+    // The plot follows the first dynamic dim: the cache length, calls 1..3
+    PlotPanel *plot = window.plotPanel();
+    QCOMPARE(plot->dimension(), 2);
+    QCOMPARE(plot->points(), (QVector<QPointF>{{1, 5}, {2, 6}, {3, 7}}));
+    plot->showDimension(0);
+    QCOMPARE(plot->points(), (QVector<QPointF>{{1, 2}, {2, 2}, {3, 2}}));
+}
+
+void TestMainWindow::plotSavesPngAndPdf()
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(3, 1), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    window.plotPanel()->showNode(window.inputsView()->model()->nodeOf(
+        window.inputsView()->model()->indexForPath(QStringLiteral("input_ids"))));
+    QCOMPARE(window.plotPanel()->points().size(), 3);
+    for (const QString &name : {QStringLiteral("plot.png"), QStringLiteral("plot.pdf")}) {
+        const QString path = m_dir.filePath(name);
+        QVERIFY(window.plotPanel()->saveTo(path));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray head = f.read(4);
+        QCOMPARE(head, name.endsWith(QLatin1String(".png")) ? QByteArray("\x89PNG") : QByteArray("%PDF"));
+    }
+    QVERIFY(!window.plotPanel()->saveTo(m_dir.filePath(QStringLiteral("plot.bmpx"))));
+}
+
+void TestMainWindow::exportActionsExplainWhyDisabled()
+{
+    MainWindow window;
+    for (const char *name : {"actionExportCpu", "actionExportCuda", "actionCopyDynamicShapes", "actionSaveConstraints"}) {
+        auto *action = window.findChild<QAction *>(QString::fromLatin1(name));
+        QVERIFY2(action, name);
+        QVERIFY(!action->isEnabled());
+        QVERIFY(!action->toolTip().isEmpty());
+        QVERIFY(action->toolTip() != action->text());
+    }
+    auto *open = window.findChild<QAction *>(QStringLiteral("actionOpenCapture"));
+    QVERIFY(open && open->isEnabled());
+    QCOMPARE(open->shortcut(), QKeySequence(QKeySequence::Open));
+}
+
+void TestMainWindow::recentFilesArePrunedAndCapped()
+{
+    QSettings settings;
+    RecentFiles recent(settings);
+    QStringList paths;
+    for (int i = 0; i < 12; ++i) {
+        const QString path = m_dir.filePath(QStringLiteral("c%1.safetensors").arg(i));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        paths << path;
+        recent.add(path);
+    }
+    // Newest first, at most 9
+    QStringList files = recent.files();
+    QCOMPARE(files.size(), RecentFiles::maxCount);
+    QCOMPARE(files.first(), paths.last());
+    QCOMPARE(files.last(), paths.at(3));
+    // Re-adding moves a file to the top without duplicating it
+    recent.add(paths.at(5));
+    files = recent.files();
+    QCOMPARE(files.first(), paths.at(5));
+    QCOMPARE(files.count(paths.at(5)), 1);
+    // A deleted file disappears, and the pruning is stored
+    QVERIFY(QFile::remove(paths.at(10)));
+    files = recent.files();
+    QVERIFY(!files.contains(paths.at(10)));
+    QVERIFY(!settings.value(QStringLiteral("files/recent")).toStringList().contains(paths.at(10)));
+}
+
+void TestMainWindow::recentMenuListsExistingFiles()
+{
+    const QString kept = m_dir.filePath(QStringLiteral("kept.safetensors"));
+    QFile f(kept);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    {
+        QSettings settings;
+        settings.setValue(QStringLiteral("files/recent"),
+                          QStringList{m_dir.filePath(QStringLiteral("missing.safetensors")), kept});
+    }
+    MainWindow window;
+    QMenu *menu = window.recentMenu();
+    emit menu->aboutToShow();
+    QStringList listed;
+    for (QAction *a : menu->actions()) {
+        if (a->data().isValid())
+            listed << a->data().toString();
+    }
+    QCOMPARE(listed, QStringList{kept});
+}
+
+void TestMainWindow::opensDemoCaptureThroughAction()
+{
+    // Given the main window and the bundled demo capture
+    MainWindow window;
+    window.show();
+    QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    // When File > Open Capture… is triggered and the demo chosen in the dialog
+    // The dialog is answered from a timer inside its event loop; answering again while
+    // it is still up (the file system model may not have settled) and giving up after
+    // a while keep a slow machine from hanging the test.
+    int answered = 0;
+    QTimer poll;
+    connect(&poll, &QTimer::timeout, this, [&] {
+        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        if (++answered > 250) {
+            dialog->reject();
+            return;
+        }
+        // Typed like a user would: selectFile() races the dialog's file system model.
+        auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
+        if (name)
+            name->setText(demoCapture());
+        QMetaObject::invokeMethod(dialog, "accept"); // protected in QFileDialog, a slot all the same
+    });
+    poll.start(20);
+    window.findChild<QAction *>(QStringLiteral("actionOpenCapture"))->trigger();
+    poll.stop();
+    QVERIFY(answered > 0 && answered <= 250);
+    // Then the tree shows the cache leaves with their dynamic length
+    QVERIFY(shown.wait(10000));
+    const InputsModel *model = window.inputsView()->model();
+    for (const QString &path : {QStringLiteral("past_key_values.key_cache[0]"), QStringLiteral("past_key_values.key_cache[1]"),
+                                QStringLiteral("past_key_values.value_cache[0]"), QStringLiteral("past_key_values.value_cache[1]")}) {
+        const QModelIndex shape = model->indexForPath(path, InputsModel::ShapeColumn);
+        QVERIFY2(shape.isValid(), qPrintable(path));
+        QCOMPARE(shape.data().toString(), QStringLiteral("2 x 2 x [5..7] x 8"));
+    }
+    QCOMPARE(model->indexForPath(QStringLiteral("input_ids"), InputsModel::ShapeColumn).data().toString(),
+             QStringLiteral("2 x [1..5]"));
+    QCOMPARE(window.currentFile(), QFileInfo(demoCapture()).absoluteFilePath());
+    QVERIFY(window.windowTitle().contains(QStringLiteral("demo-capture.safetensors")));
+    QSettings settings;
+    QCOMPARE(RecentFiles(settings).files().value(0), QFileInfo(demoCapture()).absoluteFilePath());
+    QVERIFY(!window.banner()->isVisible());
+    // The first leaf whose shape changes is selected and shown in the panels
+    QCOMPARE(window.inputsView()->currentNode(), model->nodeOf(model->indexForPath(QStringLiteral("input_ids"))));
+    QCOMPARE(window.detailsPanel()->table()->rowCount(), 4);
+    QCOMPARE(window.plotPanel()->points(), (QVector<QPointF>{{0, 5}, {1, 1}, {2, 1}, {3, 1}}));
+}
+
+void TestMainWindow::badCaptureFileShowsBanner()
+{
+    MainWindow window;
+    window.show();
+    const QString path = m_dir.filePath(QStringLiteral("garbage.safetensors"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\xff\xff\xff\xff\xff\xff\xff\x7fnot json at all");
+    f.close();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    QVERIFY(window.openFile(path)); // loading starts; the reader says no off the GUI thread
+    QVERIFY(failed.wait(5000));
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY2(window.banner()->text().contains(QStringLiteral("garbage.safetensors")), qPrintable(window.banner()->text()));
+    QVERIFY(!window.loaded());
+    QSettings settings;
+    QVERIFY(!RecentFiles(settings).files().contains(path));
+}
+
+void TestMainWindow::statisticsFromFile()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(demoCapture()));
+    QVERIFY(shown.wait(10000));
+    QSignalSpy done(window.detailsPanel(), &LeafDetailsPanel::statisticsFinished);
+    const QModelIndex leaf = window.inputsView()->proxy()->mapFromSource(
+        window.inputsView()->model()->indexForPath(QStringLiteral("attention_mask")));
+    window.inputsView()->tree()->setCurrentIndex(leaf);
+    QVERIFY(done.wait(10000));
+    QTableWidget *table = window.detailsPanel()->table();
+    QCOMPARE(table->rowCount(), 4);
+    // The demo's padded mask: one 0 among ten values in the prefill, among twelve next
+    auto row = [&](int c) {
+        QStringList cells;
+        for (int col = LeafDetailsPanel::MinColumn; col < LeafDetailsPanel::ColumnCount; ++col)
+            cells << table->item(c, col)->text();
+        return cells.join(QLatin1Char(' '));
+    };
+    QCOMPARE(row(0), QStringLiteral("0 1 0.9 0.3 0 0"));
+    QCOMPARE(row(1), QStringLiteral("0 1 0.916667 0.276385 0 0"));
+}
+
+void TestMainWindow::statisticsUnavailableInMemory()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(2, 1), QStringLiteral("in-memory"));
+    QVERIFY(shown.wait(5000));
+    QSignalSpy done(window.detailsPanel(), &LeafDetailsPanel::statisticsFinished);
+    window.detailsPanel()->showNode(window.inputsView()->model()->nodeOf(
+        window.inputsView()->model()->indexForPath(QStringLiteral("input_ids"))));
+    QVERIFY(done.wait(5000));
+    // No bytes behind an in-memory capture: a dash with the reason, not a crash
+    QTableWidgetItem *min = window.detailsPanel()->table()->item(0, LeafDetailsPanel::MinColumn);
+    QCOMPARE(min->text(), QStringLiteral("–"));
+    QVERIFY(!min->toolTip().isEmpty());
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

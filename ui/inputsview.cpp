@@ -1,0 +1,115 @@
+#include "inputsview.h"
+
+#include "models/inputsfilterproxy.h"
+#include "models/inputsmodel.h"
+#include "shapedelegate.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QTimer>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace dimscope {
+
+InputsView::InputsView(QWidget *parent)
+    : QWidget(parent), m_model(new InputsModel(this)), m_proxy(new InputsFilterProxy(this)), m_tree(new QTreeView(this)),
+      m_filter(new QLineEdit(this)), m_filterTimer(new QTimer(this))
+{
+    m_proxy->setSourceModel(m_model);
+
+    m_filter->setObjectName(QStringLiteral("inputsFilter"));
+    m_filter->setPlaceholderText(tr("Filter key paths (Ctrl+F)"));
+    m_filter->setClearButtonEnabled(true);
+    // Filtering 30,000 leaves on every key stroke would stall typing.
+    m_filterTimer->setSingleShot(true);
+    m_filterTimer->setInterval(300);
+    connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
+    connect(m_filterTimer, &QTimer::timeout, this, &InputsView::applyFilter);
+
+    auto *expand = new QToolButton(this);
+    expand->setObjectName(QStringLiteral("expandAll"));
+    expand->setText(tr("Expand all"));
+    connect(expand, &QToolButton::clicked, this, &InputsView::expandAll);
+    auto *collapse = new QToolButton(this);
+    collapse->setObjectName(QStringLiteral("collapseAll"));
+    collapse->setText(tr("Collapse all"));
+    connect(collapse, &QToolButton::clicked, this, &InputsView::collapseAll);
+
+    m_tree->setObjectName(QStringLiteral("inputsTree"));
+    m_tree->setModel(m_proxy);
+    m_tree->setUniformRowHeights(true); // keeps scrolling fluid with tens of thousands of rows
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setItemDelegateForColumn(InputsModel::ShapeColumn, new ShapeDelegate(m_tree));
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->header()->resizeSection(InputsModel::NameColumn, 260);
+    m_tree->header()->resizeSection(InputsModel::TypeColumn, 120);
+    m_tree->header()->resizeSection(InputsModel::ShapeColumn, 220);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this] { emit currentNodeChanged(currentNode()); });
+
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(expand);
+    bar->addWidget(collapse);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_tree, 1);
+}
+
+InputsView::~InputsView() = default;
+
+void InputsView::setLoaded(const LoadedCapturePtr &loaded)
+{
+    m_model->setLoaded(loaded);
+    // Small trees open fully; large ones only show their arguments, so that a 32-layer
+    // cache stays one row until asked for.
+    if (loaded && loaded->tree.nodes().size() <= 200) {
+        m_tree->expandAll();
+    } else {
+        for (int r = 0; r < m_proxy->rowCount(); ++r)
+            m_tree->expand(m_proxy->index(r, 0));
+    }
+    // Start on the first leaf whose shape changes between calls: what people open a
+    // capture to look at.
+    QModelIndex first;
+    if (loaded) {
+        for (int n = 1; n < loaded->shapes.size() && !first.isValid(); ++n) {
+            if (loaded->shapes.at(n).hasDynamicDim())
+                first = m_proxy->mapFromSource(m_model->indexForPath(loaded->tree.node(n).path));
+        }
+    }
+    if (first.isValid())
+        m_tree->setCurrentIndex(first);
+    else
+        emit currentNodeChanged(-1);
+}
+
+void InputsView::applyFilter()
+{
+    m_proxy->setFilterFixedString(m_filter->text().trimmed());
+    if (!m_filter->text().trimmed().isEmpty())
+        m_tree->expandAll();
+}
+
+void InputsView::expandAll() { m_tree->expandAll(); }
+
+void InputsView::collapseAll() { m_tree->collapseAll(); }
+
+void InputsView::focusFilter()
+{
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+int InputsView::currentNode() const
+{
+    const QModelIndex source = m_proxy->mapToSource(m_tree->currentIndex());
+    return m_model->nodeOf(source);
+}
+
+} // namespace dimscope

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "models/loadedcapture.h"
+
+#include <QWidget>
+
+class QLineEdit;
+class QTimer;
+class QTreeView;
+
+namespace dimscope {
+
+class InputsFilterProxy;
+class InputsModel;
+
+// The centre of the window: a debounced filter over key paths and the inputs tree.
+class InputsView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit InputsView(QWidget *parent = nullptr);
+    ~InputsView() override;
+
+    InputsModel *model() const { return m_model; }
+    InputsFilterProxy *proxy() const { return m_proxy; }
+    QTreeView *tree() const { return m_tree; }
+    QLineEdit *filterEdit() const { return m_filter; }
+
+    void setLoaded(const LoadedCapturePtr &loaded);
+    void expandAll();
+    void collapseAll();
+    void focusFilter();
+    // The selected node of the source model (-1 when none).
+    int currentNode() const;
+
+signals:
+    void currentNodeChanged(int node);
+
+private:
+    void applyFilter();
+
+    InputsModel *m_model;
+    InputsFilterProxy *m_proxy;
+    QTreeView *m_tree;
+    QLineEdit *m_filter;
+    QTimer *m_filterTimer;
+};
+
+} // namespace dimscope

@@ -1,0 +1,130 @@
+#include "leafdetailspanel.h"
+
+#include "capture/tensorstats.h"
+#include "models/dtypetext.h"
+
+#include <QFutureWatcher>
+#include <cmath>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace dimscope {
+
+LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
+    : QWidget(parent), m_title(new QLabel(this)), m_table(new QTableWidget(this))
+{
+    setObjectName(QStringLiteral("leafDetails"));
+    m_title->setObjectName(QStringLiteral("leafDetailsTitle"));
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setText(tr("Select a leaf to see it in every call."));
+    m_table->setObjectName(QStringLiteral("leafDetailsTable"));
+    m_table->setColumnCount(ColumnCount);
+    m_table->setHorizontalHeaderLabels({tr("Call"), tr("dtype"), tr("Shape"), tr("Device"), tr("Min"), tr("Max"),
+                                        tr("Mean"), tr("Std"), tr("NaN"), tr("Inf")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_table, 1);
+}
+
+LeafDetailsPanel::~LeafDetailsPanel() = default;
+
+void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
+{
+    m_loaded = loaded;
+    showNode(-1);
+}
+
+void LeafDetailsPanel::showNode(int node)
+{
+    ++m_generation;
+    m_node = node;
+    m_table->setRowCount(0);
+    if (!m_loaded || node <= 0 || node >= m_loaded->tree.nodes().size() || !m_loaded->tree.node(node).isLeaf()) {
+        m_title->setText(tr("Select a leaf to see it in every call."));
+        return;
+    }
+    const AlignedNode &n = m_loaded->tree.node(node);
+    m_title->setText(n.path);
+    const int calls = m_loaded->tree.callCount();
+    m_table->setRowCount(calls);
+    for (int c = 0; c < calls; ++c) {
+        const Leaf *leaf = AlignedTree::leafIn(m_loaded->capture, n, c);
+        auto set = [&](int col, const QString &text) { m_table->setItem(c, col, new QTableWidgetItem(text)); };
+        set(CallColumn, QString::number(c));
+        if (!leaf) {
+            set(DTypeColumn, tr("absent"));
+            continue;
+        }
+        if (!leaf->isTensor()) {
+            set(DTypeColumn, leaf->kind == NodeKind::None ? QStringLiteral("None") : tr("scalar"));
+            set(ShapeColumn, leaf->value.toVariant().toString());
+            continue;
+        }
+        set(DTypeColumn, dtypeText(leaf->dtype));
+        set(ShapeColumn, ShapeSummary::shapeText(leaf->shape));
+        set(DeviceColumn, leaf->device);
+        for (int col = MinColumn; col < ColumnCount; ++col)
+            set(col, QStringLiteral("…"));
+    }
+    startStatistics();
+}
+
+void LeafDetailsPanel::startStatistics()
+{
+    // Statistics read every byte of the tensor: on a large cache that is seconds, so they
+    // run on the thread pool and land here only if the selection has not moved on.
+    const int generation = m_generation;
+    const LoadedCapturePtr loaded = m_loaded;
+    const AlignedNode node = loaded->tree.node(m_node);
+    auto *watcher = new QFutureWatcher<QVector<TensorStats>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation == m_generation)
+            showStatistics(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([loaded, node]() {
+        QVector<TensorStats> all(node.leafInCall.size());
+        for (int c = 0; c < node.leafInCall.size(); ++c) {
+            const Leaf *leaf = AlignedTree::leafIn(loaded->capture, node, c);
+            if (leaf && leaf->isTensor())
+                all[c] = computeTensorStats(loaded->capture, c, node.leafInCall.at(c));
+        }
+        return all;
+    }));
+}
+
+void LeafDetailsPanel::showStatistics(const QVector<TensorStats> &stats)
+{
+    auto number = [](double v) { return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'g', 6); };
+    for (int c = 0; c < stats.size() && c < m_table->rowCount(); ++c) {
+        const TensorStats &s = stats.at(c);
+        if (!m_table->item(c, MinColumn))
+            continue; // absent or not a tensor in this call
+        auto set = [&](int col, const QString &text) { m_table->item(c, col)->setText(text); };
+        if (!s.ok) {
+            for (int col = MinColumn; col < ColumnCount; ++col) {
+                set(col, QStringLiteral("–"));
+                m_table->item(c, col)->setToolTip(s.error);
+            }
+            continue;
+        }
+        set(MinColumn, number(s.min));
+        set(MaxColumn, number(s.max));
+        set(MeanColumn, number(s.mean));
+        set(StdColumn, number(s.std));
+        set(NanColumn, QString::number(s.nanCount));
+        set(InfColumn, QString::number(s.infCount));
+    }
+    emit statisticsFinished();
+}
+
+} // namespace dimscope

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "models/loadedcapture.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace dimscope {
+
+struct TensorStats;
+
+// The selected leaf in every call: dtype, shape, device and value statistics. The
+// statistics are computed off the GUI thread.
+class LeafDetailsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    enum Column { CallColumn, DTypeColumn, ShapeColumn, DeviceColumn, MinColumn, MaxColumn, MeanColumn, StdColumn,
+                  NanColumn, InfColumn, ColumnCount };
+
+    explicit LeafDetailsPanel(QWidget *parent = nullptr);
+    ~LeafDetailsPanel() override;
+
+    void setLoaded(const LoadedCapturePtr &loaded);
+    void showNode(int node); // -1 clears
+    QTableWidget *table() const { return m_table; }
+
+signals:
+    void statisticsFinished(); // for tests: the rows of the shown leaf are complete
+
+private:
+    void startStatistics();
+    void showStatistics(const QVector<TensorStats> &stats);
+
+    LoadedCapturePtr m_loaded;
+    QLabel *m_title;
+    QTableWidget *m_table;
+    int m_node = -1;
+    int m_generation = 0;
+};
+
+} // namespace dimscope

@@ -1,0 +1,7 @@
+#include "models/dtypetext.h"
+
+namespace dimscope {
+
+QString dtypeText(DType t) { return dtype::torchName(t); }
+
+} // namespace dimscope

@@ -1,0 +1,17 @@
+#include "models/inputsfilterproxy.h"
+
+#include "models/inputsmodel.h"
+
+namespace dimscope {
+
+InputsFilterProxy::InputsFilterProxy(QObject *parent) : QSortFilterProxyModel(parent)
+{
+    setRecursiveFilteringEnabled(true);
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+    setFilterKeyColumn(InputsModel::NameColumn);
+    setFilterRole(InputsModel::KeyPathRole);
+}
+
+InputsFilterProxy::~InputsFilterProxy() = default;
+
+} // namespace dimscope

@@ -1,0 +1,261 @@
+#include "models/inputsmodel.h"
+
+#include "models/dtypetext.h"
+
+#include <QFont>
+#include <QJsonDocument>
+
+namespace dimscope {
+
+namespace {
+
+QString shortClassName(const QString &qualified)
+{
+    const int dot = qualified.lastIndexOf(QLatin1Char('.'));
+    return dot < 0 ? qualified : qualified.mid(dot + 1);
+}
+
+QString scalarText(const Leaf &leaf)
+{
+    const QJsonValue &v = leaf.value;
+    switch (leaf.kind) {
+    case NodeKind::None: return QStringLiteral("None");
+    case NodeKind::Bool: return v.toBool() ? QStringLiteral("True") : QStringLiteral("False");
+    case NodeKind::String: return QLatin1Char('\'') + v.toString() + QLatin1Char('\'');
+    case NodeKind::Int: return QString::number(v.toInteger());
+    case NodeKind::Float: return QString::number(v.toDouble());
+    default: return QString();
+    }
+}
+
+} // namespace
+
+InputsModel::InputsModel(QObject *parent) : QAbstractItemModel(parent) {}
+
+InputsModel::~InputsModel() = default;
+
+void InputsModel::setCapture(const Capture &capture) { setLoaded(LoadedCapture::build(capture)); }
+
+void InputsModel::setLoaded(const LoadedCapturePtr &loaded)
+{
+    beginResetModel();
+    m_loaded = loaded;
+    m_colours.clear();
+    m_labels.clear();
+    endResetModel();
+}
+
+void InputsModel::clear() { setLoaded({}); }
+
+QColor InputsModel::defaultDynamicColour() { return QColor(0xd9, 0x5f, 0x02); }
+
+void InputsModel::setDimColours(const QHash<QString, QVector<QColor>> &colours)
+{
+    QStringList touched = m_colours.keys() + colours.keys();
+    m_colours = colours;
+    for (const QString &path : std::as_const(touched))
+        emitRowChanged(path);
+}
+
+void InputsModel::setDimLabels(const QHash<QString, QStringList> &labels)
+{
+    QStringList touched = m_labels.keys() + labels.keys();
+    m_labels = labels;
+    for (const QString &path : std::as_const(touched))
+        emitRowChanged(path);
+}
+
+void InputsModel::emitRowChanged(const QString &path)
+{
+    const QModelIndex first = indexForPath(path, 0);
+    if (first.isValid())
+        emit dataChanged(first, first.siblingAtColumn(ColumnCount - 1));
+}
+
+QModelIndex InputsModel::indexForPath(const QString &path, int column) const
+{
+    if (!m_loaded)
+        return {};
+    const int node = m_loaded->tree.nodeForPath(path);
+    if (node <= 0)
+        return {};
+    return createIndex(m_loaded->tree.node(node).row, column, quintptr(node));
+}
+
+int InputsModel::nodeOf(const QModelIndex &index) const
+{
+    return index.isValid() && index.model() == this ? int(index.internalId()) : -1;
+}
+
+QModelIndex InputsModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!m_loaded || column < 0 || column >= ColumnCount || row < 0)
+        return {};
+    const int parentNode = parent.isValid() ? int(parent.internalId()) : 0;
+    const AlignedNode &p = m_loaded->tree.node(parentNode);
+    if (row >= p.children.size())
+        return {};
+    return createIndex(row, column, quintptr(p.children.at(row)));
+}
+
+QModelIndex InputsModel::parent(const QModelIndex &child) const
+{
+    if (!m_loaded || !child.isValid())
+        return {};
+    const int parentNode = m_loaded->tree.node(int(child.internalId())).parent;
+    if (parentNode <= 0)
+        return {};
+    return createIndex(m_loaded->tree.node(parentNode).row, 0, quintptr(parentNode));
+}
+
+int InputsModel::rowCount(const QModelIndex &parent) const
+{
+    if (!m_loaded || m_loaded->tree.nodes().isEmpty())
+        return 0;
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    const int node = parent.isValid() ? int(parent.internalId()) : 0;
+    return m_loaded->tree.node(node).children.size();
+}
+
+int InputsModel::columnCount(const QModelIndex &) const { return ColumnCount; }
+
+QVariant InputsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Name");
+    case TypeColumn: return tr("Type");
+    case ShapeColumn: return tr("Shape over calls");
+    case ConstraintColumn: return tr("Constraint");
+    }
+    return {};
+}
+
+QString InputsModel::typeText(const AlignedNode &node) const
+{
+    switch (node.kind) {
+    case NodeKind::Dict: return QStringLiteral("dict");
+    case NodeKind::List: return QStringLiteral("list[%1]").arg(node.childCount);
+    case NodeKind::Tuple: return QStringLiteral("tuple[%1]").arg(node.childCount);
+    case NodeKind::NamedTuple:
+    case NodeKind::Custom: return shortClassName(node.typeName);
+    case NodeKind::Tensor: {
+        QStringList dtypes;
+        for (int c = 0; c < node.leafInCall.size(); ++c) {
+            const Leaf *leaf = AlignedTree::leafIn(m_loaded->capture, node, c);
+            if (leaf && leaf->isTensor() && !dtypes.contains(dtypeText(leaf->dtype)))
+                dtypes.append(dtypeText(leaf->dtype));
+        }
+        return dtypes.join(QStringLiteral(" | "));
+    }
+    case NodeKind::None: return QStringLiteral("None");
+    case NodeKind::Int: return QStringLiteral("int");
+    case NodeKind::Float: return QStringLiteral("float");
+    case NodeKind::Bool: return QStringLiteral("bool");
+    case NodeKind::String: return QStringLiteral("str");
+    }
+    return {};
+}
+
+// Scalar leaves: their distinct values over the calls.
+QString InputsModel::valueText(const AlignedNode &node) const
+{
+    QStringList values;
+    for (int c = 0; c < node.leafInCall.size(); ++c) {
+        const Leaf *leaf = AlignedTree::leafIn(m_loaded->capture, node, c);
+        if (leaf && !leaf->isTensor() && !values.contains(scalarText(*leaf)))
+            values.append(scalarText(*leaf));
+    }
+    return values.join(QStringLiteral(" | "));
+}
+
+QString InputsModel::perCallTooltip(const AlignedNode &node) const
+{
+    QStringList lines;
+    const int calls = m_loaded->tree.callCount();
+    for (int c = 0; c < calls; ++c) {
+        const Leaf *leaf = AlignedTree::leafIn(m_loaded->capture, node, c);
+        QString text;
+        if (!leaf)
+            text = tr("absent");
+        else if (leaf->isTensor())
+            text = dtypeText(leaf->dtype) + QLatin1Char('[') + ShapeSummary::shapeText(leaf->shape) + QLatin1Char(']');
+        else
+            text = scalarText(*leaf);
+        lines.append(tr("call %1: %2").arg(c).arg(text));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QVariant InputsModel::data(const QModelIndex &index, int role) const
+{
+    if (!m_loaded || !index.isValid())
+        return {};
+    const int n = int(index.internalId());
+    const AlignedNode &node = m_loaded->tree.node(n);
+    const ShapeSummary &shape = m_loaded->shapes.at(n);
+    int present = 0;
+    for (int leaf : node.leafInCall)
+        present += leaf >= 0 ? 1 : 0;
+
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn: return node.name;
+        case TypeColumn: return typeText(node);
+        case ShapeColumn:
+            if (!node.isLeaf())
+                return QString();
+            return node.kind == NodeKind::Tensor ? shape.text : valueText(node);
+        case ConstraintColumn: return m_labels.value(node.path).join(QStringLiteral(", "));
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == NameColumn) {
+            QString tip = node.path;
+            if (node.isLeaf() && present < m_loaded->tree.callCount())
+                tip += QLatin1Char('\n') + tr("present in %1 of %2 calls").arg(present).arg(m_loaded->tree.callCount());
+            return tip;
+        }
+        if (node.isLeaf())
+            return perCallTooltip(node);
+        return node.typeName.isEmpty() ? QVariant() : QVariant(node.typeName);
+    case Qt::FontRole:
+        // Leaves that some calls lack (missing optional inputs) are set apart.
+        if (node.isLeaf() && present < m_loaded->tree.callCount()) {
+            QFont f;
+            f.setItalic(true);
+            return f;
+        }
+        return {};
+    case KeyPathRole: return node.path;
+    case NodeRole: return n;
+    case IsLeafRole: return node.isLeaf();
+    case IsDynamicRole: return shape.hasDynamicDim();
+    case ShapePartsRole: return shape.parts;
+    case DynamicDimsRole: {
+        QVariantList dyn;
+        for (bool d : shape.dynamic)
+            dyn.append(d);
+        return dyn;
+    }
+    case DimColoursRole: {
+        QVariantList colours;
+        const QVector<QColor> set = m_colours.value(node.path);
+        for (int d = 0; d < shape.rank(); ++d) {
+            QColor c = set.value(d);
+            if (!c.isValid() && shape.dynamic.value(d))
+                c = defaultDynamicColour();
+            colours.append(c);
+        }
+        return colours;
+    }
+    case DimLabelsRole: return m_labels.value(node.path);
+    case PresentCallsRole: return present;
+    }
+    return {};
+}
+
+} // namespace dimscope

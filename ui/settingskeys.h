@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QLatin1String>
+
+namespace dimscope::settings {
+
+// QSettings keys, in one place so that a rename cannot miss a reader.
+inline constexpr QLatin1String Geometry{"mainWindow/geometry"};
+inline constexpr QLatin1String WindowState{"mainWindow/state"};
+inline constexpr QLatin1String RecentFiles{"files/recent"};
+inline constexpr QLatin1String LastCaptureFolder{"files/lastCaptureFolder"};
+inline constexpr QLatin1String LastProjectFolder{"files/lastProjectFolder"};
+inline constexpr QLatin1String LastPlotFolder{"files/lastPlotFolder"};
+inline constexpr QLatin1String PythonInterpreter{"python/interpreter"};
+
+// Bumped when the dock layout changes, so that an old saved layout is ignored
+// rather than restored into the wrong docks.
+inline constexpr int WindowStateVersion = 1;
+
+} // namespace dimscope::settings

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <QStyledItemDelegate>
+
+namespace dimscope {
+
+// Draws "2 x 4 x [5..9] x 8" with each dim in the colour of its Dim (dynamic dims in
+// bold), from InputsModel's ShapePartsRole and DimColoursRole.
+class ShapeDelegate : public QStyledItemDelegate
+{
+    Q_OBJECT
+public:
+    explicit ShapeDelegate(QObject *parent = nullptr);
+    ~ShapeDelegate() override;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+};
+
+} // namespace dimscope
