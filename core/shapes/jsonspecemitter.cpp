@@ -41,12 +41,12 @@ void write(const SpecNode &n, int indent, QString *out)
         }
         *out += QString(indent, QLatin1Char(' '));
     }
-    *out += (dict ? QLatin1Char('}') : QLatin1Char(']')) + QLatin1Char('}');
+    *out += QString(dict ? QLatin1Char('}') : QLatin1Char(']')) + QLatin1Char('}');
 }
 
 } // namespace
 
-QByteArray JsonSpecEmitter::emit(const Capture &capture, const ConstraintSet &set, int exampleCall)
+QByteArray JsonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
 {
     const SpecNode tree = SpecTree::build(capture, set, exampleCall);
     const QStringList used = SpecTree::usedDims(tree, set);

@@ -14,7 +14,7 @@ class JsonSpecEmitter
 public:
     static constexpr int kVersion = 1;
     // `exampleCall` < 0: the default example call (see chooseExampleCall).
-    static QByteArray emit(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
+    static QByteArray generate(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
 };
 
 } // namespace dimscope

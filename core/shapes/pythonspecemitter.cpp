@@ -83,7 +83,7 @@ QString declaration(const DimDecl &d)
 
 } // namespace
 
-QString PythonSpecEmitter::emit(const Capture &capture, const ConstraintSet &set, int exampleCall)
+QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
 {
     const int call = capture.calls.isEmpty() ? 0 : SpecTree::resolveCall(capture, set, exampleCall);
     const SpecNode tree = SpecTree::build(capture, set, call);

@@ -15,7 +15,7 @@ class PythonSpecEmitter
 {
 public:
     // `exampleCall` < 0: the default example call (see chooseExampleCall).
-    static QString emit(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
+    static QString generate(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
 };
 
 } // namespace dimscope
