@@ -13,8 +13,7 @@ bool isCacheLeaf(const QString &path, const QString &arg, int rank)
     if (rank != 4)
         return false;
     const QString p = path.toLower();
-    return p.contains(QLatin1String("cache")) || arg.toLower().contains(QLatin1String("past"))
-        || p.contains(QLatin1String("key")) || p.contains(QLatin1String("value"));
+    return p.contains(QLatin1String("cache")) || p.contains(QLatin1String("past"));
 }
 
 bool isTokenInput(const QString &arg)

@@ -22,6 +22,7 @@ struct Group {
     QVector<qint64> seq; // merged values per call, -1 where no member is present
     bool varying = false;
     qint64 minValue = std::numeric_limits<qint64>::max();
+    double meanValue = 0;
     QString name;
     int root = -1; // derived: index of the root group
     qint64 a = 1, b = 0;
@@ -222,8 +223,17 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
             }
         }
     }
-    for (Group &g : groups)
+    for (Group &g : groups) {
         std::sort(g.rows.begin(), g.rows.end());
+        int known = 0;
+        for (qint64 v : g.seq) {
+            if (v >= 0) {
+                g.meanValue += double(v);
+                ++known;
+            }
+        }
+        g.meanValue /= std::max(known, 1);
+    }
     std::sort(groups.begin(), groups.end(), [](const Group &x, const Group &y) { return x.rows.first() < y.rows.first(); });
 
     // ---- names: conventional roles first, then <leaf>_dim<i> ----
@@ -248,7 +258,11 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
         if (groups[i].varying)
             byValue << i;
     }
-    std::stable_sort(byValue.begin(), byValue.end(), [&](int x, int y) { return groups[x].minValue < groups[y].minValue; });
+    // Roots are tried smallest first, so that A*root + B has B >= 0 whenever A is 1.
+    std::stable_sort(byValue.begin(), byValue.end(), [&](int x, int y) {
+        return groups[x].meanValue != groups[y].meanValue ? groups[x].meanValue < groups[y].meanValue
+                                                          : groups[x].minValue < groups[y].minValue;
+    });
     QVector<int> roots;
     for (int gi : byValue) {
         int bestRoot = -1;
@@ -294,7 +308,7 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
             bool reported = false;
             for (int i = 0; i < byValue.size() && !reported; ++i) {
                 for (int j = i; j < byValue.size() && !reported; ++j) {
-                    const int xi = byValue[i], yi = byValue[j];
+                    const int xi = std::min(byValue[i], byValue[j]), yi = std::max(byValue[i], byValue[j]);
                     if (xi == zi || yi == zi || xi == yi)
                         continue;
                     const auto &x = groups[xi].seq, &y = groups[yi].seq, &z = groups[zi].seq;
