@@ -31,11 +31,19 @@ SuggestedFixApplier::Result SuggestedFixApplier::apply(const ConstraintSet &set,
     r.constraints = set;
     r.violations = ExportErrorParser::parseViolations(message);
     QVector<SuggestedFix> fixes = ExportErrorParser::parseFixes(message);
-    if (fixes.isEmpty() && !message.contains(QLatin1String("Suggested fixes:"))) {
+    // Bare fix lines (pasted by a user) are accepted when every line is a fix.
+    if (fixes.isEmpty() && !message.contains(QLatin1String("Suggested fixes:"))
+        && !message.contains(QLatin1String("Constraints violated"))) {
+        QVector<SuggestedFix> bare;
+        bool allFixes = true;
         for (const QString &line : message.split(QLatin1Char('\n'))) {
-            if (!line.trimmed().isEmpty())
-                fixes << ExportErrorParser::parseFix(line);
+            if (line.trimmed().isEmpty())
+                continue;
+            bare << ExportErrorParser::parseFix(line);
+            allFixes = allFixes && bare.last().kind != SuggestedFix::Kind::Unknown;
         }
+        if (allFixes)
+            fixes = bare;
     }
     for (const SuggestedFix &f : fixes) {
         const QString err = applyFix(&r.constraints, f);

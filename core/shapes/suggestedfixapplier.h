@@ -22,7 +22,7 @@ public:
         QVector<ExportViolation> violations; // the message's violation lines, parsed
     };
 
-    // `message`: the exception text (or just its fix lines, one per line).
+    // `message`: the exception text, or bare fix lines (one per line, all valid).
     static Result apply(const ConstraintSet &set, const QString &message);
     static QString applyFix(ConstraintSet *set, const SuggestedFix &fix); // error, empty when applied
 };
