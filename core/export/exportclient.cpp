@@ -1,0 +1,348 @@
+#include "export/exportclient.h"
+
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QJsonValue>
+
+namespace dimscope {
+
+namespace {
+constexpr int kStderrTailLines = 40;
+constexpr int kKeptOutcomes = 64;
+} // namespace
+
+ExportClient::ExportClient(QObject *parent)
+    : QObject(parent)
+    , m_runtime(PythonRuntime::discover())
+{
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &ExportClient::onTimeout);
+}
+
+ExportClient::~ExportClient()
+{
+    if (m_process) {
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(2000);
+        delete m_process;
+    }
+}
+
+void ExportClient::setRuntime(const PythonRuntime &runtime)
+{
+    m_runtime = runtime;
+    if (m_process && !isBusy())
+        killWorker(QStringLiteral("the Python runtime changed"));
+}
+
+bool ExportClient::isWorkerRunning() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+qint64 ExportClient::workerPid() const
+{
+    return m_process ? m_process->processId() : 0;
+}
+
+int ExportClient::loadModel(const QString &ref, bool reload)
+{
+    QJsonObject p{{QStringLiteral("model"), ref}};
+    if (reload)
+        p.insert(QStringLiteral("reload"), true);
+    return request(QStringLiteral("load_model"), p);
+}
+
+int ExportClient::describe(const QString &ref)
+{
+    QJsonObject p;
+    if (!ref.isEmpty())
+        p.insert(QStringLiteral("model"), ref);
+    return request(QStringLiteral("describe"), p);
+}
+
+int ExportClient::exportModel(const ExportRequest &request)
+{
+    return this->request(QStringLiteral("export"), request.toParams());
+}
+
+int ExportClient::request(const QString &method, const QJsonObject &params)
+{
+    const int id = m_nextId++;
+    m_pending.append({id, method, params});
+    ensureStarted();
+    if (!m_process) // could not start: ensureStarted failed everything already
+        return id;
+    const QJsonObject msg{{QStringLiteral("id"), id}, {QStringLiteral("method"), method}, {QStringLiteral("params"), params}};
+    // QProcess buffers what is written while it is still starting.
+    m_process->write(QJsonDocument(msg).toJson(QJsonDocument::Compact) + '\n');
+    armRequestTimer();
+    return id;
+}
+
+void ExportClient::ensureStarted()
+{
+    if (m_process)
+        return;
+    m_ready = false;
+    m_readyInfo = {};
+    m_stdoutBuffer.clear();
+    m_stderrBuffer.clear();
+    m_stderrTail.clear();
+    if (!m_runtime.isValid()) {
+        failAll(WorkerFailure::make(QStringLiteral("worker_start"), QStringLiteral("no Python interpreter found (set DIMSCOPE_PYTHON)")));
+        return;
+    }
+    m_process = new QProcess(this);
+    m_process->setProcessEnvironment(m_runtime.environment());
+    connect(m_process, &QProcess::readyReadStandardOutput, this, &ExportClient::onStdout);
+    connect(m_process, &QProcess::readyReadStandardError, this, &ExportClient::onStderr);
+    connect(m_process, &QProcess::errorOccurred, this, &ExportClient::onProcessError);
+    connect(m_process, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), this, &ExportClient::onProcessFinished);
+    m_process->start(m_runtime.program(), m_runtime.arguments() + QStringList{QStringLiteral("-m"), QStringLiteral("dimscope.worker")});
+    armRequestTimer();
+}
+
+void ExportClient::armRequestTimer()
+{
+    if (!m_process) {
+        m_timer.stop();
+        return;
+    }
+    if (!m_ready) {
+        if (!m_timer.isActive() && m_startTimeoutMs > 0)
+            m_timer.start(m_startTimeoutMs);
+        return;
+    }
+    if (m_pending.isEmpty() || m_requestTimeoutMs <= 0)
+        m_timer.stop();
+    else
+        m_timer.start(m_requestTimeoutMs);
+}
+
+void ExportClient::onTimeout()
+{
+    if (!m_process)
+        return;
+    const QString what = m_ready
+        ? QStringLiteral("the worker did not answer %1 within %2 s; it was stopped")
+              .arg(m_pending.isEmpty() ? QStringLiteral("a request") : m_pending.first().method)
+              .arg(m_requestTimeoutMs / 1000.0)
+        : QStringLiteral("the worker (%1) did not start within %2 s; it was stopped")
+              .arg(m_runtime.commandLine())
+              .arg(m_startTimeoutMs / 1000.0);
+    WorkerFailure f = WorkerFailure::make(m_ready ? QStringLiteral("timeout") : QStringLiteral("worker_start"), what);
+    f.traceback = stderrTail();
+    killWorker(what);
+    failAll(f);
+}
+
+void ExportClient::cancel()
+{
+    if (!m_process && m_pending.isEmpty())
+        return;
+    killWorker(QStringLiteral("cancelled"));
+    failAll(WorkerFailure::make(QStringLiteral("cancelled"), QStringLiteral("cancelled: the worker was stopped")));
+}
+
+void ExportClient::shutdown(int waitMsecs)
+{
+    if (!m_process)
+        return;
+    request(QStringLiteral("shutdown"));
+    m_process->closeWriteChannel();
+    if (!m_process->waitForFinished(waitMsecs))
+        killWorker(QStringLiteral("shutdown timed out"));
+}
+
+void ExportClient::killWorker(const QString &reason)
+{
+    m_timer.stop();
+    if (!m_process)
+        return;
+    QProcess *p = m_process;
+    m_process = nullptr;
+    m_ready = false;
+    p->disconnect(this);
+    connect(p, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), p, &QObject::deleteLater);
+    if (p->state() == QProcess::NotRunning)
+        p->deleteLater();
+    else {
+        p->kill();
+        p->waitForFinished(1000); // SIGKILL: milliseconds; reaps the process before deleteLater
+    }
+    emit workerStopped(reason);
+}
+
+void ExportClient::onStdout()
+{
+    if (!m_process)
+        return;
+    m_stdoutBuffer += m_process->readAllStandardOutput();
+    int nl;
+    while ((nl = m_stdoutBuffer.indexOf('\n')) >= 0) {
+        const QByteArray line = m_stdoutBuffer.left(nl);
+        m_stdoutBuffer.remove(0, nl + 1);
+        if (!line.trimmed().isEmpty())
+            handleLine(line);
+        if (!m_process)
+            return; // a handler killed the worker
+    }
+}
+
+void ExportClient::onStderr()
+{
+    if (!m_process)
+        return;
+    m_stderrBuffer += m_process->readAllStandardError();
+    int nl;
+    while ((nl = m_stderrBuffer.indexOf('\n')) >= 0) {
+        const QString line = QString::fromUtf8(m_stderrBuffer.left(nl));
+        m_stderrBuffer.remove(0, nl + 1);
+        m_stderrTail.append(line);
+        if (m_stderrTail.size() > kStderrTailLines)
+            m_stderrTail.removeFirst();
+        emit logLine(m_pending.isEmpty() ? -1 : m_pending.first().id, QStringLiteral("stderr"), line);
+    }
+}
+
+QString ExportClient::stderrTail() const
+{
+    QStringList lines = m_stderrTail;
+    if (!m_stderrBuffer.isEmpty())
+        lines << QString::fromUtf8(m_stderrBuffer);
+    return lines.join(QLatin1Char('\n'));
+}
+
+void ExportClient::handleLine(const QByteArray &line)
+{
+    QJsonParseError perr;
+    const QJsonDocument doc = QJsonDocument::fromJson(line, &perr);
+    if (!doc.isObject()) {
+        // Not a protocol line: show it rather than lose it.
+        emit logLine(m_pending.isEmpty() ? -1 : m_pending.first().id, QStringLiteral("stdout"), QString::fromUtf8(line));
+        return;
+    }
+    const QJsonObject ev = doc.object();
+    const QString event = ev.value(QLatin1String("event")).toString();
+    const QJsonValue idValue = ev.value(QLatin1String("id"));
+    const int id = idValue.isDouble() ? idValue.toInt() : -1;
+    if (event == QLatin1String("ready")) {
+        m_ready = true;
+        m_readyInfo = ev;
+        armRequestTimer();
+        emit workerStarted(ev);
+    } else if (event == QLatin1String("progress")) {
+        const QJsonValue f = ev.value(QLatin1String("fraction"));
+        emit progress(id, ev.value(QLatin1String("stage")).toString(), ev.value(QLatin1String("message")).toString(),
+                      f.isDouble() ? f.toDouble() : -1.0);
+    } else if (event == QLatin1String("log")) {
+        emit logLine(id, ev.value(QLatin1String("stream")).toString(), ev.value(QLatin1String("text")).toString());
+    } else if (event == QLatin1String("result")) {
+        complete(id, ev.value(QLatin1String("result")).toObject(), {});
+    } else if (event == QLatin1String("error")) {
+        const WorkerFailure f = WorkerFailure::fromJson(ev.value(QLatin1String("error")).toObject());
+        if (id < 0) {
+            // Not tied to a request: a startup failure (no torch) or a line the worker could not read.
+            emit logLine(-1, QStringLiteral("worker"), f.kind + QStringLiteral(": ") + f.message);
+            if (!m_ready)
+                m_stderrTail.append(f.message);
+            return;
+        }
+        complete(id, {}, f);
+    }
+}
+
+void ExportClient::complete(int id, const QJsonObject &result, const WorkerFailure &failure)
+{
+    QString method;
+    for (int i = 0; i < m_pending.size(); ++i) {
+        if (m_pending.at(i).id == id) {
+            method = m_pending.takeAt(i).method;
+            break;
+        }
+    }
+    if (method.isEmpty())
+        return; // an answer to a request we already failed (timeout, cancel)
+    m_outcomes.insert(id, {result, failure});
+    m_outcomeOrder.append(id);
+    while (m_outcomeOrder.size() > kKeptOutcomes)
+        m_outcomes.remove(m_outcomeOrder.takeFirst());
+    armRequestTimer();
+    if (failure.isValid())
+        emit requestFailed(id, method, failure);
+    else
+        emit requestResult(id, method, result);
+    if (method == QLatin1String("export"))
+        emit exportFinished(id, exportResultOf(id));
+    emit finished(id);
+}
+
+ExportResult ExportClient::exportResultOf(int id) const
+{
+    const Outcome o = m_outcomes.value(id);
+    return o.failure.isValid() ? ExportResult::fromFailure(o.failure) : ExportResult::fromResult(o.result);
+}
+
+void ExportClient::failAll(const WorkerFailure &failure)
+{
+    const QList<Pending> pending = m_pending;
+    for (const Pending &p : pending)
+        complete(p.id, {}, failure);
+}
+
+void ExportClient::onProcessError(QProcess::ProcessError error)
+{
+    if (error != QProcess::FailedToStart)
+        return; // crashes arrive through finished()
+    const QString msg = QStringLiteral("cannot start the Python worker %1 (%2): %3")
+                            .arg(m_runtime.commandLine(), m_runtime.sourceName(), m_process ? m_process->errorString() : QString());
+    killWorker(msg);
+    failAll(WorkerFailure::make(QStringLiteral("worker_start"), msg));
+}
+
+void ExportClient::onProcessFinished(int exitCode, QProcess::ExitStatus status)
+{
+    onStdout(); // answers written just before exiting
+    if (!m_process)
+        return;
+    onStderr();
+    const bool wasReady = m_ready;
+    const QString how = status == QProcess::CrashExit ? QStringLiteral("crashed") : QStringLiteral("exited with code %1").arg(exitCode);
+    const QString msg = wasReady
+        ? QStringLiteral("the Python worker %1 while working").arg(how)
+        : QStringLiteral("the Python worker (%1, %2) %3 before it was ready").arg(m_runtime.commandLine(), m_runtime.sourceName(), how);
+    WorkerFailure f = WorkerFailure::make(wasReady ? QStringLiteral("worker_crashed") : QStringLiteral("worker_start"), msg);
+    f.traceback = stderrTail();
+    if (!f.traceback.isEmpty())
+        f.message += QStringLiteral(": ") + f.traceback.section(QLatin1Char('\n'), -1).trimmed();
+    killWorker(msg);
+    if (!m_pending.isEmpty())
+        failAll(f);
+}
+
+bool ExportClient::waitForFinished(int id, int msecs)
+{
+    if (m_outcomes.contains(id))
+        return true;
+    bool done = false;
+    QEventLoop loop;
+    const auto c = connect(this, &ExportClient::finished, &loop, [&](int fid) {
+        if (fid == id) {
+            done = true;
+            loop.quit();
+        }
+    });
+    QTimer guard;
+    if (msecs >= 0) {
+        guard.setSingleShot(true);
+        connect(&guard, &QTimer::timeout, &loop, &QEventLoop::quit);
+        guard.start(msecs);
+    }
+    loop.exec();
+    disconnect(c);
+    return done || m_outcomes.contains(id);
+}
+
+} // namespace dimscope

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "export/exportrequest.h"
+#include "export/exportresult.h"
+#include "export/pythonruntime.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTimer>
+
+namespace dimscope {
+
+// Drives the Python export worker (python -m dimscope.worker) over QProcess.
+// Everything is asynchronous: a request returns its id at once, the answer comes
+// as finished() (with requestResult() or requestFailed() before it). The worker is
+// started on the first request and kept warm; cancel() kills it and fails what was
+// pending, the next request starts a fresh one. A crash, a worker that does not
+// start, or a request that runs past its timeout become failures (kinds
+// worker_crashed, worker_start, timeout, cancelled), never a blocked caller.
+class ExportClient : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ExportClient(QObject *parent = nullptr);
+    ~ExportClient() override;
+
+    void setRuntime(const PythonRuntime &runtime);
+    PythonRuntime runtime() const { return m_runtime; }
+    // Start: until the worker says it is ready (importing torch). Request: per request,
+    // from when the worker starts on it; 0 = no limit.
+    void setStartTimeout(int msecs) { m_startTimeoutMs = msecs; }
+    void setRequestTimeout(int msecs) { m_requestTimeoutMs = msecs; }
+
+    bool isWorkerRunning() const;
+    bool isBusy() const { return !m_pending.isEmpty(); }
+    QJsonObject readyInfo() const { return m_readyInfo; } // the worker's "ready" event
+    qint64 workerPid() const;
+
+    int request(const QString &method, const QJsonObject &params = {});
+    int hello() { return request(QStringLiteral("hello")); }
+    int loadModel(const QString &ref, bool reload = false);
+    int describe(const QString &ref = {});
+    int exportModel(const ExportRequest &request);
+
+    // Kills the worker; every pending request fails with kind "cancelled".
+    void cancel();
+    // Asks the worker to exit (after pending requests), for a clean shutdown.
+    void shutdown(int waitMsecs = 3000);
+
+    // For command-line tools and tests: spins a local event loop until request `id`
+    // has finished (or msecs passed; -1 = no limit). Returns true when it finished.
+    bool waitForFinished(int id, int msecs = -1);
+    // The outcome of a finished request (kept for the last few requests).
+    bool hasOutcome(int id) const { return m_outcomes.contains(id); }
+    QJsonObject resultOf(int id) const { return m_outcomes.value(id).result; }
+    WorkerFailure failureOf(int id) const { return m_outcomes.value(id).failure; }
+    ExportResult exportResultOf(int id) const;
+
+signals:
+    void workerStarted(const QJsonObject &ready);
+    void workerStopped(const QString &reason);
+    void progress(int id, const QString &stage, const QString &message, double fraction); // fraction < 0: unknown
+    void logLine(int id, const QString &stream, const QString &text);
+    void requestResult(int id, const QString &method, const QJsonObject &result);
+    void requestFailed(int id, const QString &method, const dimscope::WorkerFailure &failure);
+    void exportFinished(int id, const dimscope::ExportResult &result); // export requests, ok or not
+    void finished(int id);
+
+private:
+    struct Pending {
+        int id;
+        QString method;
+        QJsonObject params;
+    };
+    struct Outcome {
+        QJsonObject result;
+        WorkerFailure failure;
+    };
+
+    void ensureStarted();
+    void onStdout();
+    void onStderr();
+    void onProcessError(QProcess::ProcessError error);
+    void onProcessFinished(int exitCode, QProcess::ExitStatus status);
+    void handleLine(const QByteArray &line);
+    void complete(int id, const QJsonObject &result, const WorkerFailure &failure);
+    void failAll(const WorkerFailure &failure);
+    void killWorker(const QString &reason);
+    void armRequestTimer();
+    void onTimeout();
+    QString stderrTail() const;
+
+    PythonRuntime m_runtime;
+    QProcess *m_process = nullptr;
+    bool m_ready = false;
+    QJsonObject m_readyInfo;
+    QList<Pending> m_pending; // in the order the worker answers them
+    QHash<int, Outcome> m_outcomes;
+    QList<int> m_outcomeOrder;
+    QByteArray m_stdoutBuffer;
+    QByteArray m_stderrBuffer;
+    QStringList m_stderrTail;
+    QTimer m_timer;
+    int m_nextId = 1;
+    int m_startTimeoutMs = 180000;
+    int m_requestTimeoutMs = 0;
+};
+
+} // namespace dimscope

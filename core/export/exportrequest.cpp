@@ -1,0 +1,26 @@
+#include "export/exportrequest.h"
+
+#include <QDir>
+
+namespace dimscope {
+
+QJsonObject ExportRequest::toParams() const
+{
+    QJsonObject p{
+        {QStringLiteral("capture"), QDir(capture).absolutePath()},
+        {QStringLiteral("spec"), spec},
+        {QStringLiteral("output"), QDir(output).absolutePath()},
+        {QStringLiteral("device"), device},
+        {QStringLiteral("strict"), strict},
+        {QStringLiteral("verify"), verify},
+    };
+    if (!model.isEmpty())
+        p.insert(QStringLiteral("model"), model);
+    if (call >= 0)
+        p.insert(QStringLiteral("call"), call);
+    if (reload)
+        p.insert(QStringLiteral("reload"), true);
+    return p;
+}
+
+} // namespace dimscope

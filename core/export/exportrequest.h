@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+namespace dimscope {
+
+// The parameters of one export (the worker's `export` request).
+struct ExportRequest {
+    QString model;       // model reference; empty: the model the worker has loaded
+    QString capture;     // capture file
+    QJsonObject spec;    // dimscope.dynamic_shapes document
+    QString output;      // .pt2 path, written atomically
+    QString device = QStringLiteral("cpu"); // cpu | cuda
+    bool strict = false;
+    int call = -1;       // example call; -1: the first whose dynamic dims are all >= 2
+    bool verify = true;  // replay every captured call through the exported program
+    bool reload = false; // reload the model even when the same reference is loaded
+
+    QJsonObject toParams() const;
+};
+
+} // namespace dimscope

@@ -1,0 +1,204 @@
+#include "export/exportresult.h"
+
+#include <QJsonArray>
+#include <QTextStream>
+
+#include <algorithm>
+
+namespace dimscope {
+
+namespace {
+
+QStringList strings(const QJsonValue &v)
+{
+    QStringList out;
+    const QJsonArray a = v.toArray();
+    for (const QJsonValue &x : a)
+        out << x.toString();
+    return out;
+}
+
+std::optional<qint64> optInt(const QJsonValue &v)
+{
+    if (v.isDouble())
+        return qint64(v.toDouble());
+    return std::nullopt;
+}
+
+} // namespace
+
+WorkerFailure WorkerFailure::make(const QString &kind, const QString &message)
+{
+    WorkerFailure f;
+    f.kind = kind;
+    f.message = message;
+    f.json = QJsonObject{{QStringLiteral("kind"), kind}, {QStringLiteral("message"), message}};
+    return f;
+}
+
+WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
+{
+    WorkerFailure f;
+    f.json = e;
+    f.kind = e.value(QLatin1String("kind")).toString(QStringLiteral("internal"));
+    f.message = e.value(QLatin1String("message")).toString();
+    f.traceback = e.value(QLatin1String("traceback")).toString();
+    f.raw = e.value(QLatin1String("raw")).toString();
+    f.names = strings(e.value(QLatin1String("names")));
+    f.fixes = strings(e.value(QLatin1String("fixes")));
+    f.hint = e.value(QLatin1String("hint")).toString();
+    f.typeName = e.value(QLatin1String("type")).toString();
+    f.expression = e.value(QLatin1String("expression")).toString();
+    f.path = e.value(QLatin1String("path")).toString();
+    const QJsonArray vs = e.value(QLatin1String("violations")).toArray();
+    for (const QJsonValue &x : vs) {
+        const QJsonObject o = x.toObject();
+        ConstraintViolation v;
+        v.text = o.value(QLatin1String("text")).toString();
+        v.kind = o.value(QLatin1String("kind")).toString();
+        v.dims = strings(o.value(QLatin1String("dims")));
+        const QJsonArray ss = o.value(QLatin1String("sources")).toArray();
+        for (const QJsonValue &s : ss) {
+            const QJsonObject so = s.toObject();
+            v.sources.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
+                              so.value(QLatin1String("dim")).toInt(-1)});
+        }
+        f.violations.append(v);
+    }
+    const QJsonObject src = e.value(QLatin1String("source")).toObject();
+    f.source.file = src.value(QLatin1String("file")).toString();
+    f.source.line = src.value(QLatin1String("line")).toInt();
+    f.source.function = src.value(QLatin1String("function")).toString();
+    f.source.code = src.value(QLatin1String("code")).toString();
+    return f;
+}
+
+QString WorkerFailure::toText() const
+{
+    QString s;
+    QTextStream out(&s);
+    out << kind << ": " << message << "\n";
+    if (!violations.isEmpty()) {
+        out << "violations:\n";
+        for (const ConstraintViolation &v : violations)
+            out << "  - " << v.text << "\n";
+    }
+    if (!fixes.isEmpty()) {
+        out << "suggested fixes:\n";
+        for (const QString &fix : fixes)
+            out << "  " << fix << "\n";
+    }
+    if (!expression.isEmpty())
+        out << "expression: " << expression << "\n";
+    if (source.isValid())
+        out << "at " << source.file << ":" << source.line << " in " << source.function << ": " << source.code << "\n";
+    if (!hint.isEmpty())
+        out << "hint: " << hint << "\n";
+    if (!traceback.isEmpty() && (kind == QLatin1String("model_import") || kind == QLatin1String("model_load")
+                                 || kind == QLatin1String("capture") || kind == QLatin1String("export_failed")
+                                 || kind == QLatin1String("internal")))
+        out << traceback << (traceback.endsWith(QLatin1Char('\n')) ? "" : "\n");
+    return s;
+}
+
+double CallVerification::maxAbs() const
+{
+    double m = 0;
+    for (const OutputDiff &o : outputs)
+        m = std::max(m, o.maxAbs);
+    return m;
+}
+
+double CallVerification::maxRel() const
+{
+    double m = 0;
+    for (const OutputDiff &o : outputs)
+        m = std::max(m, o.maxRel);
+    return m;
+}
+
+ExportResult ExportResult::fromResult(const QJsonObject &r)
+{
+    ExportResult x;
+    x.exported = true;
+    x.output = r.value(QLatin1String("output")).toString();
+    x.exampleCall = r.value(QLatin1String("example_call")).toInt(-1);
+    x.device = r.value(QLatin1String("device")).toString();
+    x.strict = r.value(QLatin1String("strict")).toBool();
+    x.modelReused = r.value(QLatin1String("model_reused")).toBool();
+    x.captureReused = r.value(QLatin1String("capture_reused")).toBool();
+    x.timings = r.value(QLatin1String("timings")).toObject();
+    const QJsonArray rows = r.value(QLatin1String("verification")).toArray();
+    for (const QJsonValue &v : rows) {
+        const QJsonObject o = v.toObject();
+        CallVerification c;
+        c.call = o.value(QLatin1String("call")).toInt();
+        c.status = o.value(QLatin1String("status")).toString();
+        c.message = o.value(QLatin1String("message")).toString();
+        const QJsonArray outs = o.value(QLatin1String("outputs")).toArray();
+        for (const QJsonValue &ov : outs) {
+            const QJsonObject oo = ov.toObject();
+            OutputDiff d;
+            d.path = oo.value(QLatin1String("path")).toString();
+            d.maxAbs = oo.value(QLatin1String("max_abs")).toDouble();
+            d.maxRel = oo.value(QLatin1String("max_rel")).toDouble();
+            d.ok = oo.value(QLatin1String("ok")).toBool(true);
+            if (oo.contains(QLatin1String("shape_mismatch"))) {
+                d.ok = false;
+                d.note = QStringLiteral("shape mismatch");
+            } else if (oo.contains(QLatin1String("value_equal")) && !oo.value(QLatin1String("value_equal")).toBool()) {
+                d.ok = false;
+                d.note = QStringLiteral("value differs");
+            }
+            c.outputs.append(d);
+        }
+        x.verification.append(c);
+    }
+    const QJsonObject ranges = r.value(QLatin1String("range_constraints")).toObject();
+    for (auto it = ranges.begin(); it != ranges.end(); ++it) {
+        const QJsonArray mm = it.value().toArray();
+        x.ranges.append({it.key(), optInt(mm.at(0)), optInt(mm.at(1))});
+    }
+    const QJsonArray inputs = r.value(QLatin1String("inputs")).toArray();
+    for (const QJsonValue &v : inputs) {
+        const QJsonObject o = v.toObject();
+        ProgramInput in;
+        in.name = o.value(QLatin1String("name")).toString();
+        const QJsonArray shape = o.value(QLatin1String("shape")).toArray();
+        for (const QJsonValue &s : shape)
+            in.shape << (s.isString() ? s.toString() : QString::number(qint64(s.toDouble())));
+        x.inputs.append(in);
+    }
+    x.ok = std::all_of(x.verification.begin(), x.verification.end(), [](const CallVerification &c) { return c.ok(); });
+    return x;
+}
+
+ExportResult ExportResult::fromFailure(const WorkerFailure &failure)
+{
+    // verification_failed carries the full result: the program was written.
+    const QJsonObject inner = failure.json.value(QLatin1String("result")).toObject();
+    ExportResult x = inner.isEmpty() ? ExportResult() : fromResult(inner);
+    x.ok = false;
+    x.failure = failure;
+    return x;
+}
+
+QString ExportResult::verificationTable() const
+{
+    QString s;
+    QTextStream out(&s);
+    out << QStringLiteral("%1  %2  %3  %4  %5\n").arg(QStringLiteral("call"), -5).arg(QStringLiteral("status"), -12)
+               .arg(QStringLiteral("max abs"), -10).arg(QStringLiteral("max rel"), -10).arg(QStringLiteral("note"));
+    for (const CallVerification &c : verification) {
+        const bool hasDiff = !c.outputs.isEmpty();
+        out << QStringLiteral("%1  %2  %3  %4  %5\n")
+                   .arg(QString::number(c.call) + (c.call == exampleCall ? QStringLiteral("*") : QString()), -5)
+                   .arg(c.status, -12)
+                   .arg(hasDiff ? QString::number(c.maxAbs(), 'g', 3) : QStringLiteral("-"), -10)
+                   .arg(hasDiff ? QString::number(c.maxRel(), 'g', 3) : QStringLiteral("-"), -10)
+                   .arg(c.message.section(QLatin1Char('\n'), 0, 0));
+    }
+    return s;
+}
+
+} // namespace dimscope

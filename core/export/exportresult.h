@@ -1,0 +1,114 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <optional>
+
+namespace dimscope {
+
+// Parsed answers of the export worker (docs/worker-protocol.md). Plain values.
+
+struct ViolationSource {
+    QString source; // torch's text, e.g. L['args'][1]['x'].size()[0]
+    QString path;   // the leaf key path, e.g. "x"
+    int dim = -1;
+};
+
+struct ConstraintViolation {
+    QString text;
+    QString kind;      // constant, range, equal, derived, dynamic_specialized, guard
+    QStringList dims;  // Dim names the line mentions
+    QVector<ViolationSource> sources;
+};
+
+struct SourceLocation {
+    QString file;
+    int line = 0;
+    QString function;
+    QString code;
+    bool isValid() const { return !file.isEmpty(); }
+};
+
+// A failed request: what the worker said went wrong, or what the client saw
+// (worker_crashed, timeout, cancelled, worker_start).
+struct WorkerFailure {
+    QString kind;
+    QString message;
+    QString traceback;   // the user's traceback where it matters (model import), else torch's
+    QString raw;         // the exception text as torch wrote it
+    QStringList names;   // constraint violations: the Dim names torch lists
+    QVector<ConstraintViolation> violations;
+    QStringList fixes;   // suggested fix lines, in torch's order
+    QString hint;
+    QString typeName;    // unregistered_pytree: the class
+    QString expression;  // data_dependent: the guarded expression
+    SourceLocation source;
+    QString path;        // structure_mismatch: where
+    QJsonObject json;    // everything, as received
+
+    bool isValid() const { return !kind.isEmpty(); }
+    bool hasFixes() const { return !fixes.isEmpty(); }
+    static WorkerFailure fromJson(const QJsonObject &error);
+    static WorkerFailure make(const QString &kind, const QString &message);
+    // Several lines for a terminal or a message box.
+    QString toText() const;
+};
+
+struct OutputDiff {
+    QString path;
+    double maxAbs = 0;
+    double maxRel = 0;
+    bool ok = true;
+    QString note; // shape or value mismatch
+};
+
+struct CallVerification {
+    int call = 0;
+    QString status; // ok, rejected, mismatch, eager_failed
+    QString message;
+    QVector<OutputDiff> outputs;
+    bool ok() const { return status == QLatin1String("ok"); }
+    double maxAbs() const;
+    double maxRel() const;
+};
+
+struct RangeConstraint {
+    QString symbol;
+    std::optional<qint64> min;
+    std::optional<qint64> max; // nullopt: unbounded
+};
+
+struct ProgramInput {
+    QString name;
+    QStringList shape; // sizes as text: "4", "s0", "s2 + 1"
+};
+
+struct ExportResult {
+    bool ok = false;      // exported, saved and every captured call replays
+    bool exported = false; // the .pt2 was written (also when verification failed)
+    QString output;
+    int exampleCall = -1;
+    QString device;
+    bool strict = false;
+    bool modelReused = false;
+    bool captureReused = false;
+    QVector<CallVerification> verification;
+    QVector<RangeConstraint> ranges;
+    QVector<ProgramInput> inputs;
+    QJsonObject timings;
+    WorkerFailure failure; // set when !ok
+
+    static ExportResult fromResult(const QJsonObject &result);
+    static ExportResult fromFailure(const WorkerFailure &failure);
+    // The verification table as text, one row per captured call.
+    QString verificationTable() const;
+};
+
+} // namespace dimscope
+
+Q_DECLARE_METATYPE(dimscope::WorkerFailure)
+Q_DECLARE_METATYPE(dimscope::ExportResult)

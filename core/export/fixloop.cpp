@@ -1,0 +1,88 @@
+#include "export/fixloop.h"
+
+#include "export/exportclient.h"
+
+namespace dimscope {
+
+FixLoop::FixLoop(ExportClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{
+    connect(client, &ExportClient::exportFinished, this, &FixLoop::onExportFinished);
+}
+
+void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier apply)
+{
+    m_request = request;
+    m_spec = std::move(spec);
+    m_apply = std::move(apply);
+    m_rounds.clear();
+    m_seenFixes.clear();
+    m_stopRequested = false;
+    runRound();
+}
+
+void FixLoop::runRound()
+{
+    if (!m_client) {
+        finish(false, QStringLiteral("the export client is gone"));
+        return;
+    }
+    ExportRequest r = m_request;
+    r.spec = m_spec();
+    emit roundStarted(m_rounds.size() + 1);
+    m_requestId = m_client->exportModel(r);
+}
+
+void FixLoop::onExportFinished(int id, const ExportResult &result)
+{
+    if (id != m_requestId)
+        return;
+    m_requestId = -1;
+    m_rounds.append(result);
+    const int round = m_rounds.size();
+    emit roundFinished(round, result);
+    if (result.ok) {
+        finish(true, round == 1 ? QStringLiteral("exported; no fixes were needed")
+                                : QStringLiteral("exported after %1 rounds of fixes").arg(round - 1));
+        return;
+    }
+    const QStringList fixes = result.failure.fixes;
+    if (fixes.isEmpty()) {
+        finish(false, QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind));
+        return;
+    }
+    if (m_seenFixes.contains(fixes)) {
+        finish(false, QStringLiteral("torch suggested the same fixes again; applying them changes nothing"));
+        return;
+    }
+    m_seenFixes.append(fixes);
+    QString error;
+    const bool changed = m_apply(fixes, &error);
+    if (!error.isEmpty()) {
+        finish(false, QStringLiteral("the suggested fixes could not be applied: %1").arg(error));
+        return;
+    }
+    if (!changed) {
+        finish(false, QStringLiteral("applying the suggested fixes changed nothing"));
+        return;
+    }
+    emit fixesApplied(round, fixes);
+    if (m_stopRequested) {
+        finish(false, QStringLiteral("stopped"));
+        return;
+    }
+    if (round >= m_maxRounds) {
+        finish(false, QStringLiteral("gave up after %1 rounds").arg(round));
+        return;
+    }
+    runRound();
+}
+
+void FixLoop::finish(bool success, const QString &why)
+{
+    m_requestId = -1;
+    emit finished(success, why);
+}
+
+} // namespace dimscope

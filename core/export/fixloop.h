@@ -1,0 +1,64 @@
+#pragma once
+
+#include "export/exportrequest.h"
+#include "export/exportresult.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QVector>
+
+#include <functional>
+
+namespace dimscope {
+
+class ExportClient;
+
+// export -> suggested fixes -> apply -> re-export, until the export succeeds or a
+// round changes nothing. Knows nothing about constraint sets: the caller passes how
+// to build the current spec and how to apply fix lines (with the shapes module's
+// SuggestedFixApplier on its ConstraintSet), so the loop also serves the GUI.
+class FixLoop : public QObject
+{
+    Q_OBJECT
+public:
+    // The current dimscope.dynamic_shapes document.
+    using SpecProvider = std::function<QJsonObject()>;
+    // Applies torch's fix lines; returns true when the constraints changed. On a
+    // problem, sets *error and returns false.
+    using FixApplier = std::function<bool(const QStringList &fixes, QString *error)>;
+
+    explicit FixLoop(ExportClient *client, QObject *parent = nullptr);
+
+    void setMaxRounds(int rounds) { m_maxRounds = rounds; }
+    bool isRunning() const { return m_requestId >= 0; }
+    // Starts the loop; request.spec is ignored (the provider gives it each round).
+    void start(const ExportRequest &request, SpecProvider spec, FixApplier apply);
+    const QVector<ExportResult> &rounds() const { return m_rounds; }
+    // Stops after the current round (the worker is not killed).
+    void stop() { m_stopRequested = true; }
+
+signals:
+    void roundStarted(int round);
+    void roundFinished(int round, const dimscope::ExportResult &result);
+    void fixesApplied(int round, const QStringList &fixes);
+    // success: the last round exported and verified. why: the reason it stopped.
+    void finished(bool success, const QString &why);
+
+private:
+    void runRound();
+    void onExportFinished(int id, const dimscope::ExportResult &result);
+    void finish(bool success, const QString &why);
+
+    QPointer<ExportClient> m_client;
+    ExportRequest m_request;
+    SpecProvider m_spec;
+    FixApplier m_apply;
+    QVector<ExportResult> m_rounds;
+    QList<QStringList> m_seenFixes;
+    int m_maxRounds = 8;
+    int m_requestId = -1;
+    bool m_stopRequested = false;
+};
+
+} // namespace dimscope

@@ -1,0 +1,165 @@
+#include "export/pythonruntime.h"
+
+#include "util/buildinfo.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+#include <algorithm>
+
+namespace dimscope {
+
+namespace {
+
+QString defaultTorchRoot()
+{
+    const QString env = qEnvironmentVariable("DIMSCOPE_TORCH_ROOT");
+    return env.isEmpty() ? QStringLiteral("/var/cache/dimscope/torch-root") : env;
+}
+
+// The newest python3.N in the root's usr/bin, as scripts/torch-python picks it.
+QString rootPython(const QString &root)
+{
+    const QRegularExpression re(QStringLiteral("^python3\\.(\\d+)$"));
+    QString best;
+    int bestMinor = -1;
+    const QStringList names = QDir(root + QStringLiteral("/usr/bin")).entryList(QDir::Files);
+    for (const QString &n : names) {
+        const auto m = re.match(n);
+        if (m.hasMatch() && m.captured(1).toInt() > bestMinor) {
+            bestMinor = m.captured(1).toInt();
+            best = root + QStringLiteral("/usr/bin/") + n;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+QString PythonRuntime::findPackageDir()
+{
+    const QString appDir = QCoreApplication::applicationDirPath();
+    const QStringList candidates = {
+        appDir + QStringLiteral("/../share/dimscope/python"),
+        BuildInfo::sourceDir() + QStringLiteral("/python"),
+    };
+    for (const QString &c : candidates) {
+        if (QFileInfo::exists(c + QStringLiteral("/dimscope/worker.py")))
+            return QDir::cleanPath(c);
+    }
+    return QDir::cleanPath(candidates.last());
+}
+
+PythonRuntime PythonRuntime::fromInterpreter(const QString &python)
+{
+    PythonRuntime r;
+    r.m_source = Source::Explicit;
+    r.m_program = python;
+    r.m_packageDir = findPackageDir();
+    return r;
+}
+
+PythonRuntime PythonRuntime::discover()
+{
+    const QString env = qEnvironmentVariable("DIMSCOPE_PYTHON");
+    if (!env.isEmpty()) {
+        PythonRuntime r = fromInterpreter(env);
+        r.m_source = Source::Environment;
+        return r;
+    }
+    const QString root = defaultTorchRoot();
+    const QString py = rootPython(root);
+    if (QFileInfo::exists(root + QStringLiteral("/.dimscope-complete")) && !py.isEmpty()) {
+        PythonRuntime r;
+        r.m_source = Source::TorchRoot;
+        // Run through the root's own loader so its glibc is used, not the host's.
+        r.m_program = root + QStringLiteral("/lib64/ld-linux-x86-64.so.2");
+        QStringList libs = {root + QStringLiteral("/lib/x86_64-linux-gnu"), root + QStringLiteral("/usr/lib/x86_64-linux-gnu")};
+        for (const char *sub : {"lapack", "blas"}) {
+            const QString d = root + QStringLiteral("/usr/lib/x86_64-linux-gnu/") + QLatin1String(sub);
+            if (QFileInfo(d).isDir())
+                libs << d;
+        }
+        r.m_arguments = {QStringLiteral("--library-path"), libs.join(QLatin1Char(':')), py};
+        r.m_pythonHome = root + QStringLiteral("/usr");
+        r.m_packageDir = findPackageDir();
+        return r;
+    }
+    PythonRuntime r;
+    r.m_source = Source::Path;
+    r.m_program = QStandardPaths::findExecutable(QStringLiteral("python3"));
+    if (r.m_program.isEmpty())
+        r.m_program = QStringLiteral("python3");
+    r.m_packageDir = findPackageDir();
+    return r;
+}
+
+QString PythonRuntime::sourceName() const
+{
+    switch (m_source) {
+    case Source::Environment: return QStringLiteral("DIMSCOPE_PYTHON");
+    case Source::TorchRoot: return QStringLiteral("provisioned torch runtime");
+    case Source::Path: return QStringLiteral("python3 on PATH");
+    case Source::Explicit: return QStringLiteral("chosen interpreter");
+    }
+    return {};
+}
+
+QProcessEnvironment PythonRuntime::environment() const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString old = env.value(QStringLiteral("PYTHONPATH"));
+    env.insert(QStringLiteral("PYTHONPATH"), old.isEmpty() ? m_packageDir : m_packageDir + QLatin1Char(':') + old);
+    if (!m_pythonHome.isEmpty())
+        env.insert(QStringLiteral("PYTHONHOME"), m_pythonHome);
+    env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    return env;
+}
+
+QString PythonRuntime::commandLine() const
+{
+    return (QStringList{m_program} + m_arguments).join(QLatin1Char(' '));
+}
+
+bool PythonRuntime::check(QString *error, QString *description, int timeoutMs) const
+{
+    QProcess p;
+    p.setProcessEnvironment(environment());
+    const QString code = QStringLiteral(
+        "import sys, torch\n"
+        "v = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2])\n"
+        "print('python %s, torch %s' % (sys.version.split()[0], torch.__version__))\n"
+        "sys.exit(0 if v >= (2, 1) else 3)\n");
+    p.start(m_program, m_arguments + QStringList{QStringLiteral("-c"), code});
+    if (!p.waitForStarted(timeoutMs)) {
+        if (error)
+            *error = QStringLiteral("cannot start %1 (%2): %3").arg(commandLine(), sourceName(), p.errorString());
+        return false;
+    }
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(1000);
+        if (error)
+            *error = QStringLiteral("%1 did not answer within %2 s").arg(commandLine()).arg(timeoutMs / 1000);
+        return false;
+    }
+    const QString out = QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        if (error) {
+            const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+            *error = p.exitCode() == 3
+                ? QStringLiteral("%1 (%2) has %3; dimscope needs torch >= 2.1").arg(commandLine(), sourceName(), out)
+                : QStringLiteral("%1 (%2) cannot import torch: %3").arg(commandLine(), sourceName(), err.section(QLatin1Char('\n'), -1));
+        }
+        return false;
+    }
+    if (description)
+        *description = out;
+    return true;
+}
+
+} // namespace dimscope

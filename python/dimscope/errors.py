@@ -1,0 +1,184 @@
+"""Structured failures of the export worker (docs/worker-protocol.md, "Errors").
+
+`classify(exc)` turns whatever torch.export raised into a dict with a `kind`, the
+message, the traceback and kind-specific fields, so that the C++ side never parses
+Python tracebacks itself.
+"""
+
+import os
+import re
+import traceback
+
+
+class WorkerError(Exception):
+    """An error the worker reports as is: `kind` plus extra fields."""
+
+    def __init__(self, kind, message, **fields):
+        super().__init__(message)
+        self.kind = kind
+        self.fields = fields
+
+
+def _tb_text(exc):
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def error_dict(kind, message, traceback_text=None, **fields):
+    d = {"kind": kind, "message": message, "traceback": traceback_text}
+    d.update(fields)
+    return d
+
+
+# --- constraint violations -------------------------------------------------------
+
+_SOURCE = re.compile(r"L\[[^\s]*?\.size\(\)\[\d+\]")
+
+
+def source_to_path(source):
+    """`L['args'][1]['x'].size()[0]` -> ("x", 0); `L['args'][0][1].size()[0]` -> ("args[1]", 0);
+    strict mode's `L['x'].size()[0]` -> ("x", 0). None when the form is unknown."""
+    m = re.match(r"^L(.*)\.size\(\)\[(\d+)\]$", source)
+    if not m:
+        return None
+    rest, dim = m.group(1), int(m.group(2))
+    if rest.startswith("['args'][1]"):
+        rest = rest[len("['args'][1]"):]
+    elif rest.startswith("['args'][0]"):
+        rest = "args" + rest[len("['args'][0]"):]
+    mk = re.match(r"^\['([^']+)'\](.*)$", rest)
+    if mk:
+        rest = mk.group(1) + mk.group(2)
+    return rest, dim
+
+
+def _violation(text):
+    v = {"text": text, "dims": [], "sources": [], "kind": "guard"}
+    v["dims"] = sorted(set(re.findall(r"\b([A-Za-z_]\w*) = L\[", text)))
+    for src in _SOURCE.findall(text):
+        p = source_to_path(src)
+        if p and {"path": p[0], "dim": p[1]} not in v["sources"]:
+            v["sources"].append({"source": src, "path": p[0], "dim": p[1]})
+    if "RelaxedUnspecConstraint" in text or "as dynamic but your code specialized" in text:
+        v["kind"] = "dynamic_specialized"
+    elif "inferred to be a constant" in text:
+        v["kind"] = "constant"
+    elif "must always be equal" in text:
+        v["kind"] = "equal"
+    elif "must always be related" in text:
+        v["kind"] = "derived"
+    elif "in the specified range" in text:
+        v["kind"] = "range"
+    return v
+
+
+def parse_constraint_violation(message):
+    """Violation lines, suggested fix lines and the names from a ConstraintViolation text.
+    Returns None when the text is not one."""
+    m = re.search(r"Constraints violated \((.*?)\)!", message)
+    if not m:
+        return None
+    violations, fixes = [], []
+    in_fixes = False
+    for line in message.splitlines():
+        if line.startswith("Suggested fixes:"):
+            in_fixes = True
+            continue
+        if in_fixes:
+            # The fix block is indented; newer torch appends unindented hints after it.
+            if line.startswith("  ") and line.strip():
+                fixes.append(line.strip())
+                continue
+            if fixes:
+                in_fixes = False
+            continue
+        if line.startswith("  - "):
+            violations.append(line[4:].rstrip())
+        elif violations and line.startswith("    ") and line.strip():
+            violations[-1] += " " + line.strip()
+    return {
+        "names": [n.strip() for n in m.group(1).split(",") if n.strip()],
+        "violations": [_violation(v) for v in violations],
+        "fixes": fixes,
+    }
+
+
+# --- data-dependent guards ---------------------------------------------------------
+
+def _user_frames(exc):
+    """Frames of the traceback outside torch and this package: the user's code."""
+    import torch
+
+    torch_dir = os.path.dirname(torch.__file__)
+    here = os.path.dirname(os.path.abspath(__file__))
+    frames = []
+    for fs in traceback.extract_tb(exc.__traceback__):
+        f = os.path.abspath(fs.filename)
+        if f.startswith(torch_dir) or f.startswith(here) or "/site-packages/" in f or "/dist-packages/" in f:
+            continue
+        if f.startswith("<"):
+            continue
+        frames.append({"file": fs.filename, "line": fs.lineno, "function": fs.name, "code": fs.line or ""})
+    return frames
+
+
+def _data_dependent(message, exc):
+    expr = None
+    m = re.search(r"data-dependent expression (.+?)(?: \(unhinted|\.\s|\n|$)", message)
+    if m:
+        expr = m.group(1).strip()
+    src = None
+    m = re.search(r'The following call raised this error:\n\s*File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', message)
+    if m:
+        src = {"file": m.group(1), "line": int(m.group(2)), "function": m.group(3), "code": m.group(4).strip()}
+    else:
+        frames = _user_frames(exc)
+        if frames:
+            src = frames[-1]
+    return {"expression": expr, "source": src,
+            "hint": "add torch._check(...) on the value in the model code (see the torch.export "
+                    "tutorial, 'Data-dependent errors'), or make the branch static"}
+
+
+# --- the classifier ----------------------------------------------------------------
+
+def classify(exc):
+    """A structured error dict for an exception raised by torch.export.export."""
+    if isinstance(exc, WorkerError):
+        # The worker's own frames are noise here; the user's traceback, when any, is not.
+        fields = dict(exc.fields)
+        return error_dict(exc.kind, str(exc), fields.pop("user_traceback", None), **fields)
+    message = str(exc)
+    tb = _tb_text(exc)
+    name = type(exc).__name__
+
+    parsed = parse_constraint_violation(message)
+    if parsed is not None:
+        kinds = {v["kind"] for v in parsed["violations"]}
+        kind = "dynamic_specialized" if kinds == {"dynamic_specialized"} else "constraint_violation"
+        return error_dict(kind, message.splitlines()[0], tb, raw=message, **parsed)
+
+    if name == "GuardOnDataDependentSymNode" or "data-dependent expression" in message:
+        return error_dict("data_dependent", message.split("\n")[0], tb, raw=message,
+                          **_data_dependent(message, exc))
+
+    if ("Detected mismatch between the structure of `inputs` and `dynamic_shapes`" in message
+            or "`dynamic_shapes` is specified as a dict, its top-level keys" in message
+            or re.match(r"Node (arity|type) mismatch", message)):
+        return error_dict("structure_mismatch", message.split("\nFor more information")[0], tb, raw=message)
+
+    m = re.search(r"Unsupported input type <class '([^']+)'>", message) or \
+        re.search(r"[Uu]nregistered.*?<class '([^']+)'>", message)
+    if m:
+        cls = m.group(1)
+        return error_dict(
+            "unregistered_pytree", message, tb, raw=message, type=cls,
+            hint=("register %s with torch.utils._pytree.register_pytree_node(%s, flatten_fn, "
+                  "unflatten_fn, flatten_with_keys_fn=...) before exporting (for transformers "
+                  "caches, the registration the capture recorded)" % (cls, cls.rsplit(".", 1)[-1])))
+
+    if "Untracked tensor used in export constraints" in message:
+        return error_dict("constraint_violation", message.splitlines()[0], tb, raw=message,
+                          names=[], violations=[_violation(message.splitlines()[0])], fixes=[],
+                          hint="strict mode lost the symbols of an input (often a cache class): "
+                               "export with strict=False")
+    return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message)

@@ -1,0 +1,252 @@
+"""One export of a captured model: pick the example call, torch.export.export,
+torch.export.save (atomically), then replay every captured call through the exported
+program and compare with the eager model. Used by the worker (warm) and by plain
+scripts (the cold baseline of the benchmark) alike."""
+
+import copy
+import os
+import time
+
+from . import spec as speclib
+from .errors import WorkerError
+
+
+def _noop(*_args, **_kwargs):
+    pass
+
+
+def call_inputs(call):
+    """A captured call's inputs by parameter name, constant kwargs included: what the
+    spec's top-level dict is matched against."""
+    kwargs = dict(call.kwargs)
+    kwargs.update(getattr(call, "constant_kwargs", None) or {})
+    return kwargs
+
+
+def call_arguments(call):
+    """(args, kwargs) to run a captured call with: positional-only parameters and
+    *args positionally (the capture knows the signature), the rest by name."""
+    if hasattr(call, "call_arguments"):
+        args, kwargs = call.call_arguments(include_constants=True)
+        return tuple(args), dict(kwargs)
+    return (), call_inputs(call)
+
+
+def with_constants(shapes, kwargs):
+    """torch wants the top-level spec keys to be exactly the argument names."""
+    out = dict(shapes)
+    for k in kwargs:
+        out.setdefault(k, None)
+    return out
+
+
+def dynamic_sizes(shapes, kwargs):
+    """[(path, dim, size)] of the dims the spec makes dynamic in these inputs."""
+    out = []
+    for path, tensor, dims in speclib.walk(shapes, kwargs):
+        for d in sorted(dims):
+            out.append((path, d, int(tensor.shape[d])))
+    return out
+
+
+def choose_example(shapes, calls, requested=None, log=_noop):
+    """Index of the example call: `requested`, else the first call whose structure fits
+    the spec and whose dynamic dims are all >= 2 (torch specializes 0 and 1)."""
+    if requested is not None:
+        if not 0 <= requested < len(calls):
+            raise WorkerError("bad_request", "call %d does not exist (the capture has %d calls)"
+                              % (requested, len(calls)))
+        kwargs = call_inputs(calls[requested])
+        try:
+            sizes = dynamic_sizes(with_constants(shapes, kwargs), kwargs)
+        except speclib.StructureMismatch as e:
+            raise WorkerError("structure_mismatch", "call %d does not fit the spec: %s" % (requested, e),
+                              path=e.path, call=requested) from e
+        small = ["%s dim %d = %d" % s for s in sizes if s[2] < 2]
+        if small:
+            log("warning: example call %d has dynamic dims below 2 (%s); torch will specialize them"
+                % (requested, ", ".join(small)))
+        return requested
+    first_fit, first_error = None, None
+    for i, call in enumerate(calls):
+        kwargs = call_inputs(call)
+        try:
+            sizes = dynamic_sizes(with_constants(shapes, kwargs), kwargs)
+        except speclib.StructureMismatch as e:
+            first_error = first_error or (i, e)
+            continue
+        if first_fit is None:
+            first_fit = i
+        if all(s[2] >= 2 for s in sizes):
+            return i
+    if first_fit is not None:
+        log("warning: every call that fits the spec has a dynamic dim below 2; using call %d, "
+            "torch will specialize those dims" % first_fit)
+        return first_fit
+    i, e = first_error
+    raise WorkerError("structure_mismatch", "no captured call fits the spec; call %d: %s" % (i, e),
+                      path=e.path, call=i)
+
+
+def _flatten(tree):
+    from torch.utils import _pytree as pytree
+
+    if hasattr(pytree, "tree_flatten_with_path"):
+        leaves, _ = pytree.tree_flatten_with_path(tree)
+        return [("output" + pytree.keystr(p), v) for p, v in leaves]
+    leaves, _ = pytree.tree_flatten(tree)
+    return [("output[%d]" % i, v) for i, v in enumerate(leaves)]
+
+
+def compare_outputs(expected, actual, atol=1e-4, rtol=1e-3):
+    """Per output leaf: max abs and max rel difference. Returns (leaves, ok, message)."""
+    import torch
+
+    exp, act = _flatten(expected), _flatten(actual)
+    if len(exp) != len(act):
+        return [], False, "the exported program returned %d output leaves, the model %d" % (len(act), len(exp))
+    leaves, ok = [], True
+    for (path, e), (_, a) in zip(exp, act):
+        if isinstance(e, torch.Tensor) and isinstance(a, torch.Tensor):
+            if e.shape != a.shape:
+                leaves.append({"path": path, "shape_mismatch": [list(e.shape), list(a.shape)]})
+                ok = False
+                continue
+            if e.numel() == 0:
+                leaves.append({"path": path, "max_abs": 0.0, "max_rel": 0.0})
+                continue
+            ed, ad = e.detach().double().cpu(), a.detach().double().cpu()
+            diff = (ed - ad).abs()
+            max_abs = float(diff.max())
+            max_rel = float((diff / ed.abs().clamp_min(1e-12)).max())
+            leaf_ok = bool(torch.allclose(ad, ed, atol=atol, rtol=rtol, equal_nan=True))
+            ok = ok and leaf_ok
+            leaves.append({"path": path, "max_abs": max_abs, "max_rel": max_rel, "ok": leaf_ok})
+        else:
+            same = e == a
+            ok = ok and bool(same)
+            leaves.append({"path": path, "value_equal": bool(same)})
+    return leaves, ok, None
+
+
+def verify(model, program, calls, progress=_noop, example_keys=None):
+    """Replays every captured call through the exported program and the eager model."""
+    import torch
+
+    module = program.module()
+    rows = []
+    for i, call in enumerate(calls):
+        progress("verify", "call %d of %d" % (i + 1, len(calls)), (i + 1) / max(1, len(calls)))
+        args, kwargs = call_arguments(call)
+        row = {"call": i, "status": "ok", "message": None, "outputs": []}
+        if example_keys is not None and set(call_inputs(call)) != example_keys:
+            missing = sorted(example_keys - set(call_inputs(call)))
+            extra = sorted(set(call_inputs(call)) - example_keys)
+            row["reason"] = "structure"
+            row["message"] = "the call's inputs differ from the example call's (%s)" % ", ".join(
+                (["missing: " + ", ".join(missing)] if missing else []) + (["extra: " + ", ".join(extra)] if extra else []))
+        with torch.no_grad():
+            try:
+                expected = model(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+            except Exception as e:
+                row.update(status="eager_failed", message="%s: %s" % (type(e).__name__, e))
+                rows.append(row)
+                continue
+            try:
+                actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+            except Exception as e:
+                # The exported program's guards: what the user must see.
+                text = "%s: %s" % (type(e).__name__, str(e).strip())
+                if row["message"]:
+                    text = row["message"] + "; " + text
+                else:
+                    row["reason"] = "guard"
+                row.update(status="rejected", message=text)
+                rows.append(row)
+                continue
+        row["message"] = None
+        row.pop("reason", None)
+        leaves, ok, message = compare_outputs(expected, actual)
+        row["outputs"] = leaves
+        if not ok:
+            row.update(status="mismatch", message=message or "outputs differ beyond atol=1e-4, rtol=1e-3")
+        rows.append(row)
+    return rows
+
+
+def describe_program(program):
+    """User inputs with their (symbolic) shapes and the range constraints."""
+    ranges = {}
+    for sym, vr in program.range_constraints.items():
+        lo, hi = vr.lower, vr.upper
+
+        def num(v):
+            if v is None or "oo" in str(v):
+                return None  # int_oo / oo: unbounded
+            try:
+                return int(v)
+            except Exception:
+                return None
+        ranges[str(sym)] = [num(lo), num(hi)]
+    inputs = []
+    user = set(program.graph_signature.user_inputs)
+    for node in program.graph.nodes:
+        if node.op != "placeholder" or node.name not in user:
+            continue
+        val = node.meta.get("val")
+        shape = None
+        if hasattr(val, "shape"):
+            shape = [int(s) if str(s).lstrip("-").isdigit() else str(s) for s in val.shape]
+        inputs.append({"name": node.name, "shape": shape})
+    return {"inputs": inputs, "range_constraints": ranges}
+
+
+def save_atomically(program, output):
+    import torch
+
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise WorkerError("bad_request", "output folder %s does not exist" % folder)
+    tmp = os.path.join(folder, ".%s.%d.tmp" % (os.path.basename(output), os.getpid()))
+    try:
+        torch.export.save(program, tmp)
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
+               verify_calls=True, progress=_noop, log=_noop):
+    """The whole export; returns the result dict, raises WorkerError or torch's exception."""
+    import torch
+
+    timings = {}
+    t = time.perf_counter()
+    try:
+        shapes = speclib.load_dynamic_shapes(spec_doc)
+    except speclib.SpecError as e:
+        raise WorkerError("bad_spec", "the dynamic_shapes spec is invalid: %s" % e) from e
+    index = choose_example(shapes, calls, call, log)
+    named = call_inputs(calls[index])
+    shapes = with_constants(shapes, named)
+    args, kwargs = call_arguments(calls[index])
+    progress("export", "torch.export.export on call %d (%s, %s)"
+             % (index, device, "strict" if strict else "non-strict"), None)
+    t = time.perf_counter()
+    program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+    timings["export"] = time.perf_counter() - t
+    t = time.perf_counter()
+    progress("save", "saving %s" % output, None)
+    save_atomically(program, output)
+    timings["save"] = time.perf_counter() - t
+    result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
+    result.update(describe_program(program))
+    if verify_calls:
+        t = time.perf_counter()
+        rows = verify(model, program, calls, progress, example_keys=set(named))
+        timings["verify"] = time.perf_counter() - t
+        result["verification"] = rows
+        result["verified"] = all(r["status"] == "ok" for r in rows)
+    result["timings"] = timings
+    return result

@@ -1,0 +1,320 @@
+"""The export worker: `python -m dimscope.worker`.
+
+A long-lived process speaking JSON lines (docs/worker-protocol.md). stdout carries
+protocol lines only: whatever user code prints goes out as `log` events, and native
+writes to file descriptor 1 are sent to stderr.
+"""
+
+import importlib.util
+import io
+import json
+import os
+import platform
+import sys
+import threading
+import time
+import traceback
+import warnings
+
+PROTOCOL_VERSION = 1
+
+
+class Channel:
+    """Writes protocol lines on a private duplicate of the original stdout."""
+
+    def __init__(self):
+        fd = os.dup(1)
+        os.dup2(2, 1)  # native code writing to fd 1 now lands on stderr
+        self._out = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+        self._lock = threading.Lock()
+        self.request_id = None
+
+    def send(self, event, rid=None, **fields):
+        msg = {"id": self.request_id if rid is None else rid, "event": event}
+        msg.update(fields)
+        try:
+            line = json.dumps(msg, default=str, allow_nan=False)
+        except ValueError:  # NaN/inf: not JSON; Qt's parser rejects them
+            line = json.dumps(_finite(msg), default=str, allow_nan=False)
+        with self._lock:
+            self._out.write(line + "\n")
+            self._out.flush()
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+class LogStream(io.TextIOBase):
+    """sys.stdout / sys.stderr replacement: complete lines become log events."""
+
+    def __init__(self, channel, stream):
+        self._channel, self._stream, self._buf = channel, stream, ""
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        self._buf += s
+        while "\n" in self._buf:
+            line, self._buf = self._buf.split("\n", 1)
+            self._channel.send("log", stream=self._stream, text=line)
+        return len(s)
+
+    def flush(self):
+        if self._buf:
+            self._channel.send("log", stream=self._stream, text=self._buf)
+            self._buf = ""
+
+
+class Worker:
+    def __init__(self, channel):
+        self.ch = channel
+        self.model = None
+        self.model_ref = None
+        self.model_device = None
+        self.capture_cache = {}  # (path, mtime, size, device) -> capture
+        self.started = time.time()
+        self.torch_import_s = None
+
+    # --- events ---------------------------------------------------------------
+    def progress(self, stage, message, fraction=None):
+        self.ch.send("progress", stage=stage, message=message, fraction=fraction)
+
+    def log(self, text, stream="worker"):
+        self.ch.send("log", stream=stream, text=text)
+
+    # --- requests -------------------------------------------------------------
+    def hello(self, params):
+        import torch
+
+        cuda = torch.cuda.is_available()
+        transformers_version = None
+        if importlib.util.find_spec("transformers") is not None:
+            try:
+                from importlib.metadata import version
+                transformers_version = version("transformers")
+            except Exception:
+                transformers_version = "unknown"
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "pid": os.getpid(),
+            "executable": sys.executable,
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers_version,
+            "cuda": {
+                "available": cuda,
+                "built_with": torch.version.cuda,
+                "devices": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else [],
+            },
+            "torch_import_s": self.torch_import_s,
+        }
+
+    def _ensure_model(self, ref, reload=False):
+        from .modelref import load_model
+
+        if not ref:
+            if self.model is None:
+                from .errors import WorkerError
+                raise WorkerError("no_model", "no model is loaded: send load_model first or give 'model'")
+            return True
+        if self.model is not None and ref == self.model_ref and not reload:
+            return True
+        self.progress("load_model", "loading %s" % ref)
+        self.model, self.model_ref, self.model_device = None, None, None
+        model = load_model(ref)
+        model.eval()
+        self.model, self.model_ref, self.model_device = model, ref, "cpu"
+        return False
+
+    def load_model(self, params):
+        t = time.perf_counter()
+        reused = self._ensure_model(params.get("model"), bool(params.get("reload")))
+        return {"model": self.model_ref, "class": _qualname(type(self.model)), "reused": reused,
+                "seconds": time.perf_counter() - t}
+
+    def describe(self, params):
+        import inspect
+
+        reused = self._ensure_model(params.get("model"))
+        m = self.model
+        sig = []
+        for p in inspect.signature(m.forward).parameters.values():
+            entry = {"name": p.name, "kind": p.kind.name, "has_default": p.default is not p.empty}
+            if p.default is not p.empty:
+                if p.default is None or isinstance(p.default, (bool, int, float, str)):
+                    entry["default"] = p.default
+                else:
+                    entry["default_repr"] = repr(p.default)
+            if p.annotation is not p.empty:
+                entry["annotation"] = p.annotation if isinstance(p.annotation, str) else _qualname(p.annotation)
+            sig.append(entry)
+        params_ = list(m.parameters())
+        buffers = list(m.buffers())
+        return {
+            "model": self.model_ref, "class": _qualname(type(m)), "reused": reused,
+            "signature": sig,
+            "parameters": sum(p.numel() for p in params_),
+            "buffers": sum(b.numel() for b in buffers),
+            "dtypes": sorted({str(t.dtype).replace("torch.", "") for t in params_ + buffers}),
+            "devices": sorted({str(t.device) for t in params_ + buffers}),
+            "training": m.training,
+        }
+
+    def _capture(self, path, device):
+        from .errors import WorkerError
+
+        if not path or not os.path.isfile(path):
+            raise WorkerError("bad_request", "capture file %r does not exist" % path)
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, device)
+        if key in self.capture_cache:
+            return self.capture_cache[key], True
+        try:
+            from . import caches, capture
+        except ImportError as e:
+            raise WorkerError("capture", "the dimscope capture reader is not available in this worker: %s" % e) from e
+        self.progress("load_capture", "reading %s" % path)
+        try:
+            cap = capture.load_capture(path, device=device)
+        except Exception as e:
+            raise WorkerError("capture", "%s: %s" % (path, e), user_traceback=traceback.format_exc()) from e
+        caches.register_capture_flattening(cap.manifest)
+        self.capture_cache = {key: cap}  # keep one: captures can be large
+        return cap, False
+
+    def export(self, params):
+        import torch
+
+        from . import exporter
+        from .errors import WorkerError
+
+        device = params.get("device", "cpu")
+        if device not in ("cpu", "cuda") and not str(device).startswith("cuda:"):
+            raise WorkerError("bad_request", "device must be 'cpu' or 'cuda', got %r" % device)
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise WorkerError("cuda_unavailable",
+                              "CUDA was requested, but this worker's torch %s sees no CUDA device "
+                              "(built with CUDA: %s). Export on cpu, or point DIMSCOPE_PYTHON at a "
+                              "CUDA-enabled Python." % (torch.__version__, torch.version.cuda or "no"))
+        for key in ("capture", "spec", "output"):
+            if key not in params:
+                raise WorkerError("bad_request", "export needs %r" % key)
+        reused = self._ensure_model(params.get("model"), bool(params.get("reload")))
+        cap, capture_reused = self._capture(params["capture"], device)
+        if self.model_device != device:
+            self.progress("load_model", "moving the model to %s" % device)
+            self.model.to(device)
+            self.model_device = device
+        spec = params["spec"]
+        if isinstance(spec, str):
+            with open(spec, encoding="utf-8") as f:
+                spec = json.load(f)
+        result = exporter.run_export(
+            self.model, cap.calls, spec, params["output"], device=device,
+            strict=bool(params.get("strict", False)), call=params.get("call"),
+            verify_calls=params.get("verify", True), progress=self.progress, log=self.log)
+        result["model_reused"] = reused
+        result["capture_reused"] = capture_reused
+        if result.get("verification") is not None and not result["verified"]:
+            bad = [r for r in result["verification"] if r["status"] != "ok"]
+            raise WorkerError(
+                "verification_failed",
+                "the program exported to %s, but %d of %d captured calls fail through it: %s"
+                % (result["output"], len(bad), len(result["verification"]),
+                   "; ".join("call %d %s" % (r["call"], r["status"]) for r in bad)),
+                result=result)
+        return result
+
+    def shutdown(self, params):
+        return {"bye": True}
+
+    # --- loop -----------------------------------------------------------------
+    def handle(self, line):
+        from .errors import classify, error_dict
+
+        try:
+            req = json.loads(line)
+        except ValueError as e:
+            self.ch.send("error", rid=None, error=error_dict("bad_request", "not JSON: %s" % e))
+            return True
+        if not isinstance(req, dict):
+            self.ch.send("error", rid=None, error=error_dict("bad_request", "a request is a JSON object"))
+            return True
+        rid, method = req.get("id"), req.get("method")
+        self.ch.request_id = rid
+        handler = getattr(self, method, None) if method in METHODS else None
+        try:
+            if handler is None:
+                self.ch.send("error", error=error_dict("bad_request", "unknown method %r (known: %s)"
+                                                       % (method, ", ".join(METHODS))))
+                return True
+            params = req.get("params") or {}
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("default")
+                result = handler(params)
+            for w in caught:
+                self.log("%s: %s" % (w.category.__name__, w.message), stream="warning")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            self.ch.send("result", result=result)
+        except BaseException as e:  # noqa: B902 - the worker must survive user code
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            sys.stdout.flush()
+            sys.stderr.flush()
+            try:
+                err = classify(e)
+            except Exception:
+                err = error_dict("internal", "%s: %s" % (type(e).__name__, e), traceback.format_exc())
+            self.ch.send("error", error=err)
+        finally:
+            self.ch.request_id = None
+        return method != "shutdown"
+
+
+METHODS = ("hello", "load_model", "describe", "export", "shutdown")
+
+
+def _qualname(t):
+    return "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", repr(t)))
+
+
+def main():
+    channel = Channel()
+    sys.stdout = LogStream(channel, "stdout")
+    sys.stderr = LogStream(channel, "stderr")
+    worker = Worker(channel)
+    t = time.perf_counter()
+    try:
+        import torch  # imported once, here: the point of staying warm
+    except Exception as e:
+        channel.send("error", rid=None, error={
+            "kind": "torch_missing", "traceback": traceback.format_exc(),
+            "message": "%s cannot import torch (%s: %s); dimscope needs torch >= 2.1"
+                       % (sys.executable, type(e).__name__, e)})
+        sys.exit(3)
+    if tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] if p.isdigit()) < (2, 1):
+        channel.send("error", rid=None, error={
+            "kind": "torch_too_old", "traceback": None,
+            "message": "%s has torch %s; dimscope needs torch >= 2.1 (torch.export)"
+                       % (sys.executable, torch.__version__)})
+        sys.exit(3)
+    worker.torch_import_s = time.perf_counter() - t
+    channel.send("ready", rid=None, protocol=PROTOCOL_VERSION, pid=os.getpid(), torch=torch.__version__)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        if not worker.handle(line):
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+// ExportClient against the real Python worker: start, warm reuse, errors with
+// tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
+#include "export/exportclient.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace dimscope;
+
+class TestExportClient : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void helloStartsTheWorkerOnce();
+    void loadModelReusesTheModel();
+    void badReferenceGivesTraceback();
+    void cancelDuringRequestThenNextWorks();
+    void crashBecomesClearError();
+    void timeoutStopsAHungWorker();
+    void unknownInterpreterIsAStartFailure();
+    void cudaWithoutCudaIsClear();
+    void demoExportKilledMidExportThenNextWorks();
+
+private:
+    QString model(const QString &name) const { return m_dir.filePath(QStringLiteral("models.py:")) + name; }
+    QTemporaryDir m_dir;
+};
+
+void TestExportClient::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QFile f(m_dir.filePath(QStringLiteral("models.py")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("import os, time\n"
+            "import torch\n"
+            "class Small(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.lin = torch.nn.Linear(3, 2)\n"
+            "    def forward(self, x):\n"
+            "        return self.lin(x)\n"
+            "def slow():\n"
+            "    time.sleep(60)\n"
+            "    return Small()\n"
+            "def crash():\n"
+            "    os._exit(7)\n");
+    f.close();
+    QFile b(m_dir.filePath(QStringLiteral("broken.py")));
+    QVERIFY(b.open(QIODevice::WriteOnly));
+    b.write("x = 1\nimport module_that_does_not_exist_anywhere\n");
+    b.close();
+    QString error, description;
+    QVERIFY2(PythonRuntime::discover().check(&error, &description), qPrintable(error));
+    qInfo("worker runtime: %s (%s)", qPrintable(description), qPrintable(PythonRuntime::discover().sourceName()));
+}
+
+void TestExportClient::helloStartsTheWorkerOnce()
+{
+    ExportClient client;
+    QSignalSpy started(&client, &ExportClient::workerStarted);
+    const int id = client.hello();
+    QVERIFY(client.waitForFinished(id, 120000));
+    QVERIFY2(!client.failureOf(id).isValid(), qPrintable(client.failureOf(id).toText()));
+    const QJsonObject r = client.resultOf(id);
+    QVERIFY(r.value(QLatin1String("torch")).toString().startsWith(QLatin1Char('2')));
+    QVERIFY(r.value(QLatin1String("cuda")).toObject().contains(QLatin1String("available")));
+    const qint64 pid = client.workerPid();
+    QVERIFY(pid > 0);
+    const int id2 = client.hello();
+    QVERIFY(client.waitForFinished(id2, 60000));
+    QCOMPARE(client.workerPid(), pid);
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(client.resultOf(id2).value(QLatin1String("pid")).toInt(), int(pid));
+}
+
+void TestExportClient::loadModelReusesTheModel()
+{
+    ExportClient client;
+    const int a = client.loadModel(model(QStringLiteral("Small")));
+    const int b = client.loadModel(model(QStringLiteral("Small")));
+    const int d = client.describe();
+    QVERIFY(client.waitForFinished(d, 120000));
+    QCOMPARE(client.resultOf(a).value(QLatin1String("reused")).toBool(), false);
+    QCOMPARE(client.resultOf(b).value(QLatin1String("reused")).toBool(), true);
+    const QJsonObject desc = client.resultOf(d);
+    QCOMPARE(desc.value(QLatin1String("parameters")).toInt(), 3 * 2 + 2);
+    QCOMPARE(desc.value(QLatin1String("signature")).toArray().first().toObject().value(QLatin1String("name")).toString(),
+             QStringLiteral("x"));
+}
+
+void TestExportClient::badReferenceGivesTraceback()
+{
+    ExportClient client;
+    QSignalSpy failed(&client, &ExportClient::requestFailed);
+    const int id = client.loadModel(m_dir.filePath(QStringLiteral("broken.py:Model")));
+    QVERIFY(client.waitForFinished(id, 120000));
+    const WorkerFailure f = client.failureOf(id);
+    QCOMPARE(f.kind, QStringLiteral("model_import"));
+    QVERIFY2(f.message.contains(QLatin1String("module_that_does_not_exist_anywhere")), qPrintable(f.message));
+    QVERIFY2(f.traceback.contains(QLatin1String("broken.py\", line 2")), qPrintable(f.traceback));
+    QVERIFY(f.toText().contains(QLatin1String("ModuleNotFoundError")));
+    QCOMPARE(failed.count(), 1);
+    // the worker survived
+    const int ok = client.loadModel(model(QStringLiteral("Small")));
+    QVERIFY(client.waitForFinished(ok, 60000));
+    QVERIFY(!client.failureOf(ok).isValid());
+}
+
+void TestExportClient::cancelDuringRequestThenNextWorks()
+{
+    ExportClient client;
+    QSignalSpy progress(&client, &ExportClient::progress);
+    const int slow = client.loadModel(model(QStringLiteral("slow")));
+    // the worker has started on it when it reports progress
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 120000);
+    const qint64 pid = client.workerPid();
+    client.cancel();
+    QVERIFY(client.hasOutcome(slow));
+    QCOMPARE(client.failureOf(slow).kind, QStringLiteral("cancelled"));
+    QVERIFY(!client.isBusy());
+    const int next = client.loadModel(model(QStringLiteral("Small")));
+    QVERIFY(client.waitForFinished(next, 120000));
+    QVERIFY2(!client.failureOf(next).isValid(), qPrintable(client.failureOf(next).toText()));
+    QVERIFY(client.workerPid() != pid);
+}
+
+void TestExportClient::crashBecomesClearError()
+{
+    ExportClient client;
+    const int id = client.loadModel(model(QStringLiteral("crash")));
+    QVERIFY(client.waitForFinished(id, 120000));
+    const WorkerFailure f = client.failureOf(id);
+    QCOMPARE(f.kind, QStringLiteral("worker_crashed"));
+    QVERIFY2(f.message.contains(QLatin1String("exited with code 7")), qPrintable(f.message));
+    const int next = client.hello();
+    QVERIFY(client.waitForFinished(next, 120000));
+    QVERIFY(!client.failureOf(next).isValid());
+}
+
+void TestExportClient::timeoutStopsAHungWorker()
+{
+    ExportClient client;
+    const int warm = client.hello();
+    QVERIFY(client.waitForFinished(warm, 120000));
+    client.setRequestTimeout(1500);
+    const int id = client.loadModel(model(QStringLiteral("slow")));
+    QVERIFY(client.waitForFinished(id, 30000));
+    QCOMPARE(client.failureOf(id).kind, QStringLiteral("timeout"));
+    QVERIFY(client.failureOf(id).message.contains(QLatin1String("load_model")));
+    QVERIFY(!client.isWorkerRunning());
+}
+
+void TestExportClient::unknownInterpreterIsAStartFailure()
+{
+    ExportClient client;
+    client.setRuntime(PythonRuntime::fromInterpreter(QStringLiteral("/nonexistent/python3")));
+    const int id = client.hello();
+    QVERIFY(client.waitForFinished(id, 30000));
+    QCOMPARE(client.failureOf(id).kind, QStringLiteral("worker_start"));
+    QVERIFY(client.failureOf(id).message.contains(QLatin1String("/nonexistent/python3")));
+}
+
+void TestExportClient::cudaWithoutCudaIsClear()
+{
+    ExportClient client;
+    const int h = client.hello();
+    QVERIFY(client.waitForFinished(h, 120000));
+    if (client.resultOf(h).value(QLatin1String("cuda")).toObject().value(QLatin1String("available")).toBool())
+        QSKIP("this machine has CUDA");
+    ExportRequest r;
+    r.model = model(QStringLiteral("Small"));
+    r.capture = m_dir.filePath(QStringLiteral("none.safetensors"));
+    r.output = m_dir.filePath(QStringLiteral("out.pt2"));
+    r.device = QStringLiteral("cuda");
+    QSignalSpy exported(&client, &ExportClient::exportFinished);
+    const int id = client.exportModel(r);
+    QVERIFY(client.waitForFinished(id, 60000));
+    QCOMPARE(exported.count(), 1);
+    const ExportResult res = exported.first().at(1).value<ExportResult>();
+    QVERIFY(!res.ok);
+    QCOMPARE(res.failure.kind, QStringLiteral("cuda_unavailable"));
+    QVERIFY(res.failure.message.contains(QLatin1String("CUDA was requested")));
+}
+
+static QJsonObject demoSpec()
+{
+    const QByteArray text = R"J({"format": "dimscope.dynamic_shapes", "version": 1,
+      "dims": [{"name": "batch", "min": null, "max": null}, {"name": "past", "min": null, "max": null},
+               {"name": "total", "root": "past", "a": 1, "b": 1}],
+      "dynamic_shapes": {"dict": {"input_ids": {"tensor": {"0": "batch"}},
+        "attention_mask": {"tensor": {"0": "batch", "1": "total"}},
+        "past_key_values": {"list": [
+          {"list": [{"tensor": {"0": "batch", "2": "past"}}, {"tensor": {"0": "batch", "2": "past"}}]},
+          {"list": [{"tensor": {"0": "batch", "2": "past"}}, {"tensor": {"0": "batch", "2": "past"}}]}]}}}})J";
+    return QJsonDocument::fromJson(text).object();
+}
+
+void TestExportClient::demoExportKilledMidExportThenNextWorks()
+{
+    const PythonRuntime rt = PythonRuntime::discover();
+    const QString capture = m_dir.filePath(QStringLiteral("demo.safetensors"));
+    QProcess rec;
+    rec.setProcessEnvironment(rt.environment());
+    rec.start(rt.program(), rt.arguments() + QStringList{QStringLiteral("-c"),
+              QStringLiteral("from dimscope.demo import record_demo_capture as r; r(%1)").arg(QLatin1Char('"') + capture + QLatin1Char('"'))});
+    QVERIFY(rec.waitForFinished(180000));
+    QVERIFY2(rec.exitCode() == 0, rec.readAllStandardError().constData());
+
+    ExportClient client;
+    ExportRequest r;
+    r.model = QStringLiteral("dimscope.demo:make_model");
+    r.capture = capture;
+    r.spec = demoSpec();
+    r.output = m_dir.filePath(QStringLiteral("demo.pt2"));
+    QString stage;
+    connect(&client, &ExportClient::progress, this, [&](int, const QString &s, const QString &, double) { stage = s; });
+    const int first = client.exportModel(r);
+    QTRY_COMPARE_WITH_TIMEOUT(stage, QStringLiteral("export"), 180000);
+    client.cancel(); // kill mid-export
+    QCOMPARE(client.failureOf(first).kind, QStringLiteral("cancelled"));
+    QVERIFY(!QFileInfo::exists(r.output)); // never a half-written .pt2
+
+    const int second = client.exportModel(r);
+    QVERIFY(client.waitForFinished(second, 300000));
+    const ExportResult res = client.exportResultOf(second);
+    QVERIFY2(res.exported, qPrintable(res.failure.toText()));
+    QVERIFY(QFileInfo::exists(r.output));
+    QCOMPARE(res.verification.size(), 4);
+    for (int i = 1; i < 4; ++i)
+        QVERIFY2(res.verification[i].ok(), qPrintable(res.verification[i].message));
+    // the prefill call passes no cache: the program rejects it, and says so
+    if (!res.ok) {
+        QCOMPARE(res.failure.kind, QStringLiteral("verification_failed"));
+        QVERIFY(res.verificationTable().contains(QLatin1String("rejected")));
+    }
+    // warm re-export
+    const int third = client.exportModel(r);
+    QVERIFY(client.waitForFinished(third, 300000));
+    QVERIFY(client.exportResultOf(third).modelReused);
+}
+
+QTEST_GUILESS_MAIN(TestExportClient)
+#include "tst_exportclient.moc"

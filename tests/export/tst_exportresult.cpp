@@ -1,0 +1,92 @@
+// Parsing the worker's answers into ExportResult / WorkerFailure values.
+#include "export/exportresult.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace dimscope;
+
+static QJsonObject json(const char *text)
+{
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(QByteArray(text), &e);
+    if (e.error != QJsonParseError::NoError)
+        qFatal("bad fixture: %s", qPrintable(e.errorString()));
+    return d.object();
+}
+
+class TestExportResult : public QObject
+{
+    Q_OBJECT
+private slots:
+    void constraintViolation()
+    {
+        // as the worker sends the tutorial model's failure (torch 2.6 text)
+        const WorkerFailure f = WorkerFailure::fromJson(json(R"J({"kind": "constraint_violation",
+            "message": "Constraints violated (d1, dy)!", "traceback": "tb", "raw": "Constraints violated (d1, dy)! ...",
+            "names": ["d1", "dy"],
+            "violations": [{"text": "The values of dy = L['args'][1]['y'].size()[0] and dx = L['args'][1]['x'].size()[0] must always be equal.",
+                            "kind": "equal", "dims": ["dx", "dy"],
+                            "sources": [{"source": "L['args'][1]['y'].size()[0]", "path": "y", "dim": 0}]}],
+            "fixes": ["d1 = 4", "dy = dx"]})J"));
+        QCOMPARE(f.kind, QStringLiteral("constraint_violation"));
+        QCOMPARE(f.fixes, (QStringList{QStringLiteral("d1 = 4"), QStringLiteral("dy = dx")}));
+        QCOMPARE(f.names, (QStringList{QStringLiteral("d1"), QStringLiteral("dy")}));
+        QCOMPARE(f.violations.size(), 1);
+        QCOMPARE(f.violations[0].kind, QStringLiteral("equal"));
+        QCOMPARE(f.violations[0].sources[0].path, QStringLiteral("y"));
+        QCOMPARE(f.violations[0].sources[0].dim, 0);
+        const QString text = f.toText();
+        QVERIFY(text.contains(QLatin1String("suggested fixes:\n  d1 = 4\n  dy = dx\n")));
+        QVERIFY(!text.contains(QLatin1String("tb"))); // torch's traceback is noise here
+    }
+
+    void dataDependentSource()
+    {
+        const WorkerFailure f = WorkerFailure::fromJson(json(R"J({"kind": "data_dependent", "message": "Could not guard",
+            "expression": "Eq(u0, 1)", "source": {"file": "/m.py", "line": 7, "function": "forward", "code": "if x.sum() > 0:"},
+            "hint": "torch._check"})J"));
+        QCOMPARE(f.source.line, 7);
+        QVERIFY(f.toText().contains(QLatin1String("at /m.py:7 in forward: if x.sum() > 0:")));
+    }
+
+    void successAndVerificationTable()
+    {
+        const ExportResult r = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "example_call": 1, "device": "cpu",
+            "strict": false, "model_reused": true, "capture_reused": false,
+            "range_constraints": {"s0": [2, 64], "s1": [2, null]},
+            "inputs": [{"name": "x", "shape": ["s0", 4]}],
+            "verification": [
+              {"call": 0, "status": "ok", "message": null, "outputs": [{"path": "output", "max_abs": 1e-7, "max_rel": 2e-6, "ok": true}]},
+              {"call": 1, "status": "ok", "message": null, "outputs": [{"path": "output", "max_abs": 0.0, "max_rel": 0.0, "ok": true}]}],
+            "timings": {"export": 0.5}})J"));
+        QVERIFY(r.ok && r.exported && r.modelReused && !r.captureReused);
+        QCOMPARE(r.ranges.size(), 2);
+        QCOMPARE(*r.ranges[0].max, qint64(64));
+        QVERIFY(!r.ranges[1].max.has_value());
+        QCOMPARE(r.inputs[0].shape, (QStringList{QStringLiteral("s0"), QStringLiteral("4")}));
+        const QString table = r.verificationTable();
+        QVERIFY2(table.contains(QLatin1String("1*")), qPrintable(table)); // the example call is marked
+        QCOMPARE(table.count(QLatin1Char('\n')), 3);
+    }
+
+    void verificationFailureKeepsTheResult()
+    {
+        const WorkerFailure f = WorkerFailure::fromJson(json(R"J({"kind": "verification_failed", "message": "1 of 2 fail",
+            "result": {"output": "/o.pt2", "example_call": 0, "verification": [
+              {"call": 0, "status": "ok", "outputs": []},
+              {"call": 1, "status": "rejected", "message": "Expected input at 'x'.shape[1] to be equal to 4, but got 5", "outputs": []}]}})J"));
+        const ExportResult r = ExportResult::fromFailure(f);
+        QVERIFY(!r.ok);
+        QVERIFY(r.exported);
+        QCOMPARE(r.verification.size(), 2);
+        QVERIFY(!r.verification[1].ok());
+        QVERIFY(r.verificationTable().contains(QLatin1String("rejected")));
+        QCOMPARE(r.failure.kind, QStringLiteral("verification_failed"));
+        const ExportResult crash = ExportResult::fromFailure(WorkerFailure::make(QStringLiteral("worker_crashed"), QStringLiteral("boom")));
+        QVERIFY(!crash.exported && !crash.ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExportResult)
+#include "tst_exportresult.moc"

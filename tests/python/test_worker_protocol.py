@@ -1,0 +1,245 @@
+"""The export worker as a real subprocess: protocol, hello, model references, errors,
+failure classification of real torch.export failures."""
+
+import json
+import os
+import textwrap
+
+import pytest
+import torch
+from torch.export import Dim
+
+from dimscope.errors import classify, parse_constraint_violation
+from workerproc import WorkerProcess
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = WorkerProcess()
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("models")
+    (d / "tut.py").write_text(textwrap.dedent("""
+        import sys, warnings
+        import torch
+        class Foo(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(4, 4)
+            def forward(self, x, y, scale: float = 1.0):
+                print("forward says hi")
+                return self.lin(x + y) * scale
+        def make():
+            print("building the model")
+            print("to stderr", file=sys.stderr)
+            warnings.warn("a user warning")
+            return Foo()
+        def not_a_module():
+            return 42
+        def raises():
+            return helper()
+        def helper():
+            raise RuntimeError("constructor exploded")
+    """))
+    (d / "broken.py").write_text("import os\nimport no_such_module_for_dimscope\n")
+    (d / "hf").mkdir()
+    (d / "hf" / "config.json").write_text("{}")
+    return d
+
+
+def test_ready_and_hello(worker):
+    assert worker.ready["protocol"] == 1 and worker.ready["torch"] == torch.__version__
+    ev, events = worker.request("hello")
+    assert ev["event"] == "result" and len(events) == 1
+    r = ev["result"]
+    assert r["torch"] == torch.__version__ and r["python"].count(".") == 2
+    assert r["cuda"]["available"] == torch.cuda.is_available()
+    assert len(r["cuda"]["devices"]) == (torch.cuda.device_count() if torch.cuda.is_available() else 0)
+    assert "transformers" in r
+
+
+def test_load_describe_and_reuse_with_user_output_as_logs(worker, models):
+    ref = "%s:make" % (models / "tut.py")
+    ev, events = worker.request("load_model", model=ref)
+    assert ev["event"] == "result", ev
+    assert ev["result"]["reused"] is False and ev["result"]["class"].endswith(".Foo")
+    logs = [(e["stream"], e["text"]) for e in events if e["event"] == "log"]
+    assert ("stdout", "building the model") in logs
+    assert ("stderr", "to stderr") in logs
+    assert any(s == "warning" and "a user warning" in t for s, t in logs)
+    ev, _ = worker.request("load_model", model=ref)
+    assert ev["result"]["reused"] is True
+    ev, _ = worker.request("describe")
+    d = ev["result"]
+    assert [p["name"] for p in d["signature"]] == ["x", "y", "scale"]
+    assert d["signature"][2] == {"name": "scale", "kind": "POSITIONAL_OR_KEYWORD", "has_default": True,
+                                 "default": 1.0, "annotation": "builtins.float"}
+    assert d["parameters"] == 4 * 4 + 4 and d["dtypes"] == ["float32"] and d["devices"] == ["cpu"]
+
+
+def test_module_class_reference(worker, models):
+    ev, _ = worker.request("load_model", model="%s:Foo" % (models / "tut.py"))
+    assert ev["event"] == "result" and ev["result"]["class"].endswith(".Foo")
+    ev, _ = worker.request("load_model", model="torch.nn:Identity")
+    assert ev["result"]["class"] == "torch.nn.modules.linear.Identity"
+
+
+@pytest.mark.parametrize("ref, kind, needle", [
+    ("{d}/broken.py:Model", "model_import", "no_such_module_for_dimscope"),
+    ("{d}/missing.py:Model", "model_import", "does not exist"),
+    ("no_such_package_xyz.models:Model", "model_import", "No module named 'no_such_package_xyz'"),
+    ("{d}/tut.py:NoSuchThing", "model_import", "no attribute 'NoSuchThing'"),
+    ("{d}/tut.py:not_a_module", "model_load", "not a torch.nn.Module"),
+    ("{d}/tut.py:raises", "model_load", "constructor exploded"),
+    ("just-a-word", "bad_model_ref", "expected 'package.module:callable'"),
+])
+def test_model_reference_errors(worker, models, ref, kind, needle):
+    ev, _ = worker.request("load_model", model=ref.format(d=models))
+    assert ev["event"] == "error"
+    err = ev["error"]
+    assert err["kind"] == kind, err
+    assert needle in err["message"]
+    if ref.endswith("broken.py:Model"):
+        # the user's traceback points into their file
+        assert "broken.py\", line 2" in err["traceback"] and "ModuleNotFoundError" in err["traceback"]
+    if kind == "model_load" and "raises" in ref:
+        assert "in helper" in err["traceback"]
+
+
+def test_hf_directory_without_transformers(worker, models):
+    ev, _ = worker.request("load_model", model=str(models / "hf"))
+    import importlib.util
+    if importlib.util.find_spec("transformers") is None:
+        assert ev["error"]["kind"] == "transformers_missing"
+        assert "transformers" in ev["error"]["message"] and str(models / "hf") in ev["error"]["message"]
+    else:
+        assert ev["event"] == "error" and ev["error"]["kind"] == "model_load"
+
+
+def test_bad_requests_and_survival(worker, models):
+    worker.proc.stdin.write("this is not json\n")
+    worker.proc.stdin.flush()
+    ev = worker._read()
+    assert ev["event"] == "error" and ev["error"]["kind"] == "bad_request" and ev["id"] is None
+    ev, _ = worker.request("frobnicate")
+    assert ev["error"]["kind"] == "bad_request" and "frobnicate" in ev["error"]["message"]
+    ev, _ = worker.request("export", model="torch.nn:Identity", capture="/nonexistent.safetensors",
+                           spec={}, output="/tmp/x.pt2")
+    assert ev["error"]["kind"] == "bad_request" and "/nonexistent.safetensors" in ev["error"]["message"]
+    ev, _ = worker.request("hello")
+    assert ev["event"] == "result"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_requested_without_cuda(worker):
+    ev, _ = worker.request("export", model="torch.nn:Identity", capture="c.safetensors", spec={},
+                           output="o.pt2", device="cuda")
+    assert ev["error"]["kind"] == "cuda_unavailable"
+    assert "CUDA was requested" in ev["error"]["message"]
+
+
+# --- failure classification on real torch.export failures ----------------------------
+
+class Tutorial(torch.nn.Module):
+    """The tutorial's failing model: x + y + torch.ones(4) with dx, dy, d1."""
+
+    def forward(self, x, y):
+        w = x + y
+        return w + torch.ones(4)
+
+
+def tutorial_spec():
+    dx, dy, d1 = torch.export.dims("dx", "dy", "d1")
+    return {"x": (dx, d1), "y": (dy, d1)}
+
+
+def export_error(model, kwargs, shapes, strict=False):
+    with pytest.raises(Exception) as e:
+        torch.export.export(model, (), kwargs, dynamic_shapes=shapes, strict=strict)
+    return classify(e.value), e.value
+
+
+def test_tutorial_violations_and_fixes_then_refine_and_reexport():
+    kwargs = {"x": torch.randn(5, 4), "y": torch.randn(5, 4)}
+    shapes = tutorial_spec()
+    err, exc = export_error(Tutorial(), kwargs, shapes)
+    assert err["kind"] == "constraint_violation"
+    assert sorted(err["names"]) == ["d1", "dy"]
+    assert err["fixes"] == ["d1 = 4", "dy = dx"]
+    kinds = sorted(v["kind"] for v in err["violations"])
+    assert kinds == ["constant", "constant", "equal"]
+    eq = [v for v in err["violations"] if v["kind"] == "equal"][0]
+    assert eq["dims"] == ["dx", "dy"]
+    assert {(s["path"], s["dim"]) for s in eq["sources"]} == {("x", 0), ("y", 0)}
+    assert err["raw"] == str(exc)
+    # torch's own refinement of the same message, then the re-export succeeds
+    from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
+    refined = refine_dynamic_shapes_from_suggested_fixes(err["raw"], shapes)
+    ep = torch.export.export(Tutorial(), (), kwargs, dynamic_shapes=refined, strict=False)
+    assert ep.module()(x=torch.randn(7, 4), y=torch.randn(7, 4)).shape == (7, 4)
+
+
+def test_parse_range_and_derived_fix_blocks():
+    text = ("Constraints violated (dx)! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+            "  - Not all values of dx = L['args'][0][0].size()[0] in the specified range dx <= 1024 satisfy "
+            "the generated guard (L['args'][0][0].size()[0] // 2) != 1.\n"
+            "Suggested fixes:\n  _dx = Dim('_dx', min=1, max=512)\n  dx = 2*_dx\n"
+            "\nThe error above occurred when calling torch.export.export. If you would like to view some "
+            "more information about this error, and get a list of all other errors that may occur in your "
+            "export call, you can replace your `export()` call with `draft_export()`.\n")
+    p = parse_constraint_violation(text)
+    assert p["fixes"] == ["_dx = Dim('_dx', min=1, max=512)", "dx = 2*_dx"]
+    assert p["violations"][0]["kind"] == "range" and p["violations"][0]["sources"][0]["path"] == "args[0]"
+    assert parse_constraint_violation("some other error") is None
+
+
+def test_dynamic_specialization():
+    class Sp(torch.nn.Module):
+        def forward(self, x):
+            return x.reshape(4, -1)
+
+    err, _ = export_error(Sp(), {"x": torch.randn(4, 3)}, {"x": {0: Dim.DYNAMIC}})
+    assert err["kind"] == "dynamic_specialized"
+    assert err["violations"][0]["sources"][0]["path"] == "x"
+
+
+def test_data_dependent_points_at_user_line():
+    class DD(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:  # the data-dependent branch
+                return x + 1
+            return x - 1
+
+    err, _ = export_error(DD(), {"x": torch.randn(3, 3)}, None)
+    assert err["kind"] == "data_dependent"
+    assert err["source"]["file"] == __file__
+    assert "the data-dependent branch" in err["source"]["code"]
+    assert "torch._check" in err["hint"]
+
+
+def test_unregistered_pytree_type():
+    class Box:
+        def __init__(self, t):
+            self.t = t
+
+    class M(torch.nn.Module):
+        def forward(self, x, box):
+            return x + box.t
+
+    err, _ = export_error(M(), {"x": torch.randn(2), "box": Box(torch.randn(2))}, None)
+    assert err["kind"] == "unregistered_pytree"
+    assert err["type"].endswith("Box") and "register_pytree_node" in err["hint"]
+
+
+def test_structure_mismatch():
+    class M(torch.nn.Module):
+        def forward(self, x, ys):
+            return x + ys[0]
+
+    err, _ = export_error(M(), {"x": torch.randn(3), "ys": [torch.randn(3), torch.randn(3)]},
+                          {"x": {0: Dim("b")}, "ys": [{0: Dim("b")}]})
+    assert err["kind"] == "structure_mismatch" and "has 2 elements" in err["message"]
