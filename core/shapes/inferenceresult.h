@@ -28,7 +28,7 @@ struct DimObservation {
     int dim = 0;
     QVector<qint64> values; // one per call, -1 where the call does not have the leaf
     bool dynamic = false;
-    QString dimName;        // the proposed Dim (empty when static)
+    QString dimName;        // the proposed Dim; "auto" for Dim.AUTO; empty when static
 };
 
 struct InferenceResult {

@@ -355,35 +355,68 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
     }
 
     // ---- the constraint set ----
-    ConstraintSet &set = result.constraints;
+    // A Dim whose size in the example call is 0 or 1 cannot stay symbolic in that export
+    // (torch specializes it and a named Dim or Dim.DYNAMIC would make the export fail):
+    // its dims become Dim.AUTO, with a warning saying what to capture instead.
+    QVector<int> autoGroups;
     QVector<QString> rowDim(rows);
-    for (const Group &g : groups) {
-        if (g.root < 0)
-            set.addRootDim(g.name, g.rangeMin, std::nullopt);
-        for (int r : g.rows)
-            rowDim[r] = g.name;
-    }
-    for (const Group &g : groups) {
-        if (g.root >= 0)
-            set.addDerivedDim(g.name, groups[g.root].name, g.a, g.b);
-    }
-    for (int i = 0; i < groups.size(); ++i)
-        set.moveDim(set.indexOfDim(groups[i].name), i);
-    for (int li = 0; li < table.leafCount(); ++li) {
-        const auto &leaf = table.leaf(li);
-        if (!leaf.consistent)
-            continue;
-        QVector<DimAssignment> dims;
-        for (int d = 0; d < leaf.rank; ++d) {
-            const QString &name = rowDim[leaf.firstDim + d];
-            dims << (name.isEmpty() ? DimAssignment::makeStatic() : DimAssignment::named(name));
+    auto buildSet = [&] {
+        ConstraintSet set;
+        rowDim.fill(QString());
+        for (int i = 0; i < groups.size(); ++i) {
+            const Group &g = groups[i];
+            if (autoGroups.contains(i))
+                continue;
+            if (g.root < 0 || autoGroups.contains(g.root))
+                set.addRootDim(g.name, g.rangeMin, std::nullopt);
+            for (int r : g.rows)
+                rowDim[r] = g.name;
         }
-        set.setLeaf(leaf.path, dims);
+        for (int i = 0; i < groups.size(); ++i) {
+            const Group &g = groups[i];
+            if (!autoGroups.contains(i) && g.root >= 0 && !autoGroups.contains(g.root))
+                set.addDerivedDim(g.name, groups[g.root].name, g.a, g.b);
+        }
+        int pos = 0;
+        for (const Group &g : groups) {
+            const int at = set.indexOfDim(g.name);
+            if (at >= 0)
+                set.moveDim(at, pos++);
+        }
+        for (int li = 0; li < table.leafCount(); ++li) {
+            const auto &leaf = table.leaf(li);
+            if (!leaf.consistent)
+                continue;
+            QVector<DimAssignment> dims;
+            for (int d = 0; d < leaf.rank; ++d) {
+                const int r = leaf.firstDim + d;
+                const QString &name = rowDim[r];
+                const bool isAuto = std::any_of(autoGroups.begin(), autoGroups.end(),
+                                                [&](int gi) { return groups[gi].rows.contains(r); });
+                dims << (isAuto ? DimAssignment::makeAuto()
+                                : name.isEmpty() ? DimAssignment::makeStatic() : DimAssignment::named(name));
+            }
+            set.setLeaf(leaf.path, dims);
+        }
+        return set;
+    };
+    result.constraints = buildSet();
+    result.exampleCall = chooseExampleCall(table, result.constraints);
+    for (int i = 0; i < groups.size(); ++i) {
+        const qint64 v = groups[i].seq.value(result.exampleCall, -1);
+        if (v == 0 || v == 1)
+            autoGroups << i;
     }
-    result.exampleCall = chooseExampleCall(table, set);
+    if (!autoGroups.isEmpty())
+        result.constraints = buildSet();
+    for (int gi : autoGroups) {
+        for (int r : groups[gi].rows)
+            rowDim[r] = QStringLiteral("auto");
+    }
 
     // ---- 0/1 warnings ----
-    for (const Group &g : groups) {
+    for (int gi = 0; gi < groups.size(); ++gi) {
+        const Group &g = groups[gi];
         QVector<int> small;
         QSet<qint64> smallValues;
         for (int c = 0; c < calls; ++c) {
@@ -403,10 +436,11 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
         QStringList vtext;
         for (qint64 v : vs)
             vtext << QString::number(v);
-        const bool exampleSmall = small.contains(result.exampleCall);
-        QString advice = exampleSmall
-            ? QStringLiteral("no captured call has it >= 2 everywhere, so the export from call %1 will specialize it: "
-                             "capture a call where it is >= 2, or make it static")
+        QString advice = autoGroups.contains(gi)
+            ? QStringLiteral("it is %1 in the example call %2 (no call has every dynamic size >= 2), so it is proposed "
+                             "as Dim.AUTO and that export will specialize it. Capture a call where it is >= 2 next to "
+                             "the other inputs to keep it dynamic")
+                  .arg(g.seq[result.exampleCall])
                   .arg(result.exampleCall)
             : QStringLiteral("dimscope exports from call %1, where it is >= 2; check that the exported program accepts "
                              "the calls with %2 (replay them), or drop those sizes from the range")
@@ -430,7 +464,7 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
         o.dim = table.dimOfRow(r);
         o.values = QVector<qint64>(table.row(r), table.row(r) + calls);
         o.dynamic = !rowDim[r].isEmpty();
-        o.dimName = rowDim[r];
+        o.dimName = rowDim[r]; // "auto" for Dim.AUTO
         result.observations << o;
     }
     return result;

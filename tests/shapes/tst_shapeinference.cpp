@@ -36,21 +36,21 @@ void TestShapeInference::infer_data()
                               << QStringList{"N:'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values"};
     // Seed: an LLM-like cache; batch does not vary -> only the cache length.
     QTest::newRow("seed llm observed")
-        << kLlm << "observed" << "seq_len[1,oo] total_len=past_len + 1 past_len[2,oo]"
-        << "input_ids(static,seq_len) attention_mask(static,total_len) "
+        << kLlm << "observed" << "total_len=past_len + 1 past_len[2,oo]"
+        << "input_ids(static,auto) attention_mask(static,total_len) "
            "past_key_values.key_cache[0](static,static,past_len,static) past_key_values.key_cache[1](static,static,past_len,static) "
            "past_key_values.value_cache[0](static,static,past_len,static) past_key_values.value_cache[1](static,static,past_len,static)"
-        << QStringList{"W:Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1-3", "N:'total_len' = past_len + 1 in every call that has both (calls 1-3)"};
+        << QStringList{"W:Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1-3: torch.export specializes sizes 0 and 1; it is 1 in the example call 1", "N:'total_len' = past_len + 1 in every call that has both (calls 1-3)"};
     // ... with the batch forced: cache dims 0 and 2.
     QTest::newRow("seed llm batch all")
-        << kLlm << "batch:all" << "batch[2,oo] seq_len[1,oo] total_len=past_len + 1 past_len[2,oo]"
-        << "input_ids(batch,seq_len) attention_mask(batch,total_len) "
+        << kLlm << "batch:all" << "batch[2,oo] total_len=past_len + 1 past_len[2,oo]"
+        << "input_ids(batch,auto) attention_mask(batch,total_len) "
            "past_key_values.key_cache[0](batch,static,past_len,static) past_key_values.key_cache[1](batch,static,past_len,static) "
            "past_key_values.value_cache[0](batch,static,past_len,static) past_key_values.value_cache[1](batch,static,past_len,static)"
         << QStringList{};
     QTest::newRow("seed llm batch named")
-        << kLlm << "batch:past_key_values" << "seq_len[1,oo] total_len=past_len + 1 batch[2,oo] past_len[2,oo]"
-        << "input_ids(static,seq_len) attention_mask(static,total_len) "
+        << kLlm << "batch:past_key_values" << "total_len=past_len + 1 batch[2,oo] past_len[2,oo]"
+        << "input_ids(static,auto) attention_mask(static,total_len) "
            "past_key_values.key_cache[0](batch,static,past_len,static) past_key_values.key_cache[1](batch,static,past_len,static) "
            "past_key_values.value_cache[0](batch,static,past_len,static) past_key_values.value_cache[1](batch,static,past_len,static)"
         << QStringList{};
@@ -65,8 +65,9 @@ void TestShapeInference::infer_data()
     // Seed: multimodal; pixel_values recorded from value_if_missing takes part.
     QTest::newRow("seed multimodal value_if_missing")
         << "input_ids=1x5 pixel_values=0x3x224x224* | input_ids=1x9 pixel_values=1x3x224x224 | input_ids=1x7 pixel_values=1x3x224x224"
-        << "observed" << "seq_len[2,oo] pixel_values_dim0[0,oo]" << "input_ids(static,seq_len) pixel_values(pixel_values_dim0,static,static,static)"
-        << QStringList{"W:Dim 'pixel_values_dim0' (pixel_values dim 0) is 0 or 1 in call(s) 0-2"};
+        << "observed" << "seq_len[2,oo]" << "input_ids(static,seq_len) pixel_values(auto,static,static,static)"
+        << QStringList{"W:Dim 'pixel_values_dim0' (pixel_values dim 0) is 0 or 1 in call(s) 0-2: torch.export specializes sizes 0 and 1; "
+                       "it is 0 in the example call 0 (no call has every dynamic size >= 2), so it is proposed as Dim.AUTO"};
     // A missing optional input is skipped, not counted as a change.
     QTest::newRow("missing optional skipped")
         << "x=2x3 mask=- | x=2x3 mask=2x5 | x=2x3 mask=2x7" << "observed" << "total_len[2,oo]" << "mask(static,total_len)" << QStringList{};
@@ -167,6 +168,11 @@ void TestShapeInference::observations()
     QCOMPARE(it->values, (QVector<qint64>{-1, 3, 4, 5}));
     QVERIFY(it->dynamic);
     QCOMPARE(it->dimName, QStringLiteral("past_len"));
+    const auto seq = std::find_if(r.observations.begin(), r.observations.end(), [](const DimObservation &o) {
+        return o.path == QLatin1String("input_ids") && o.dim == 1;
+    });
+    QCOMPARE(seq->dimName, QStringLiteral("auto")); // 1 in the example call
+    QCOMPARE(seq->values, (QVector<qint64>{3, 1, 1, 1}));
     QCOMPARE(r.observations.size(), 2 + 2 + 4 * 4);
 }
 
