@@ -13,6 +13,12 @@ The attention is written for ``torch.export`` (non-strict) with dynamic batch, s
 and past lengths: sizes come from tensor shapes, never from tensor values.
 
 Load it by reference: ``dimscope.demo:make_model``.
+
+:func:`record_demo_capture` records the bundled demo capture: a two-turn conversation
+whose every call, the prefill included, replays through one program exported from the
+second turn with batch static, ``seq_len`` Dim(min=1), ``past_len`` Dim(min=0) and the
+attention-mask length its own Dim (torch 2.6 accepts the zero-length cache of the
+prefill at runtime; it ties the mask length to ``seq_len + past_len``).
 """
 
 from __future__ import annotations
@@ -174,10 +180,14 @@ def demo_prompt(batch: int = 2, prefill: int = 5, seed: int = 7) -> Tuple[torch.
 
 
 def run_generation(model: nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                   decode_steps: int) -> torch.Tensor:
-    """Greedy generation through ``model.forward``: one prefill call, then one call per
-    new token with the growing cache. Returns the generated tokens ``(batch, steps + 1)``."""
-    cache = None
+                   decode_steps: int, past_key_values: Any = None) -> Tuple[torch.Tensor, Any, torch.Tensor]:
+    """Greedy generation through ``model.forward``: one call on ``input_ids`` (a prefill,
+    or a new user turn when ``past_key_values`` holds the conversation so far), then one
+    call per new token with the growing cache. Returns ``(tokens, cache,
+    attention_mask)``: the generated tokens ``(batch, decode_steps + 1)``, the cache after
+    the last call and the attention mask covering the cache plus the last token (what the
+    next call of the conversation extends)."""
+    cache = past_key_values
     tokens = []
     with torch.no_grad():
         for _ in range(decode_steps + 1):
@@ -187,22 +197,61 @@ def run_generation(model: nn.Module, input_ids: torch.Tensor, attention_mask: to
             input_ids = next_ids
             attention_mask = torch.cat(
                 [attention_mask, torch.ones_like(next_ids, dtype=attention_mask.dtype)], dim=1)
-    return torch.cat(tokens, dim=1)
+    return torch.cat(tokens, dim=1), cache, attention_mask
 
 
+def empty_cache(batch: int = 2) -> Any:
+    """A cache of :func:`cache_class` holding, for every layer, zero-length key and value
+    tensors ``(batch, HEADS, 0, HEAD_DIM)``: what "no cache yet" looks like as tensors.
+    The model gives the same results for it as for ``past_key_values=None``."""
+    return make_cache([(torch.zeros(batch, HEADS, 0, HEAD_DIM), torch.zeros(batch, HEADS, 0, HEAD_DIM))
+                       for _ in range(LAYERS)])
+
+
+DEMO_BATCH = 2
+DEMO_PREFILL = 5
 DEMO_DECODE_STEPS = 3
+DEMO_TURN_TOKENS = 3
+DEMO_TURN_DECODE_STEPS = 1
+
+
+def demo_turn(batch: int = DEMO_BATCH, tokens: int = DEMO_TURN_TOKENS, seed: int = 11) -> torch.Tensor:
+    """Deterministic ``input_ids`` of the second user turn, appended to the conversation."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(1, VOCAB, (batch, tokens), generator=gen)
+
+
+def demo_call_count() -> int:
+    return DEMO_DECODE_STEPS + 1 + DEMO_TURN_DECODE_STEPS + 1
 
 
 def record_demo_capture(path: str, writer: str = "auto") -> None:
-    """Records the demo's prefill (batch 2, 5 tokens, one left-padded row) and its
-    decode steps, with outputs, into the capture ``path``. Deterministic."""
+    """Records a two-turn conversation of the demo model, batch 2, with outputs, into the
+    capture ``path``. Deterministic. The calls (input_ids / attention_mask / cache length):
+
+    0. prefill: ``(2, 5)`` / ``(2, 5)`` / 0 -- one row left-padded; the model is called
+       with ``past_key_values=None``, the capture records :func:`empty_cache` in its
+       place (``value_if_missing``, the seeds' pattern), so every call has the same
+       structure and a program exported with a cache takes the prefill too;
+    1-3. greedy decode steps: ``(2, 1)`` / ``(2, 6..8)`` / 5..7;
+    4. second user turn, 3 tokens (the last generated token, not yet in the cache, and 2
+       user tokens): ``(2, 3)`` / ``(2, 11)`` / 8 -- the call whose
+       dynamic dims (seq_len 3, past_len 8, mask length 11) are all >= 2, the example
+       call an export picks (torch specializes dims of size 0 and 1);
+    5. decode step: ``(2, 1)`` / ``(2, 12)`` / 11.
+    """
     from .capture import InputRecorder
 
     model = make_model()
-    input_ids, attention_mask = demo_prompt()
-    recorder = InputRecorder(store_n_calls=DEMO_DECODE_STEPS + 1)
+    input_ids, attention_mask = demo_prompt(DEMO_BATCH, DEMO_PREFILL)
+    recorder = InputRecorder(store_n_calls=demo_call_count(),
+                             value_if_missing={"past_key_values": empty_cache(DEMO_BATCH)})
     with recorder(model):
-        run_generation(model, input_ids, attention_mask, DEMO_DECODE_STEPS)
+        generated, cache, attention_mask = run_generation(model, input_ids, attention_mask, DEMO_DECODE_STEPS)
+        # The last generated token is not in the cache yet: the new turn starts with it.
+        turn = torch.cat([generated[:, -1:], demo_turn(DEMO_BATCH, DEMO_TURN_TOKENS - 1)], dim=1)
+        turn_mask = torch.cat([attention_mask, torch.ones(DEMO_BATCH, DEMO_TURN_TOKENS - 1, dtype=attention_mask.dtype)], dim=1)
+        run_generation(model, turn, turn_mask, DEMO_TURN_DECODE_STEPS, past_key_values=cache)
     recorder.save(path, writer=writer)
 
 

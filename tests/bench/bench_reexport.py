@@ -22,14 +22,15 @@ LAUNCHER = os.path.join(ROOT, "scripts", "torch-python")
 MODEL = "dimscope.demo:make_model"
 
 
-def spec(batch_max):
-    per_layer = {"list": [{"tensor": {"0": "batch", "2": "past"}}, {"tensor": {"0": "batch", "2": "past"}}]}
+def spec(seq_max):
+    """The demo's constraints (batch static); the edit between exports is seq_len's max."""
+    per_layer = {"list": [{"tensor": {"2": "past_len"}}, {"tensor": {"2": "past_len"}}]}
     return {"format": "dimscope.dynamic_shapes", "version": 1,
-            "dims": [{"name": "batch", "min": None, "max": batch_max}, {"name": "past", "min": None, "max": None},
-                     {"name": "total", "root": "past", "a": 1, "b": 1}],
+            "dims": [{"name": "seq_len", "min": 1, "max": seq_max}, {"name": "past_len", "min": 0, "max": None},
+                     {"name": "mask_len", "min": 1, "max": None}],
             "dynamic_shapes": {"dict": {
-                "input_ids": {"tensor": {"0": "batch"}},
-                "attention_mask": {"tensor": {"0": "batch", "1": "total"}},
+                "input_ids": {"tensor": {"1": "seq_len"}},
+                "attention_mask": {"tensor": {"1": "mask_len"}},
                 "past_key_values": {"list": [per_layer, per_layer]}}}}
 
 
@@ -60,7 +61,7 @@ def main():
 
     def export(rid, s):
         proc.stdin.write(json.dumps({"id": rid, "method": "export", "params": {
-            "model": MODEL, "capture": capture, "spec": s, "output": os.path.join(tmp, "warm.pt2"), "call": 1}}) + "\n")
+            "model": MODEL, "capture": capture, "spec": s, "output": os.path.join(tmp, "warm.pt2")}}) + "\n")
         proc.stdin.flush()
         while True:
             ev = json.loads(proc.stdout.readline())
@@ -75,6 +76,7 @@ def main():
         warm.append(time.perf_counter() - t)
         res = ev.get("result") or ev["error"].get("result") or {}
         reused = reused and res.get("model_reused") is True
+        assert res.get("verified") is True, ev  # every demo call replays
     proc.stdin.close()
     proc.wait(30)
 

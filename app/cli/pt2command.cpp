@@ -1,0 +1,154 @@
+// dimscope-cli pt2 FILE [--json]: what Pt2Reader sees in a torch.export archive.
+#include "clicommand.h"
+
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2json.h"
+#include "pt2/pt2reader.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+
+using namespace dimscope;
+
+namespace {
+
+constexpr int kListedState = 12; // parameters/buffers listed before "... N more"
+
+QString useText(const Pt2DimUse &u)
+{
+    const QString where = QStringLiteral("%1[%2]").arg(u.path.isEmpty() ? u.inputName : u.path).arg(u.dim);
+    return u.expr.isBareSymbol() ? where : QStringLiteral("%1 (= %2)").arg(where, u.expr.toString());
+}
+
+void printState(QTextStream &out, const Pt2Program &p, Pt2StateInput::Kind kind, const QString &title)
+{
+    const int n = p.countState(kind);
+    if (n == 0)
+        return;
+    out << title << " (" << n << "):\n";
+    int shown = 0;
+    for (const Pt2StateInput &s : p.state) {
+        if (s.kind != kind)
+            continue;
+        if (shown++ == kListedState) {
+            out << "  ... " << (n - kListedState) << " more (--json lists all)\n";
+            break;
+        }
+        out << "  " << s.target.leftJustified(32) << " " << (s.tensor ? s.tensor->shapeString() : QStringLiteral("-"));
+        if (kind == Pt2StateInput::Kind::Buffer && !s.persistent)
+            out << "  (not persistent)";
+        out << "\n";
+    }
+}
+
+void printText(QTextStream &out, const Pt2Program &p)
+{
+    out << p.filePath << "\n";
+    out << "layout: " << p.layoutName() << ", record " << p.jsonEntry;
+    if (p.layout == Pt2Layout::Archive && p.modelNames.size() > 1)
+        out << " (models: " << p.modelNames.join(QLatin1String(", ")) << ")";
+    out << "\n";
+    out << "versions: archive " << (p.archiveVersion.isEmpty() ? QStringLiteral("?") : p.archiveVersion);
+    if (!p.pt2ArchiveVersion.isEmpty())
+        out << ", pt2 archive " << p.pt2ArchiveVersion;
+    out << ", schema " << (p.schemaMajor < 0 ? QStringLiteral("?") : QStringLiteral("%1.%2").arg(p.schemaMajor).arg(p.schemaMinor));
+    out << ", torch " << (p.torchVersion.isEmpty() ? QStringLiteral("?") : p.torchVersion) << "\n";
+    if (!p.forwardArgNames.isEmpty())
+        out << "forward(" << p.forwardArgNames.join(QLatin1String(", ")) << ")\n";
+
+    out << "inputs (" << p.inputs.size() << "):\n";
+    for (const Pt2UserInput &in : p.inputs) {
+        out << "  " << in.name.leftJustified(32) << " ";
+        switch (in.kind) {
+        case Pt2UserInput::Kind::Tensor:
+            out << in.tensor.shapeString() << "  " << in.tensor.device;
+            break;
+        case Pt2UserInput::Kind::SymInt:
+            out << "SymInt " << (in.symInt ? in.symInt->toString() : QStringLiteral("?"));
+            break;
+        case Pt2UserInput::Kind::Constant:
+            out << "constant " << QString::fromUtf8(QJsonDocument(QJsonArray{in.constant}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+            break;
+        case Pt2UserInput::Kind::Other:
+            out << in.argType;
+            break;
+        }
+        if (!in.path.isEmpty() && in.path != in.name)
+            out << "  <- " << in.path;
+        out << "\n";
+    }
+    printState(out, p, Pt2StateInput::Kind::Parameter, QStringLiteral("parameters"));
+    printState(out, p, Pt2StateInput::Kind::Buffer, QStringLiteral("buffers"));
+    printState(out, p, Pt2StateInput::Kind::TensorConstant, QStringLiteral("tensor constants"));
+    printState(out, p, Pt2StateInput::Kind::CustomObj, QStringLiteral("custom objects"));
+    printState(out, p, Pt2StateInput::Kind::Token, QStringLiteral("effect tokens"));
+
+    out << "outputs (" << p.outputs.size() << "):\n";
+    for (const Pt2Output &o : p.outputs) {
+        out << "  " << o.kind.leftJustified(14) << " " << (o.name.isEmpty() ? QStringLiteral("-") : o.name);
+        if (o.tensor)
+            out << "  " << o.tensor->shapeString();
+        if (!o.target.isEmpty())
+            out << "  -> " << o.target;
+        out << "\n";
+    }
+
+    out << "range constraints (" << p.ranges.size() << "):\n";
+    for (const Pt2Range &r : p.ranges)
+        out << "  " << r.key.leftJustified(12) << " " << r.toString() << "\n";
+
+    const auto uses = Pt2DimMapper::symbolUses(p);
+    out << "symbols (" << uses.size() << "):\n";
+    for (const QString &symbol : p.inputSymbols()) {
+        QStringList where;
+        for (const Pt2DimUse &u : uses.value(symbol))
+            where << useText(u);
+        const auto range = p.rangeOf(SymExpr::symbol(symbol));
+        out << "  " << symbol << " " << (range ? range->toString() : QStringLiteral("(no range)")) << " -> "
+            << where.join(QLatin1String(", ")) << "\n";
+    }
+    for (const QString &w : p.warnings)
+        out << "warning: " << w << "\n";
+}
+
+int runPt2(const QStringList &args)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    bool json = false;
+    QString file;
+    for (const QString &a : args) {
+        if (a == QLatin1String("--json")) {
+            json = true;
+        } else if (a.startsWith(QLatin1String("-")) && a.size() > 1) {
+            err << "dimscope-cli pt2: unknown option " << a << " (usage: dimscope-cli pt2 FILE [--json])\n";
+            return 2;
+        } else if (file.isEmpty()) {
+            file = a;
+        } else {
+            err << "dimscope-cli pt2: one FILE only (usage: dimscope-cli pt2 FILE [--json])\n";
+            return 2;
+        }
+    }
+    if (file.isEmpty()) {
+        err << "usage: dimscope-cli pt2 FILE [--json]\n";
+        return 2;
+    }
+    QString error;
+    const auto program = Pt2Reader::open(file, &error);
+    if (!program) {
+        err << "dimscope-cli pt2: " << error.simplified() << "\n";
+        return 1;
+    }
+    if (json)
+        out << QJsonDocument(Pt2Json::toJson(*program)).toJson(QJsonDocument::Indented);
+    else
+        printText(out, *program);
+    return 0;
+}
+
+const CliRegistration registration(CliCommand{"pt2", "pt2 FILE [--json]",
+                                              "show the inputs, symbolic sizes and ranges of a torch.export .pt2", runPt2});
+
+} // namespace

@@ -1,0 +1,527 @@
+// Pt2Reader on the shared torch 2.6 sample, on the same program re-packed in the
+// torch 2.8+ PT2 archive layout, on malformed archives; Pt2DimMapper on the sample.
+#include "pt2fixtures.h"
+
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2json.h"
+#include "pt2/pt2reader.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <functional>
+
+using namespace dimscope;
+using namespace pt2fixtures;
+
+namespace {
+
+QStringList shapes(const Pt2Program &p)
+{
+    QStringList out;
+    for (const Pt2UserInput &in : p.inputs)
+        out << in.name + QLatin1Char(' ') + in.tensor.shapeString();
+    return out;
+}
+
+QStringList rangeLines(const Pt2Program &p)
+{
+    QStringList out;
+    for (const Pt2Range &r : p.ranges)
+        out << r.key + QLatin1Char(' ') + r.toString();
+    return out;
+}
+
+// The sample's leaves as a capture names them, in flattening order.
+const QStringList kSampleLeaves{"input_ids", "attention_mask", "past_key_values.key_cache[0]",
+                                "past_key_values.key_cache[1]", "past_key_values.value_cache[0]",
+                                "past_key_values.value_cache[1]"};
+
+} // namespace
+
+class TstPt2Reader : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void sample();
+    void archiveLayout();
+    void archiveModelChoice();
+    void malformed_data();
+    void malformed();
+    void mapping();
+    void mappingSpecializedAndConflicts();
+    void mappingFallbacks();
+    void json();
+
+private:
+    void checkSampleProgram(const Pt2Program &p);
+    QString writeJsonVariant(const QString &name, const std::function<void(QJsonObject &)> &edit);
+
+    QTemporaryDir m_dir;
+    QByteArray m_sampleJson;
+    struct Bad {
+        QString tag, path;
+        QStringList expected;
+    };
+    QVector<Bad> m_bad;
+};
+
+void TstPt2Reader::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(samplePath()), qPrintable(samplePath()));
+    m_sampleJson = record(readZip(samplePath()), QStringLiteral("serialized_exported_program.json"));
+    QVERIFY(!m_sampleJson.isEmpty());
+
+    auto add = [this](const QString &tag, const QString &path, const QStringList &expected) {
+        m_bad.append({tag, path, expected});
+    };
+    const QString dir = m_dir.path() + QLatin1Char('/');
+
+    // Not a zip at all, empty, truncated, missing.
+    {
+        QFile f(dir + QStringLiteral("text.pt2"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("this is not a zip archive\n");
+    }
+    add(QStringLiteral("not a zip"), dir + QStringLiteral("text.pt2"), {QStringLiteral("not a zip archive")});
+    {
+        QFile f(dir + QStringLiteral("empty.pt2"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    add(QStringLiteral("empty file"), dir + QStringLiteral("empty.pt2"), {QStringLiteral("empty file")});
+    {
+        QFile in(samplePath());
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray all = in.readAll();
+        QFile f(dir + QStringLiteral("truncated.pt2"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(all.left(all.size() / 2));
+    }
+    add(QStringLiteral("truncated"), dir + QStringLiteral("truncated.pt2"), {QStringLiteral("truncated or damaged zip archive")});
+    add(QStringLiteral("missing file"), dir + QStringLiteral("nope.pt2"), {QStringLiteral("no such file")});
+    add(QStringLiteral("directory"), m_dir.path(), {QStringLiteral("not a regular file")});
+
+    // Zips without a program.
+    QVERIFY(writeZip(dir + QStringLiteral("nojson.pt2"), {{QStringLiteral("version"), "8.2"}, {QStringLiteral("serialized_state_dict.pt"), "x"}}));
+    add(QStringLiteral("missing json"), dir + QStringLiteral("nojson.pt2"),
+        {QStringLiteral("not a torch.export archive"), QStringLiteral("serialized_exported_program.json"), QStringLiteral("version")});
+    {
+        // libzip writes no file for zero records: an end-of-central-directory record alone
+        QFile f(dir + QStringLiteral("emptyzip.pt2"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("PK\x05\x06", 4) + QByteArray(18, '\0'));
+    }
+    add(QStringLiteral("empty zip"), dir + QStringLiteral("emptyzip.pt2"), {QStringLiteral("records: none")});
+
+    // Bad JSON text.
+    QVERIFY(writeZip(dir + QStringLiteral("badjson.pt2"), {{QStringLiteral("serialized_exported_program.json"), "{\"graph_module\": "}}));
+    add(QStringLiteral("bad json"), dir + QStringLiteral("badjson.pt2"), {QStringLiteral("serialized_exported_program.json"), QStringLiteral("bad JSON at offset")});
+    QVERIFY(writeZip(dir + QStringLiteral("array.pt2"), {{QStringLiteral("serialized_exported_program.json"), "[1, 2]"}}));
+    add(QStringLiteral("json array"), dir + QStringLiteral("array.pt2"), {QStringLiteral("not a JSON object")});
+
+    // Damaged record: stored uncompressed, then one byte of its data changed -> CRC error.
+    {
+        const QString path = dir + QStringLiteral("crc.pt2");
+        QVERIFY(writeZip(path, {{QStringLiteral("serialized_exported_program.json"), m_sampleJson}}, true));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QByteArray all = f.readAll();
+        const int at = all.indexOf("past_key_values_value_cache_1");
+        QVERIFY(at > 0);
+        all[at] = 'P';
+        f.seek(0);
+        f.write(all);
+    }
+    add(QStringLiteral("crc mismatch"), dir + QStringLiteral("crc.pt2"), {QStringLiteral("damaged record"), QStringLiteral("serialized_exported_program.json")});
+
+    // Structurally wrong programs, each one edit away from the real sample.
+    auto tv = [](QJsonObject &root, const std::function<void(QJsonObject &)> &edit) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonObject graph = gm[QStringLiteral("graph")].toObject();
+        QJsonObject values = graph[QStringLiteral("tensor_values")].toObject();
+        edit(values);
+        graph[QStringLiteral("tensor_values")] = values;
+        gm[QStringLiteral("graph")] = graph;
+        root[QStringLiteral("graph_module")] = gm;
+    };
+    auto specs = [](QJsonObject &root, const std::function<void(QJsonArray &)> &edit) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonObject sig = gm[QStringLiteral("signature")].toObject();
+        QJsonArray in = sig[QStringLiteral("input_specs")].toArray();
+        edit(in);
+        sig[QStringLiteral("input_specs")] = in;
+        gm[QStringLiteral("signature")] = sig;
+        root[QStringLiteral("graph_module")] = gm;
+    };
+    auto editInput = [tv](const QString &name, const std::function<void(QJsonObject &)> &edit) {
+        return [tv, name, edit](QJsonObject &root) {
+            tv(root, [&](QJsonObject &values) {
+                QJsonObject meta = values[name].toObject();
+                edit(meta);
+                values[name] = meta;
+            });
+        };
+    };
+    add(QStringLiteral("sizes wrong type"),
+        writeJsonVariant(QStringLiteral("sizes-type"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) { m[QStringLiteral("sizes")] = QStringLiteral("2x3"); })),
+        {QStringLiteral("graph_module.graph.tensor_values['input_ids'].sizes"), QStringLiteral("expected a list, got a string")});
+    add(QStringLiteral("size entry wrong type"),
+        writeJsonVariant(QStringLiteral("size-entry"), editInput(QStringLiteral("attention_mask"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[1] = QJsonObject{{QStringLiteral("as_int"), QStringLiteral("8")}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("tensor_values['attention_mask'].sizes[1].as_int"), QStringLiteral("expected an integer, got a string")});
+    add(QStringLiteral("fractional size"),
+        writeJsonVariant(QStringLiteral("size-frac"), editInput(QStringLiteral("attention_mask"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[1] = QJsonObject{{QStringLiteral("as_int"), 2.5}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("sizes[1].as_int"), QStringLiteral("expected an integer, got 2.5")});
+    add(QStringLiteral("unknown size union tag"),
+        writeJsonVariant(QStringLiteral("size-tag"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[0] = QJsonObject{{QStringLiteral("as_symbol"), QStringLiteral("s0")}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("sizes[0]"), QStringLiteral("unknown union tag 'as_symbol'")});
+    add(QStringLiteral("two-key union"),
+        writeJsonVariant(QStringLiteral("size-twokeys"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[0] = QJsonObject{{QStringLiteral("as_int"), 1}, {QStringLiteral("as_expr"), QJsonObject()}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("sizes[0]"), QStringLiteral("exactly one of")});
+    add(QStringLiteral("expr_str missing"),
+        writeJsonVariant(QStringLiteral("expr-missing"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[0] = QJsonObject{{QStringLiteral("as_expr"), QJsonObject{{QStringLiteral("hint"), QJsonObject{{QStringLiteral("as_int"), 2}}}}}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("sizes[0].as_expr.expr_str: missing")});
+    add(QStringLiteral("dtype wrong type"),
+        writeJsonVariant(QStringLiteral("dtype"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) { m[QStringLiteral("dtype")] = QStringLiteral("int64"); })),
+        {QStringLiteral("tensor_values['input_ids'].dtype"), QStringLiteral("expected an integer")});
+    add(QStringLiteral("device wrong type"),
+        writeJsonVariant(QStringLiteral("device"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) { m[QStringLiteral("device")] = QStringLiteral("cpu"); })),
+        {QStringLiteral("tensor_values['input_ids'].device"), QStringLiteral("expected an object")});
+    add(QStringLiteral("unknown input spec tag"),
+        writeJsonVariant(QStringLiteral("spec-tag"), [specs](QJsonObject &root) {
+            specs(root, [](QJsonArray &in) {
+                in[1] = QJsonObject{{QStringLiteral("user_inputz"), in[1].toObject()[QStringLiteral("user_input")]}};
+            });
+        }),
+        {QStringLiteral("graph_module.signature.input_specs[1]"), QStringLiteral("unknown union tag 'user_inputz'")});
+    add(QStringLiteral("input without tensor meta"),
+        writeJsonVariant(QStringLiteral("no-meta"), [tv](QJsonObject &root) {
+            tv(root, [](QJsonObject &values) { values.remove(QStringLiteral("past_key_values_key_cache_1")); });
+        }),
+        {QStringLiteral("input_specs[3].user_input.arg.as_tensor"), QStringLiteral("'past_key_values_key_cache_1' has no entry")});
+    add(QStringLiteral("input specs not a list"),
+        writeJsonVariant(QStringLiteral("specs-type"), [](QJsonObject &root) {
+            QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+            QJsonObject sig = gm[QStringLiteral("signature")].toObject();
+            sig[QStringLiteral("input_specs")] = 7;
+            gm[QStringLiteral("signature")] = sig;
+            root[QStringLiteral("graph_module")] = gm;
+        }),
+        {QStringLiteral("graph_module.signature.input_specs: expected a list, got a number")});
+    add(QStringLiteral("missing graph_module"),
+        writeJsonVariant(QStringLiteral("no-gm"), [](QJsonObject &root) { root.remove(QStringLiteral("graph_module")); }),
+        {QStringLiteral("graph_module: missing")});
+    add(QStringLiteral("missing range constraints"),
+        writeJsonVariant(QStringLiteral("no-ranges"), [](QJsonObject &root) { root.remove(QStringLiteral("range_constraints")); }),
+        {QStringLiteral("range_constraints: missing")});
+    add(QStringLiteral("range bound wrong type"),
+        writeJsonVariant(QStringLiteral("range-type"), [](QJsonObject &root) {
+            QJsonObject r = root[QStringLiteral("range_constraints")].toObject();
+            r[QStringLiteral("s5")] = QJsonObject{{QStringLiteral("min_val"), QStringLiteral("1")}, {QStringLiteral("max_val"), 4096}};
+            root[QStringLiteral("range_constraints")] = r;
+        }),
+        {QStringLiteral("range_constraints['s5'].min_val"), QStringLiteral("expected an integer, got a string")});
+    add(QStringLiteral("in_spec wrong type"),
+        writeJsonVariant(QStringLiteral("inspec-type"), [](QJsonObject &root) {
+            QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+            QJsonArray mcg = gm[QStringLiteral("module_call_graph")].toArray();
+            QJsonObject e = mcg[0].toObject();
+            QJsonObject sig = e[QStringLiteral("signature")].toObject();
+            sig[QStringLiteral("in_spec")] = QJsonArray{1, 2};
+            e[QStringLiteral("signature")] = sig;
+            mcg[0] = e;
+            gm[QStringLiteral("module_call_graph")] = mcg;
+            root[QStringLiteral("graph_module")] = gm;
+        }),
+        {QStringLiteral("module_call_graph[0].signature.in_spec: expected a string")});
+
+    // 2.8+ layout whose archive_format is not "pt2".
+    {
+        Records r{{QStringLiteral("m/archive_format"), "zip"}, {QStringLiteral("m/models/model.json"), m_sampleJson}};
+        QVERIFY(writeZip(dir + QStringLiteral("format.pt2"), r));
+        add(QStringLiteral("archive_format not pt2"), dir + QStringLiteral("format.pt2"), {QStringLiteral("archive_format says 'zip'")});
+        Records r2{{QStringLiteral("m/archive_format"), "pt2"}, {QStringLiteral("m/models/model.json"), "{]"}};
+        QVERIFY(writeZip(dir + QStringLiteral("archive-badjson.pt2"), r2));
+        add(QStringLiteral("archive bad json"), dir + QStringLiteral("archive-badjson.pt2"), {QStringLiteral("m/models/model.json: bad JSON")});
+    }
+}
+
+QString TstPt2Reader::writeJsonVariant(const QString &name, const std::function<void(QJsonObject &)> &edit)
+{
+    QJsonObject root = QJsonDocument::fromJson(m_sampleJson).object();
+    edit(root);
+    const QString path = m_dir.path() + QLatin1Char('/') + name + QStringLiteral(".pt2");
+    const Records records{{QStringLiteral("serialized_exported_program.json"), QJsonDocument(root).toJson()},
+                          {QStringLiteral("version"), "8.2"}};
+    if (!writeZip(path, records))
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+void TstPt2Reader::checkSampleProgram(const Pt2Program &p)
+{
+    QCOMPARE(p.schemaMajor, 8);
+    QCOMPARE(p.schemaMinor, 2);
+    QCOMPARE(p.torchVersion, QStringLiteral("2.6.0+debian"));
+    QCOMPARE(p.opsetVersion.value(QStringLiteral("aten")), 10);
+    QCOMPARE(p.forwardArgNames, (QStringList{"input_ids", "attention_mask", "past_key_values"}));
+    QCOMPARE(shapes(p), (QStringList{"input_ids int64[s0, s1]", "attention_mask int64[s0, s3]",
+                                     "past_key_values_key_cache_0 float32[s0, 4, s5, 8]",
+                                     "past_key_values_key_cache_1 float32[s0, 4, s5, 8]",
+                                     "past_key_values_value_cache_0 float32[s6, 4, s7, 8]",
+                                     "past_key_values_value_cache_1 float32[s6, 4, s7, 8]"}));
+    QStringList paths;
+    for (const Pt2UserInput &in : p.inputs) {
+        paths << in.path;
+        QCOMPARE(in.kind, Pt2UserInput::Kind::Tensor);
+        QCOMPARE(in.tensor.device, QStringLiteral("cpu"));
+    }
+    QCOMPARE(paths, kSampleLeaves);
+    // hints are the example's sizes; strides keep their expressions
+    const Pt2TensorMeta &ids = p.inputs.at(0).tensor;
+    QCOMPARE(ids.sizes.at(0).hint, std::optional<qint64>(2));
+    QCOMPARE(ids.sizes.at(1).hint, std::optional<qint64>(3));
+    QCOMPARE(ids.scalarType, 5);
+    const Pt2TensorMeta &k0 = p.inputs.at(2).tensor;
+    QVERIFY(k0.strides);
+    QCOMPARE(k0.strides->size(), 4);
+    QCOMPARE(k0.strides->at(0).toString(), QStringLiteral("32*s5"));
+    QCOMPARE(k0.strides->at(1).toString(), QStringLiteral("8*s5"));
+    QCOMPARE(k0.strides->at(2).toString(), QStringLiteral("8"));
+    QCOMPARE(k0.strides->at(0).hint, std::optional<qint64>(160));
+    QCOMPARE(k0.sizes.at(2).expr.text(), QStringLiteral("Symbol('s5', positive=True, integer=True)"));
+
+    QCOMPARE(rangeLines(p), (QStringList{"s0 [1, 64]", "s1 [1, 512]", "s3 [0, 8192]", "s5 [1, 4096]", "s6 [1, 64]", "s7 [1, 4096]"}));
+    QCOMPARE(p.inputSymbols(), (QStringList{"s0", "s1", "s3", "s5", "s6", "s7"}));
+    QCOMPARE(p.rangeOf(SymExpr::symbol(QStringLiteral("s3")))->max, std::optional<qint64>(8192));
+    QVERIFY(!p.rangeOf(SymExpr::symbol(QStringLiteral("s2"))));
+    QVERIFY(p.state.isEmpty());
+    QCOMPARE(p.outputs.size(), 1);
+    QCOMPARE(p.outputs.at(0).kind, QStringLiteral("user_output"));
+    QCOMPARE(p.outputs.at(0).name, QStringLiteral("add_1"));
+    QVERIFY(p.outputs.at(0).tensor);
+    QCOMPARE(p.outputs.at(0).tensor->shapeString(), QStringLiteral("float32[]"));
+    QVERIFY2(p.warnings.isEmpty(), qPrintable(p.warnings.join(QLatin1Char('\n'))));
+
+    const auto uses = Pt2DimMapper::symbolUses(p);
+    QCOMPARE(uses.value(QStringLiteral("s0")).size(), 4);
+    QCOMPARE(uses.value(QStringLiteral("s7")).size(), 2);
+    QCOMPARE(uses.value(QStringLiteral("s7")).at(0).path, QStringLiteral("past_key_values.value_cache[0]"));
+    QCOMPARE(uses.value(QStringLiteral("s7")).at(0).dim, 2);
+}
+
+void TstPt2Reader::sample()
+{
+    QString error;
+    const auto p = Pt2Reader::open(samplePath(), &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->layout, Pt2Layout::Legacy);
+    QCOMPARE(p->jsonEntry, QStringLiteral("serialized_exported_program.json"));
+    QCOMPARE(p->archiveVersion, QStringLiteral("8.2"));
+    QVERIFY(p->archiveRoot.isEmpty());
+    QVERIFY(p->modelName.isEmpty());
+    checkSampleProgram(*p);
+}
+
+void TstPt2Reader::archiveLayout()
+{
+    const QString path = m_dir.path() + QStringLiteral("/repacked.pt2");
+    QVERIFY(repackAsArchive(samplePath(), path, QStringLiteral("repacked")));
+    QString error;
+    const auto p = Pt2Reader::open(path, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->layout, Pt2Layout::Archive);
+    QCOMPARE(p->archiveRoot, QStringLiteral("repacked/"));
+    QCOMPARE(p->jsonEntry, QStringLiteral("repacked/models/model.json"));
+    QCOMPARE(p->modelName, QStringLiteral("model"));
+    QCOMPARE(p->archiveVersion, QStringLiteral("6"));
+    QCOMPARE(p->pt2ArchiveVersion, QStringLiteral("0"));
+    checkSampleProgram(*p);
+}
+
+void TstPt2Reader::archiveModelChoice()
+{
+    // "model" wins over names sorted before it
+    const QString both = m_dir.path() + QStringLiteral("/two-models.pt2");
+    QVERIFY(repackAsArchive(samplePath(), both, QStringLiteral("pkg"), QStringLiteral("model"), {QStringLiteral("aaa")}));
+    QString error;
+    auto p = Pt2Reader::open(both, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->modelNames, (QStringList{"aaa", "model"}));
+    QCOMPARE(p->modelName, QStringLiteral("model"));
+
+    // without "model", the first by name
+    const QString other = m_dir.path() + QStringLiteral("/other-models.pt2");
+    QVERIFY(repackAsArchive(samplePath(), other, QStringLiteral("pkg"), QStringLiteral("zeta"), {QStringLiteral("beta")}));
+    p = Pt2Reader::open(other, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->modelName, QStringLiteral("beta"));
+    QCOMPARE(p->jsonEntry, QStringLiteral("pkg/models/beta.json"));
+
+    // an archive without a root folder
+    const QString rootless = m_dir.path() + QStringLiteral("/rootless.pt2");
+    QVERIFY(repackAsArchive(samplePath(), rootless, QString()));
+    p = Pt2Reader::open(rootless, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->jsonEntry, QStringLiteral("models/model.json"));
+    checkSampleProgram(*p);
+}
+
+void TstPt2Reader::malformed_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QStringList>("expected");
+    for (const Bad &b : m_bad)
+        QTest::newRow(qPrintable(b.tag)) << b.path << b.expected;
+}
+
+void TstPt2Reader::malformed()
+{
+    QFETCH(QString, path);
+    QFETCH(QStringList, expected);
+    QString error;
+    const auto p = Pt2Reader::open(path, &error);
+    QVERIFY(!p);
+    QVERIFY2(error.startsWith(path), qPrintable(error)); // names the file first
+    for (const QString &e : expected)
+        QVERIFY2(error.contains(e), qPrintable(QStringLiteral("'%1' not in: %2").arg(e, error)));
+    // a null error pointer is allowed too
+    QVERIFY(!Pt2Reader::open(path, nullptr));
+}
+
+void TstPt2Reader::mapping()
+{
+    const auto p = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(p);
+    const QStringList kv{"batch", "static", "past", "static"};
+    const QHash<QString, QStringList> dims{{"input_ids", {"batch", "seq"}},
+                                           {"attention_mask", {"batch", "total"}},
+                                           {kSampleLeaves.at(2), kv}, {kSampleLeaves.at(3), kv},
+                                           {kSampleLeaves.at(4), kv}, {kSampleLeaves.at(5), kv}};
+    const Pt2DimMapping m = Pt2DimMapper::map(*p, kSampleLeaves, dims);
+    QCOMPARE(m.inputs.size(), 6);
+    for (const auto &in : m.inputs) {
+        QCOMPARE(in.matchedBy, QStringLiteral("path"));
+        QCOMPARE(in.leafPath, p->inputs.at(in.input).path);
+        QCOMPARE(in.dims.size(), p->inputs.at(in.input).tensor.sizes.size());
+    }
+    const QMap<QString, QString> expected{{"s0", "batch"}, {"s1", "seq"}, {"s3", "total"},
+                                          {"s5", "past"},  {"s6", "batch"}, {"s7", "past"}};
+    QCOMPARE(m.symbolToDim, expected);
+    // torch kept the key and value caches' batch and past apart
+    QCOMPARE(m.dimToSymbols.value(QStringLiteral("batch")), (QStringList{"s0", "s6"}));
+    QCOMPARE(m.dimToSymbols.value(QStringLiteral("past")), (QStringList{"s5", "s7"}));
+    QVERIFY(m.symbolConflicts.isEmpty());
+    QVERIFY2(m.problems.isEmpty(), qPrintable(m.problems.join(QLatin1Char('\n'))));
+    QVERIFY(m.unmatchedLeaves.isEmpty());
+    QCOMPARE(m.inputs.at(2).dims.at(1).status, Pt2DimMapping::Dim::Status::Static);
+    QCOMPARE(m.inputs.at(2).dims.at(2).status, Pt2DimMapping::Dim::Status::Symbolic);
+}
+
+void TstPt2Reader::mappingSpecializedAndConflicts()
+{
+    const auto p = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(p);
+    // heads named but static in the program; input_ids' batch named differently from the
+    // caches' (torch found them equal: one symbol); attention_mask dim 1 said static.
+    const QStringList kv{"batch", "heads", "past", "static"};
+    const QHash<QString, QStringList> dims{{"input_ids", {"b2", "seq"}},
+                                           {"attention_mask", {"batch", "static"}},
+                                           {kSampleLeaves.at(2), kv}, {kSampleLeaves.at(3), kv},
+                                           {kSampleLeaves.at(4), {"batch", "dynamic", "auto", "static"}}};
+    const Pt2DimMapping m = Pt2DimMapper::map(*p, kSampleLeaves, dims);
+    QCOMPARE(m.inputs.at(2).dims.at(1).status, Pt2DimMapping::Dim::Status::Specialized);
+    QCOMPARE(m.inputs.at(4).dims.at(1).status, Pt2DimMapping::Dim::Status::Specialized); // Dim.DYNAMIC
+    QCOMPARE(m.inputs.at(4).dims.at(2).status, Pt2DimMapping::Dim::Status::Symbolic);    // auto, unnamed
+    QCOMPARE(m.inputs.at(1).dims.at(1).status, Pt2DimMapping::Dim::Status::UnexpectedDynamic);
+    QCOMPARE(m.inputs.at(5).dims.at(0).status, Pt2DimMapping::Dim::Status::UnexpectedDynamic); // no entry given
+    QCOMPARE(m.symbolConflicts.value(QStringLiteral("s0")), (QStringList{"b2", "batch"}));
+    QCOMPARE(m.symbolToDim.value(QStringLiteral("s0")), QStringLiteral("b2"));
+    QVERIFY(!m.symbolToDim.contains(QStringLiteral("s7"))); // only auto / nothing there
+    const QString problems = m.problems.join(QLatin1Char('\n'));
+    QVERIFY2(problems.contains(QStringLiteral("past_key_values.key_cache[0][1]: heads was specialized to 4")), qPrintable(problems));
+    QVERIFY2(problems.contains(QStringLiteral("past_key_values.value_cache[0][1]: Dim.DYNAMIC was specialized to 4")), qPrintable(problems));
+    QVERIFY2(problems.contains(QStringLiteral("attention_mask[1]: s3 in the program, static in the constraints")), qPrintable(problems));
+    QVERIFY2(problems.contains(QStringLiteral("s0 stands for several Dims: b2, batch")), qPrintable(problems));
+}
+
+void TstPt2Reader::mappingFallbacks()
+{
+    auto p = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(p);
+    // Without in_spec paths: by placeholder name (capture order may differ, a None leaf
+    // has no input).
+    Pt2Program noPaths = *p;
+    for (Pt2UserInput &in : noPaths.inputs)
+        in.path.clear();
+    QStringList leaves = kSampleLeaves;
+    std::reverse(leaves.begin(), leaves.end());
+    leaves << QStringLiteral("use_cache");
+    QHash<QString, QStringList> dims{{"past_key_values.value_cache[1]", {"batch", "static", "past", "static"}}};
+    Pt2DimMapping m = Pt2DimMapper::map(noPaths, leaves, dims);
+    for (const auto &in : m.inputs)
+        QCOMPARE(in.matchedBy, QStringLiteral("name"));
+    QCOMPARE(m.inputs.at(5).leafPath, QStringLiteral("past_key_values.value_cache[1]"));
+    QCOMPARE(m.symbolToDim.value(QStringLiteral("s6")), QStringLiteral("batch"));
+    QCOMPARE(m.unmatchedLeaves, QStringList{"use_cache"});
+
+    // Names that match nothing: by position when the counts agree.
+    Pt2Program renamed = noPaths;
+    for (int i = 0; i < renamed.inputs.size(); ++i)
+        renamed.inputs[i].name = QStringLiteral("arg%1_1").arg(i);
+    m = Pt2DimMapper::map(renamed, kSampleLeaves, {{"attention_mask", {"batch", "total"}}});
+    for (int i = 0; i < m.inputs.size(); ++i) {
+        QCOMPARE(m.inputs.at(i).matchedBy, QStringLiteral("position"));
+        QCOMPARE(m.inputs.at(i).leafPath, kSampleLeaves.at(i));
+    }
+    QCOMPARE(m.symbolToDim.value(QStringLiteral("s3")), QStringLiteral("total"));
+
+    // ...and unmatched (with a problem per input) when they do not.
+    m = Pt2DimMapper::map(renamed, kSampleLeaves.mid(0, 3), {});
+    QCOMPARE(m.unmatchedLeaves.size(), 3);
+    QVERIFY(m.problems.join(QLatin1Char('\n')).contains(QStringLiteral("program input arg0_1 matches none")));
+}
+
+void TstPt2Reader::json()
+{
+    const auto p = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(p);
+    const QJsonObject o = Pt2Json::toJson(*p);
+    QCOMPARE(o.value(QStringLiteral("layout")).toString(), QStringLiteral("legacy"));
+    const QJsonObject k0 = o.value(QStringLiteral("inputs")).toArray().at(2).toObject();
+    QCOMPARE(k0.value(QStringLiteral("path")).toString(), QStringLiteral("past_key_values.key_cache[0]"));
+    QCOMPARE(k0.value(QStringLiteral("sizes")).toArray(), (QJsonArray{"s0", 4, "s5", 8}));
+    QCOMPARE(k0.value(QStringLiteral("size_hints")).toArray(), (QJsonArray{2, 4, 5, 8}));
+    const QJsonObject s3 = o.value(QStringLiteral("symbols")).toObject().value(QStringLiteral("s3")).toObject();
+    QCOMPARE(s3.value(QStringLiteral("min")).toInt(), 0);
+    QCOMPARE(s3.value(QStringLiteral("max")).toInt(), 8192);
+    QCOMPARE(s3.value(QStringLiteral("uses")).toArray().size(), 1);
+    QCOMPARE(o.value(QStringLiteral("range_constraints")).toObject().size(), 6);
+}
+
+QTEST_GUILESS_MAIN(TstPt2Reader)
+#include "tst_pt2reader.moc"
