@@ -71,7 +71,7 @@ struct Parameter {
     QString defaultRepr;   // when the default is not JSON-representable
 };
 
-class MappedFile; // owns the QFile mapping; defined in capturereader.cpp
+class MappedFile; // owns the QFile mapping (capture/mappedfile.h)
 
 class Capture
 {

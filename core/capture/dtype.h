@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QList>
 #include <QStringView>
 
 #include <optional>
@@ -16,6 +17,9 @@ QString safetensorsName(DType t);                        // "F32"
 QString torchName(DType t);                              // "float32"
 int byteSize(DType t);                                   // 4
 int onnxElementType(DType t);                            // 1 for float32, 7 for int64 (onnx-diagnostic's T1/T7)
+std::optional<DType> fromSafetensors(const char *data, qsizetype size); // same, on raw UTF-8 bytes (no allocation)
+bool isFloatingPoint(DType t);
+QList<DType> all();                                      // every DType, in enum order
 } // namespace dtype
 
 } // namespace dimscope

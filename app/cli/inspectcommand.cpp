@@ -1,0 +1,292 @@
+// dimscope-cli inspect FILE [--json]: what a capture holds (docs/cli.md).
+#include "clicommand.h"
+
+#include "capture/callsummary.h"
+#include "capture/capturereader.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+using namespace dimscope;
+
+namespace {
+
+QString kindName(NodeKind k)
+{
+    switch (k) {
+    case NodeKind::Dict: return QStringLiteral("dict");
+    case NodeKind::List: return QStringLiteral("list");
+    case NodeKind::Tuple: return QStringLiteral("tuple");
+    case NodeKind::NamedTuple: return QStringLiteral("namedtuple");
+    case NodeKind::Custom: return QStringLiteral("custom");
+    case NodeKind::Tensor: return QStringLiteral("tensor");
+    case NodeKind::None: return QStringLiteral("none");
+    case NodeKind::Int: return QStringLiteral("int");
+    case NodeKind::Float: return QStringLiteral("float");
+    case NodeKind::Bool: return QStringLiteral("bool");
+    case NodeKind::String: return QStringLiteral("str");
+    }
+    return QString();
+}
+
+// One row of the leaves table: a key path and what it is in each call.
+struct LeafRow {
+    QString path;
+    QVector<const Leaf *> perCall; // nullptr where the call has no such leaf
+};
+
+QVector<LeafRow> leafRows(const Capture &capture)
+{
+    QVector<LeafRow> rows;
+    QHash<QString, int> byPath;
+    for (int c = 0; c < capture.calls.size(); ++c) {
+        for (const Leaf &leaf : capture.calls.at(c).inputs.leaves) {
+            auto it = byPath.constFind(leaf.path);
+            int row;
+            if (it == byPath.constEnd()) {
+                row = rows.size();
+                byPath.insert(leaf.path, row);
+                rows.append({leaf.path, QVector<const Leaf *>(capture.calls.size(), nullptr)});
+            } else {
+                row = it.value();
+            }
+            rows[row].perCall[c] = &leaf;
+        }
+    }
+    return rows;
+}
+
+const Leaf *firstLeaf(const LeafRow &row)
+{
+    for (const Leaf *l : row.perCall) {
+        if (l && l->isTensor())
+            return l;
+    }
+    for (const Leaf *l : row.perCall) {
+        if (l)
+            return l;
+    }
+    return nullptr;
+}
+
+// Python's spelling of a JSON scalar: None, True, 'text', 3.5.
+QString pythonRepr(const QJsonValue &v)
+{
+    if (v.isNull() || v.isUndefined())
+        return QStringLiteral("None");
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("True") : QStringLiteral("False");
+    if (v.isString())
+        return QLatin1Char('\'') + v.toString() + QLatin1Char('\'');
+    return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+}
+
+QString shapeText(const QVector<qint64> &shape)
+{
+    if (shape.isEmpty())
+        return QStringLiteral("scalar");
+    QStringList parts;
+    for (qint64 d : shape)
+        parts << QString::number(d);
+    return parts.join(QLatin1Char('x'));
+}
+
+QString cellText(const Leaf *leaf)
+{
+    if (!leaf)
+        return QStringLiteral("-");
+    if (leaf->isTensor())
+        return shapeText(leaf->shape);
+    if (leaf->kind == NodeKind::None)
+        return QStringLiteral("None");
+    return kindName(leaf->kind) + QLatin1Char('=') + pythonRepr(leaf->value);
+}
+
+QString signatureText(const Capture &capture)
+{
+    QStringList params;
+    for (const Parameter &p : capture.signature) {
+        QString s = p.kind == QLatin1String("VAR_POSITIONAL") ? QLatin1Char('*') + p.name
+                  : p.kind == QLatin1String("VAR_KEYWORD") ? QLatin1String("**") + p.name
+                  : p.name;
+        if (p.hasDefault) {
+            const QString d = !p.defaultRepr.isEmpty() ? p.defaultRepr : pythonRepr(p.defaultValue);
+            s += QLatin1Char('=') + d;
+        }
+        params << s;
+    }
+    return QStringLiteral("forward(%1)").arg(params.join(QLatin1String(", ")));
+}
+
+QString listText(const QStringList &l) { return l.isEmpty() ? QStringLiteral("-") : l.join(QLatin1String(", ")); }
+
+void printHuman(QTextStream &out, const Capture &capture)
+{
+    out << "file:        " << capture.filePath << " (" << capture.fileSize << " bytes, header " << capture.headerSize << " bytes)\n";
+    out << "format:      dimscope.capture version " << capture.formatVersion << "\n";
+    out << "producer:    " << (capture.producer.isEmpty() ? QStringLiteral("-") : capture.producer) << "\n";
+    out << "torch:       " << (capture.torchVersion.isEmpty() ? QStringLiteral("-") : capture.torchVersion)
+        << ", transformers: " << (capture.transformersVersion.isEmpty() ? QStringLiteral("-") : capture.transformersVersion) << "\n";
+    out << "model:       " << capture.modelClass << "\n";
+    out << "signature:   " << signatureText(capture) << "\n";
+    if (!capture.flattening.isEmpty()) {
+        QStringList f;
+        for (auto it = capture.flattening.cbegin(); it != capture.flattening.cend(); ++it)
+            f << it.key() + QLatin1String(": ") + it.value();
+        out << "flattening:  " << f.join(QLatin1String(", ")) << "\n";
+    }
+    out << "calls:       " << capture.calls.size() << "\n";
+    for (const CapturedCall &call : capture.calls) {
+        out << "\ncall " << call.index << ": " << callSummary(call.inputs) << "\n";
+        out << "  missing: " << listText(call.missing) << "; filled: " << listText(call.filled)
+            << "; constant kwargs: "
+            << (call.constantKwargs.isEmpty() ? QStringLiteral("-")
+                                              : QString::fromUtf8(QJsonDocument(call.constantKwargs).toJson(QJsonDocument::Compact)))
+            << "\n";
+        if (!call.outputs.isEmpty())
+            out << "  outputs: " << callSummary(call.outputs) << "\n";
+    }
+    const QVector<LeafRow> rows = leafRows(capture);
+    out << "\nleaves: " << rows.size() << "\n";
+    int pathWidth = 4;
+    for (const LeafRow &r : rows)
+        pathWidth = std::max(pathWidth, int(r.path.size()));
+    out << QStringLiteral("path").leftJustified(pathWidth) << "  " << QStringLiteral("dtype").leftJustified(9)
+        << "  shape per call\n";
+    for (const LeafRow &r : rows) {
+        const Leaf *first = firstLeaf(r);
+        const QString dt = first && first->isTensor() ? dtype::torchName(first->dtype) : kindName(first->kind);
+        QStringList cells;
+        for (const Leaf *l : r.perCall)
+            cells << cellText(l);
+        out << r.path.leftJustified(pathWidth) << "  " << dt.leftJustified(9) << "  " << cells.join(QLatin1String(" | ")) << "\n";
+    }
+}
+
+QJsonArray shapeJson(const QVector<qint64> &shape)
+{
+    QJsonArray a;
+    for (qint64 d : shape)
+        a.append(d);
+    return a;
+}
+
+QJsonValue optionalString(const QString &s) { return s.isEmpty() ? QJsonValue() : QJsonValue(s); }
+
+QJsonObject toJson(const Capture &capture)
+{
+    QJsonObject root;
+    root.insert(QStringLiteral("schema"), QStringLiteral("dimscope.inspect"));
+    root.insert(QStringLiteral("schema_version"), 1);
+    root.insert(QStringLiteral("file"), capture.filePath);
+    root.insert(QStringLiteral("file_size"), capture.fileSize);
+    root.insert(QStringLiteral("header_size"), capture.headerSize);
+    root.insert(QStringLiteral("format_version"), capture.formatVersion);
+    root.insert(QStringLiteral("producer"), optionalString(capture.producer));
+    root.insert(QStringLiteral("torch_version"), optionalString(capture.torchVersion));
+    root.insert(QStringLiteral("transformers_version"), optionalString(capture.transformersVersion));
+    QJsonArray signature;
+    for (const Parameter &p : capture.signature) {
+        QJsonObject o{{QStringLiteral("name"), p.name}, {QStringLiteral("kind"), p.kind}, {QStringLiteral("has_default"), p.hasDefault}};
+        if (p.hasDefault) {
+            if (p.defaultRepr.isEmpty())
+                o.insert(QStringLiteral("default"), p.defaultValue);
+            else
+                o.insert(QStringLiteral("default_repr"), p.defaultRepr);
+        }
+        signature.append(o);
+    }
+    root.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("class"), capture.modelClass}, {QStringLiteral("signature"), signature}});
+    QJsonObject flattening;
+    for (auto it = capture.flattening.cbegin(); it != capture.flattening.cend(); ++it)
+        flattening.insert(it.key(), it.value());
+    root.insert(QStringLiteral("flattening"), flattening);
+    root.insert(QStringLiteral("value_if_missing"), QJsonArray::fromStringList(capture.valueIfMissing));
+    QJsonArray calls;
+    for (const CapturedCall &call : capture.calls) {
+        calls.append(QJsonObject{
+            {QStringLiteral("index"), call.index},
+            {QStringLiteral("num_positional"), call.numPositional},
+            {QStringLiteral("num_leaves"), call.inputs.leaves.size()},
+            {QStringLiteral("summary"), callSummary(call.inputs)},
+            {QStringLiteral("outputs_summary"), call.outputs.isEmpty() ? QJsonValue() : QJsonValue(callSummary(call.outputs))},
+            {QStringLiteral("missing"), QJsonArray::fromStringList(call.missing)},
+            {QStringLiteral("filled"), QJsonArray::fromStringList(call.filled)},
+            {QStringLiteral("constant_kwargs"), call.constantKwargs},
+        });
+    }
+    root.insert(QStringLiteral("calls"), calls);
+    QJsonArray leaves;
+    for (const LeafRow &r : leafRows(capture)) {
+        const Leaf *first = firstLeaf(r);
+        QJsonArray perCall;
+        for (const Leaf *l : r.perCall) {
+            if (!l) {
+                perCall.append(QJsonValue());
+                continue;
+            }
+            QJsonObject o{{QStringLiteral("kind"), kindName(l->kind)}};
+            if (l->isTensor()) {
+                o.insert(QStringLiteral("dtype"), dtype::safetensorsName(l->dtype));
+                o.insert(QStringLiteral("shape"), shapeJson(l->shape));
+                o.insert(QStringLiteral("device"), l->device);
+                o.insert(QStringLiteral("tensor"), l->tensorName);
+            } else if (l->kind != NodeKind::None) {
+                o.insert(QStringLiteral("value"), l->value);
+            }
+            perCall.append(o);
+        }
+        QJsonObject leaf{{QStringLiteral("path"), r.path}, {QStringLiteral("kind"), kindName(first->kind)}};
+        leaf.insert(QStringLiteral("dtype"), first->isTensor() ? QJsonValue(dtype::safetensorsName(first->dtype)) : QJsonValue());
+        leaf.insert(QStringLiteral("torch_dtype"), first->isTensor() ? QJsonValue(dtype::torchName(first->dtype)) : QJsonValue());
+        leaf.insert(QStringLiteral("device"), first->isTensor() ? QJsonValue(first->device) : QJsonValue());
+        leaf.insert(QStringLiteral("calls"), perCall);
+        leaves.append(leaf);
+    }
+    root.insert(QStringLiteral("leaves"), leaves);
+    return root;
+}
+
+int runInspect(const QStringList &args)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    bool json = false;
+    QString file;
+    for (const QString &a : args) {
+        if (a == QLatin1String("--json")) {
+            json = true;
+        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            out << "usage: dimscope-cli inspect FILE [--json]\n";
+            return 0;
+        } else if (a.startsWith(QLatin1Char('-')) || !file.isEmpty()) {
+            err << "dimscope-cli inspect: unexpected argument '" << a << "' (usage: dimscope-cli inspect FILE [--json])\n";
+            return 2;
+        } else {
+            file = a;
+        }
+    }
+    if (file.isEmpty()) {
+        err << "dimscope-cli inspect: no FILE given (usage: dimscope-cli inspect FILE [--json])\n";
+        return 2;
+    }
+    QString error;
+    const std::optional<Capture> capture = CaptureReader::open(file, &error);
+    if (!capture) {
+        err << "dimscope-cli inspect: " << error << "\n";
+        return 1;
+    }
+    if (json)
+        out << QJsonDocument(toJson(*capture)).toJson(QJsonDocument::Indented);
+    else
+        printHuman(out, *capture);
+    return 0;
+}
+
+const CliRegistration registration(CliCommand{"inspect", "inspect FILE [--json]",
+                                              "show the calls, leaves and shapes of a capture", &runInspect});
+
+} // namespace

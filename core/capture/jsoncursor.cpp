@@ -1,0 +1,593 @@
+#include "capture/jsoncursor.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace dimscope {
+
+namespace {
+constexpr int kMaxDepth = 256; // deeper input is refused rather than overflowing the stack
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+void appendUtf8(std::string &s, uint cp)
+{
+    if (cp < 0x80) {
+        s.push_back(char(cp));
+    } else if (cp < 0x800) {
+        s.push_back(char(0xC0 | (cp >> 6)));
+        s.push_back(char(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        s.push_back(char(0xE0 | (cp >> 12)));
+        s.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+        s.push_back(char(0x80 | (cp & 0x3F)));
+    } else {
+        s.push_back(char(0xF0 | (cp >> 18)));
+        s.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+        s.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+        s.push_back(char(0x80 | (cp & 0x3F)));
+    }
+}
+
+QString printable(char c)
+{
+    const uchar u = uchar(c);
+    if (u >= 0x20 && u < 0x7F)
+        return QStringLiteral("'%1'").arg(QLatin1Char(c));
+    return QStringLiteral("byte 0x%1").arg(u, 2, 16, QLatin1Char('0'));
+}
+} // namespace
+
+JsonCursor::JsonCursor(const char *begin, const char *end, qint64 offsetBase)
+    : m_begin(begin), m_end(end), m_pos(begin), m_offsetBase(offsetBase)
+{
+}
+
+bool JsonCursor::fail(const QString &message)
+{
+    if (m_error.isEmpty())
+        m_error = QStringLiteral("at byte %1: %2").arg(position()).arg(message);
+    m_pos = m_end; // a failed cursor reads nothing more
+    return false;
+}
+
+void JsonCursor::skipWhitespace()
+{
+    while (m_pos < m_end && (*m_pos == ' ' || *m_pos == '\n' || *m_pos == '\r' || *m_pos == '\t'))
+        ++m_pos;
+}
+
+bool JsonCursor::expect(char c)
+{
+    skipWhitespace();
+    if (m_pos >= m_end)
+        return fail(QStringLiteral("unexpected end of JSON, expected '%1'").arg(QLatin1Char(c)));
+    if (*m_pos != c)
+        return fail(QStringLiteral("expected '%1', found %2").arg(QLatin1Char(c)).arg(printable(*m_pos)));
+    ++m_pos;
+    return true;
+}
+
+const char *JsonCursor::typeName(Type t)
+{
+    switch (t) {
+    case Type::Object: return "an object";
+    case Type::Array: return "a list";
+    case Type::String: return "a string";
+    case Type::Number: return "a number";
+    case Type::Bool: return "a boolean";
+    case Type::Null: return "null";
+    case Type::Invalid: break;
+    }
+    return "invalid JSON";
+}
+
+JsonCursor::Type JsonCursor::peekType()
+{
+    skipWhitespace();
+    if (m_pos >= m_end)
+        return Type::Invalid;
+    switch (*m_pos) {
+    case '{': return Type::Object;
+    case '[': return Type::Array;
+    case '"': return Type::String;
+    case 't': case 'f': return Type::Bool;
+    case 'n': return Type::Null;
+    case 'N': case 'I': return m_allowNonFinite ? Type::Number : Type::Invalid;
+    default:
+        return (*m_pos == '-' || isDigit(*m_pos)) ? Type::Number : Type::Invalid;
+    }
+}
+
+bool JsonCursor::beginObject() { return ok() && expect('{'); }
+bool JsonCursor::beginArray() { return ok() && expect('['); }
+
+bool JsonCursor::nextMember(bool &first, std::string_view &key, std::string &keyStorage)
+{
+    if (!ok())
+        return false;
+    skipWhitespace();
+    if (m_pos >= m_end)
+        return fail(QStringLiteral("unexpected end of JSON inside an object"));
+    if (*m_pos == '}') {
+        ++m_pos;
+        return false;
+    }
+    if (!first) {
+        if (*m_pos != ',')
+            return fail(QStringLiteral("expected ',' or '}', found %1").arg(printable(*m_pos)));
+        ++m_pos;
+        skipWhitespace();
+        if (m_pos < m_end && *m_pos == '}')
+            return fail(QStringLiteral("trailing comma in an object"));
+    }
+    first = false;
+    if (m_pos >= m_end || *m_pos != '"')
+        return fail(m_pos >= m_end ? QStringLiteral("unexpected end of JSON, expected a member name")
+                                   : QStringLiteral("expected a quoted member name, found %1").arg(printable(*m_pos)));
+    if (!readString(key, keyStorage))
+        return false;
+    return expect(':');
+}
+
+bool JsonCursor::nextElement(bool &first)
+{
+    if (!ok())
+        return false;
+    skipWhitespace();
+    if (m_pos >= m_end)
+        return fail(QStringLiteral("unexpected end of JSON inside a list"));
+    if (*m_pos == ']') {
+        ++m_pos;
+        return false;
+    }
+    if (!first) {
+        if (*m_pos != ',')
+            return fail(QStringLiteral("expected ',' or ']', found %1").arg(printable(*m_pos)));
+        ++m_pos;
+        skipWhitespace();
+        if (m_pos < m_end && *m_pos == ']')
+            return fail(QStringLiteral("trailing comma in a list"));
+    }
+    first = false;
+    return true;
+}
+
+// Checks one multi-byte UTF-8 sequence starting at p (a byte >= 0x80) and moves past it.
+bool JsonCursor::checkUtf8(const char *&p)
+{
+    const uchar c = uchar(*p);
+    int extra;
+    uint cp;
+    if (c >= 0xC2 && c <= 0xDF) { extra = 1; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { extra = 2; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { extra = 3; cp = c & 0x07; }
+    else {
+        m_pos = p;
+        return fail(QStringLiteral("invalid UTF-8 (byte 0x%1)").arg(c, 2, 16, QLatin1Char('0')));
+    }
+    if (m_end - p <= extra) {
+        m_pos = p;
+        return fail(QStringLiteral("invalid UTF-8 (truncated sequence)"));
+    }
+    for (int i = 1; i <= extra; ++i) {
+        const uchar cc = uchar(p[i]);
+        if ((cc & 0xC0) != 0x80) {
+            m_pos = p;
+            return fail(QStringLiteral("invalid UTF-8 (bad continuation byte)"));
+        }
+        cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        m_pos = p;
+        return fail(QStringLiteral("invalid UTF-8 (overlong form or surrogate)"));
+    }
+    p += extra + 1;
+    return true;
+}
+
+namespace {
+// Where decoded string bytes go: a std::string, or back into the input itself
+// (decoding only ever shrinks a string, so the write position never passes the read one).
+struct StringSink {
+    std::string &s;
+    void push_back(char c) { s.push_back(c); }
+    void append(const char *p, size_t n) { s.append(p, n); }
+    void reset(const char *p, size_t n) { s.assign(p, n); }
+    std::string_view view(const char *) const { return std::string_view(s); }
+};
+struct InPlaceSink {
+    char *begin;
+    char *w = nullptr;
+    void push_back(char c) { *w++ = c; }
+    void append(const char *p, size_t n) { memmove(w, p, n); w += n; }
+    void reset(const char *, size_t n) { w = begin + n; }
+    std::string_view view(const char *) const { return std::string_view(begin, size_t(w - begin)); }
+};
+} // namespace
+
+bool JsonCursor::readString(std::string_view &out, std::string &storage)
+{
+    StringSink sink{storage};
+    return readStringInto(out, sink);
+}
+
+bool JsonCursor::readStringInPlace(std::string_view &out)
+{
+    skipWhitespace();
+    InPlaceSink sink{const_cast<char *>(m_pos + 1)};
+    return readStringInto(out, sink);
+}
+
+template<typename Sink>
+bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
+{
+    if (!ok())
+        return false;
+    skipWhitespace();
+    if (m_pos >= m_end || *m_pos != '"')
+        return fail(m_pos >= m_end ? QStringLiteral("unexpected end of JSON, expected a string")
+                                   : QStringLiteral("expected a string, found %1").arg(printable(*m_pos)));
+    const char *start = ++m_pos;
+    const char *p = start;
+    // Fast path: no escapes, the view points into the input.
+    while (p < m_end) {
+        const char c = *p;
+        if (c == '"') {
+            out = std::string_view(start, size_t(p - start));
+            m_pos = p + 1;
+            return true;
+        }
+        if (c == '\\')
+            break;
+        if (uchar(c) < 0x20) {
+            m_pos = p;
+            return fail(QStringLiteral("unescaped control character in a string"));
+        }
+        if (uchar(c) >= 0x80) {
+            if (!checkUtf8(p))
+                return false;
+        } else {
+            ++p;
+        }
+    }
+    storage.reset(start, size_t(p - start));
+    while (p < m_end) {
+        const char c = *p;
+        if (c == '"') {
+            out = storage.view(start);
+            m_pos = p + 1;
+            return true;
+        }
+        if (uchar(c) < 0x20) {
+            m_pos = p;
+            return fail(QStringLiteral("unescaped control character in a string"));
+        }
+        if (uchar(c) >= 0x80) {
+            const char *q = p;
+            if (!checkUtf8(p))
+                return false;
+            storage.append(q, size_t(p - q));
+            continue;
+        }
+        if (c != '\\') {
+            storage.push_back(c);
+            ++p;
+            continue;
+        }
+        if (p + 1 >= m_end)
+            break;
+        const char e = p[1];
+        p += 2;
+        switch (e) {
+        case '"': storage.push_back('"'); break;
+        case '\\': storage.push_back('\\'); break;
+        case '/': storage.push_back('/'); break;
+        case 'b': storage.push_back('\b'); break;
+        case 'f': storage.push_back('\f'); break;
+        case 'n': storage.push_back('\n'); break;
+        case 'r': storage.push_back('\r'); break;
+        case 't': storage.push_back('\t'); break;
+        case 'u': {
+            auto hex4 = [&](const char *h, uint &v) {
+                if (m_end - h < 4)
+                    return false;
+                v = 0;
+                for (int i = 0; i < 4; ++i) {
+                    const int d = hexValue(h[i]);
+                    if (d < 0)
+                        return false;
+                    v = (v << 4) | uint(d);
+                }
+                return true;
+            };
+            uint cp;
+            if (!hex4(p, cp)) {
+                m_pos = p;
+                return fail(QStringLiteral("invalid \\u escape"));
+            }
+            p += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                uint low;
+                if (m_end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, low) || low < 0xDC00 || low > 0xDFFF) {
+                    m_pos = p;
+                    return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
+                }
+                p += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                m_pos = p;
+                return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
+            }
+            std::string tmp;
+            appendUtf8(tmp, cp);
+            storage.append(tmp.data(), tmp.size());
+            break;
+        }
+        default:
+            m_pos = p - 1;
+            return fail(QStringLiteral("invalid escape \\%1").arg(printable(e)));
+        }
+    }
+    m_pos = m_end;
+    return fail(QStringLiteral("unterminated string"));
+}
+
+bool JsonCursor::readString(QString &out)
+{
+    std::string storage;
+    std::string_view v;
+    if (!readString(v, storage))
+        return false;
+    out = QString::fromUtf8(v.data(), qsizetype(v.size()));
+    return true;
+}
+
+bool JsonCursor::readNumberToken(const char *&start, bool &isInteger)
+{
+    skipWhitespace();
+    start = m_pos;
+    const char *p = m_pos;
+    isInteger = true;
+    if (p < m_end && *p == '-')
+        ++p;
+    if (p >= m_end || !isDigit(*p))
+        return fail(QStringLiteral("invalid number"));
+    if (*p == '0') {
+        ++p;
+    } else {
+        while (p < m_end && isDigit(*p))
+            ++p;
+    }
+    if (p < m_end && *p == '.') {
+        isInteger = false;
+        ++p;
+        if (p >= m_end || !isDigit(*p)) {
+            m_pos = p;
+            return fail(QStringLiteral("invalid number (digits expected after '.')"));
+        }
+        while (p < m_end && isDigit(*p))
+            ++p;
+    }
+    if (p < m_end && (*p == 'e' || *p == 'E')) {
+        isInteger = false;
+        ++p;
+        if (p < m_end && (*p == '+' || *p == '-'))
+            ++p;
+        if (p >= m_end || !isDigit(*p)) {
+            m_pos = p;
+            return fail(QStringLiteral("invalid number (digits expected in the exponent)"));
+        }
+        while (p < m_end && isDigit(*p))
+            ++p;
+    }
+    m_pos = p;
+    return true;
+}
+
+bool JsonCursor::readInt64(qint64 &out)
+{
+    if (!ok())
+        return false;
+    if (peekType() != Type::Number)
+        return fail(QStringLiteral("expected an integer, found %1").arg(QLatin1String(typeName(peekType()))));
+    const char *start;
+    bool isInteger;
+    const char *before = m_pos;
+    if (!readNumberToken(start, isInteger))
+        return false;
+    if (!isInteger) {
+        m_pos = before;
+        return fail(QStringLiteral("expected an integer, found a non-integer number"));
+    }
+    const auto r = std::from_chars(start, m_pos, out);
+    if (r.ec != std::errc() || r.ptr != m_pos) {
+        m_pos = before;
+        return fail(QStringLiteral("integer out of range"));
+    }
+    return true;
+}
+
+bool JsonCursor::readBool(bool &out)
+{
+    if (!ok())
+        return false;
+    skipWhitespace();
+    if (m_end - m_pos >= 4 && memcmp(m_pos, "true", 4) == 0) {
+        m_pos += 4;
+        out = true;
+        return true;
+    }
+    if (m_end - m_pos >= 5 && memcmp(m_pos, "false", 5) == 0) {
+        m_pos += 5;
+        out = false;
+        return true;
+    }
+    return fail(QStringLiteral("expected true or false"));
+}
+
+bool JsonCursor::readNull()
+{
+    if (!ok())
+        return false;
+    skipWhitespace();
+    if (m_end - m_pos >= 4 && memcmp(m_pos, "null", 4) == 0) {
+        m_pos += 4;
+        return true;
+    }
+    return fail(QStringLiteral("expected null"));
+}
+
+bool JsonCursor::readValue(QJsonValue &out) { return ok() && readValueDepth(out, 0); }
+bool JsonCursor::skipValue() { return ok() && skipValueDepth(0); }
+
+bool JsonCursor::readValueDepth(QJsonValue &out, int depth)
+{
+    if (depth > kMaxDepth)
+        return fail(QStringLiteral("JSON nested more than %1 levels deep").arg(kMaxDepth));
+    switch (peekType()) {
+    case Type::Object: {
+        QJsonObject obj;
+        beginObject();
+        bool first = true;
+        std::string_view key;
+        std::string keyStorage;
+        while (nextMember(first, key, keyStorage)) {
+            const QString k = QString::fromUtf8(key.data(), qsizetype(key.size()));
+            QJsonValue v;
+            if (!readValueDepth(v, depth + 1))
+                return false;
+            obj.insert(k, v);
+        }
+        out = obj;
+        return ok();
+    }
+    case Type::Array: {
+        QJsonArray arr;
+        beginArray();
+        bool first = true;
+        while (nextElement(first)) {
+            QJsonValue v;
+            if (!readValueDepth(v, depth + 1))
+                return false;
+            arr.append(v);
+        }
+        out = arr;
+        return ok();
+    }
+    case Type::String: {
+        QString s;
+        if (!readString(s))
+            return false;
+        out = s;
+        return true;
+    }
+    case Type::Bool: {
+        bool b;
+        if (!readBool(b))
+            return false;
+        out = b;
+        return true;
+    }
+    case Type::Null:
+        out = QJsonValue();
+        return readNull();
+    case Type::Number: {
+        static const struct { const char *text; double value; } kNonFinite[] = {
+            {"NaN", std::numeric_limits<double>::quiet_NaN()},
+            {"Infinity", std::numeric_limits<double>::infinity()},
+            {"-Infinity", -std::numeric_limits<double>::infinity()},
+        };
+        if (m_allowNonFinite) {
+            for (const auto &nf : kNonFinite) {
+                const size_t n = strlen(nf.text);
+                if (size_t(m_end - m_pos) >= n && memcmp(m_pos, nf.text, n) == 0) {
+                    m_pos += n;
+                    out = nf.value;
+                    return true;
+                }
+            }
+        }
+        const char *start;
+        bool isInteger;
+        if (!readNumberToken(start, isInteger))
+            return false;
+        if (isInteger) {
+            qint64 i;
+            const auto r = std::from_chars(start, m_pos, i);
+            if (r.ec == std::errc() && r.ptr == m_pos) {
+                out = i;
+                return true;
+            }
+        }
+        double d = 0;
+        const auto r = std::from_chars(start, m_pos, d);
+        if (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)
+            return fail(QStringLiteral("invalid number"));
+        out = d;
+        return true;
+    }
+    case Type::Invalid:
+        break;
+    }
+    if (m_pos >= m_end)
+        return fail(QStringLiteral("unexpected end of JSON, expected a value"));
+    return fail(QStringLiteral("expected a JSON value, found %1").arg(printable(*m_pos)));
+}
+
+bool JsonCursor::skipValueDepth(int depth)
+{
+    if (depth > kMaxDepth)
+        return fail(QStringLiteral("JSON nested more than %1 levels deep").arg(kMaxDepth));
+    switch (peekType()) {
+    case Type::Object: {
+        beginObject();
+        bool first = true;
+        std::string_view key;
+        std::string keyStorage;
+        while (nextMember(first, key, keyStorage)) {
+            if (!skipValueDepth(depth + 1))
+                return false;
+        }
+        return ok();
+    }
+    case Type::Array: {
+        beginArray();
+        bool first = true;
+        while (nextElement(first)) {
+            if (!skipValueDepth(depth + 1))
+                return false;
+        }
+        return ok();
+    }
+    case Type::String: {
+        std::string storage;
+        std::string_view v;
+        return readString(v, storage);
+    }
+    default: {
+        QJsonValue v;
+        return readValueDepth(v, depth);
+    }
+    }
+}
+
+bool JsonCursor::atEnd()
+{
+    skipWhitespace();
+    return m_pos >= m_end;
+}
+
+} // namespace dimscope

@@ -1,0 +1,283 @@
+#include "capture/safetensorsheader.h"
+
+#include "capture/internpool.h"
+#include "capture/jsoncursor.h"
+
+#include <algorithm>
+
+namespace dimscope {
+
+QString quoted(std::string_view utf8)
+{
+    // Control characters are shown escaped: an error message stays on one line.
+    QString s = QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
+    for (qsizetype i = s.size() - 1; i >= 0; --i) {
+        if (s.at(i).unicode() < 0x20)
+            s.replace(i, 1, QStringLiteral("\\x%1").arg(s.at(i).unicode(), 2, 16, QLatin1Char('0')));
+    }
+    return QLatin1Char('\'') + s + QLatin1Char('\'');
+}
+
+namespace {
+QString shapeText(const QVector<qint64> &shape)
+{
+    QStringList parts;
+    for (qint64 d : shape)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
+}
+} // namespace
+
+bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, InternPool &pool, QString *error)
+{
+    // Offsets in messages count from the start of the file (the header follows the 8-byte length).
+    JsonCursor c(header, header + headerSize, 8);
+    const JsonCursor::Type top = c.peekType();
+    if (top != JsonCursor::Type::Object) {
+        *error = top == JsonCursor::Type::Invalid
+            ? QStringLiteral("header is not valid JSON (it must start with '{')")
+            : QStringLiteral("header is not a JSON object (found %1)").arg(QLatin1String(JsonCursor::typeName(top)));
+        return false;
+    }
+    c.beginObject();
+    // Reserve exactly: every entry has a "data_offsets" key (escaped inside the
+    // manifest string it reads \"data_offsets\", which does not match).
+    {
+        static const std::string_view kKey = "\"data_offsets\"";
+        size_t count = 0;
+        std::string_view text(header, size_t(headerSize));
+        for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + kKey.size()))
+            ++count;
+        m_tensors.reserve(count);
+    }
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        if (key == "__metadata__") {
+            if (m_hasMetadata) {
+                *error = QStringLiteral("header has two __metadata__ entries");
+                return false;
+            }
+            m_hasMetadata = true;
+            if (!parseMetadata(c, error))
+                return false;
+            continue;
+        }
+        if (key.data() == keyStorage.data()) { // had escapes: keep the decoded name
+            m_escapedNames.push_back(keyStorage);
+            key = m_escapedNames.back();
+        }
+        if (!parseTensor(c, key, dataSize, pool, error))
+            return false;
+    }
+    if (!c.ok()) {
+        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+        return false;
+    }
+    if (!c.atEnd()) {
+        c.fail(QStringLiteral("unexpected data after the header object"));
+        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+        return false;
+    }
+    return validateLayout(error);
+}
+
+bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64 dataSize, InternPool &pool, QString *error)
+{
+    // Built only for messages: formatting it for every tensor would cost more than parsing.
+    struct Where {
+        std::string_view name;
+        operator QString() const { return QStringLiteral("tensor %1").arg(quoted(name)); }
+    } where{name};
+    auto jsonError = [&] {
+        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+        return false;
+    };
+    if (c.peekType() != JsonCursor::Type::Object) {
+        if (c.peekType() == JsonCursor::Type::Invalid)
+            return c.skipValue() || jsonError();
+        *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(QString(where));
+        return false;
+    }
+    c.beginObject();
+    Tensor t;
+    t.name = name;
+    bool hasDtype = false, hasShape = false, hasOffsets = false;
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        if (key == "dtype") {
+            std::string storage;
+            std::string_view dt;
+            if (c.peekType() != JsonCursor::Type::String) {
+                if (c.peekType() == JsonCursor::Type::Invalid)
+                    return c.skipValue() || jsonError();
+                *error = QStringLiteral("%1: dtype must be a string").arg(QString(where));
+                return false;
+            }
+            if (!c.readString(dt, storage))
+                return jsonError();
+            const auto d = dtype::fromSafetensors(dt.data(), qsizetype(dt.size()));
+            if (!d) {
+                *error = QStringLiteral("%1: unknown dtype %2").arg(QString(where), quoted(dt));
+                return false;
+            }
+            t.dtype = *d;
+            hasDtype = true;
+        } else if (key == "shape") {
+            QVector<qint64> shape;
+            bool ok = c.peekType() == JsonCursor::Type::Array;
+            if (ok) {
+                c.beginArray();
+                bool f = true;
+                while (c.nextElement(f)) {
+                    qint64 d;
+                    if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0) {
+                        ok = false;
+                        break;
+                    }
+                    shape.append(d);
+                }
+            }
+            if (!ok || !c.ok()) {
+                *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(QString(where));
+                return false;
+            }
+            t.shape = pool.shape(shape);
+            hasShape = true;
+        } else if (key == "data_offsets") {
+            qint64 v[2] = {-1, -1};
+            int n = 0;
+            bool ok = c.peekType() == JsonCursor::Type::Array;
+            if (ok) {
+                c.beginArray();
+                bool f = true;
+                while (c.nextElement(f)) {
+                    qint64 d;
+                    if (n >= 2 || c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0) {
+                        ok = false;
+                        break;
+                    }
+                    v[n++] = d;
+                }
+            }
+            if (!ok || !c.ok() || n != 2 || v[0] > v[1]) {
+                *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(QString(where));
+                return false;
+            }
+            t.begin = v[0];
+            t.end = v[1];
+            hasOffsets = true;
+        } else if (!c.skipValue()) {
+            return jsonError();
+        }
+    }
+    if (!c.ok())
+        return jsonError();
+    const char *missing = !hasDtype ? "dtype" : !hasShape ? "shape" : !hasOffsets ? "data_offsets" : nullptr;
+    if (missing) {
+        *error = QStringLiteral("%1: no %2").arg(QString(where), QLatin1String(missing));
+        return false;
+    }
+    if (t.end > dataSize) {
+        *error = QStringLiteral("%1: data_offsets [%2, %3] run past the end of the data area (%4 bytes)")
+                     .arg(QString(where)).arg(t.begin).arg(t.end).arg(dataSize);
+        return false;
+    }
+    qint64 bytes = dtype::byteSize(t.dtype);
+    for (qint64 d : t.shape) {
+        if (__builtin_mul_overflow(bytes, d, &bytes)) {
+            *error = QStringLiteral("%1: shape %2 is too large (its byte size overflows)").arg(QString(where), shapeText(t.shape));
+            return false;
+        }
+    }
+    if (bytes != t.end - t.begin) {
+        *error = QStringLiteral("%1: data_offsets [%2, %3] hold %4 bytes but shape %5 of %6 needs %7")
+                     .arg(QString(where)).arg(t.begin).arg(t.end).arg(t.end - t.begin)
+                     .arg(shapeText(t.shape), dtype::safetensorsName(t.dtype)).arg(bytes);
+        return false;
+    }
+    m_tensors.push_back(std::move(t));
+    return true;
+}
+
+bool SafetensorsHeader::parseMetadata(JsonCursor &c, QString *error)
+{
+    if (c.peekType() != JsonCursor::Type::Object) {
+        *error = QStringLiteral("__metadata__ must be an object of strings");
+        return false;
+    }
+    c.beginObject();
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        if (c.peekType() != JsonCursor::Type::String) {
+            if (c.peekType() == JsonCursor::Type::Invalid) {
+                c.skipValue(); // fails, with the position and what was found
+                break;
+            }
+            *error = QStringLiteral("__metadata__[%1] is not a string").arg(quoted(key));
+            return false;
+        }
+        if (key == "dimscope.manifest") {
+            // The manifest is by far the largest string: decode it where it lies.
+            if (!c.readStringInPlace(m_manifest))
+                break;
+            m_hasManifest = true;
+        } else {
+            std::string storage;
+            std::string_view value;
+            if (!c.readString(value, storage))
+                break;
+        }
+    }
+    if (!c.ok()) {
+        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+        return false;
+    }
+    return true;
+}
+
+bool SafetensorsHeader::validateLayout(QString *error)
+{
+    std::sort(m_tensors.begin(), m_tensors.end(), [](const Tensor &a, const Tensor &b) { return a.name < b.name; });
+    for (size_t i = 1; i < m_tensors.size(); ++i) {
+        if (m_tensors[i].name == m_tensors[i - 1].name) {
+            *error = QStringLiteral("header names tensor %1 twice").arg(quoted(m_tensors[i].name));
+            return false;
+        }
+    }
+    // Overlap check on the non-empty tensors, in file order.
+    std::vector<int> order;
+    order.reserve(m_tensors.size());
+    for (size_t i = 0; i < m_tensors.size(); ++i) {
+        if (m_tensors[i].end > m_tensors[i].begin)
+            order.push_back(int(i));
+    }
+    std::sort(order.begin(), order.end(), [this](int a, int b) {
+        return m_tensors[size_t(a)].begin < m_tensors[size_t(b)].begin
+            || (m_tensors[size_t(a)].begin == m_tensors[size_t(b)].begin && m_tensors[size_t(a)].name < m_tensors[size_t(b)].name);
+    });
+    for (size_t i = 1; i < order.size(); ++i) {
+        const Tensor &a = m_tensors[size_t(order[i - 1])];
+        const Tensor &b = m_tensors[size_t(order[i])];
+        if (b.begin < a.end) {
+            *error = QStringLiteral("tensors %1 [%2, %3) and %4 [%5, %6) overlap")
+                         .arg(quoted(a.name)).arg(a.begin).arg(a.end).arg(quoted(b.name)).arg(b.begin).arg(b.end);
+            return false;
+        }
+    }
+    return true;
+}
+
+const SafetensorsHeader::Tensor *SafetensorsHeader::find(std::string_view name) const
+{
+    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), name,
+                               [](const Tensor &t, std::string_view n) { return t.name < n; });
+    return (it != m_tensors.end() && it->name == name) ? &*it : nullptr;
+}
+
+} // namespace dimscope

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "capture/capture.h"
+
+#include <QString>
+
+namespace dimscope {
+
+// Summary numbers of one tensor leaf, for the leaf inspector. min, max, mean and std
+// are over the finite values only (NaN and ±Inf are counted apart, so that one NaN
+// does not hide the rest); std is the population standard deviation. They are NaN
+// when there is no finite value (e.g. an empty tensor). Integers and bools count as
+// numbers (false 0, true 1).
+struct TensorStats {
+    bool ok = false;
+    QString error;        // why not, when !ok
+    qint64 numel = 0;
+    qint64 finiteCount = 0;
+    qint64 nanCount = 0;
+    qint64 infCount = 0;  // +Inf and -Inf
+    double min = 0, max = 0, mean = 0, std = 0;
+};
+
+// Computed with LibTorch over the mapped bytes, in chunks (bounded extra memory
+// whatever the tensor's size). Thread-safe: the GUI calls it off its thread.
+// `call`, `leaf` index capture.calls and that call's input leaves.
+TensorStats computeTensorStats(const Capture &capture, int call, int leaf);
+TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf);
+
+} // namespace dimscope

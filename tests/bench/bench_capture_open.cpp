@@ -1,0 +1,274 @@
+// Benchmark: opening a capture must cost its header, not its data.
+//
+// Generates a capture of 256 calls x (input_ids, attention_mask, 64 layers x key and
+// value cache tensors) = 33,280 leaves, then, in a fresh child process, measures
+// in one run:
+//   - reading the file's bytes once (the baseline),
+//   - CaptureReader::open (validate header + manifest, build every call's pytree),
+//   - peak RSS growth during open, against the header's size.
+// Targets: open < 300 ms, peak memory growth < 3x the header.
+//
+// Quick mode (default, the ctest entry): the same leaves with tiny tensors.
+// Full mode (DIMSCOPE_BENCH_FULL=1): bfloat16 caches of 1x8xSEQx64, ~4.8 GB of data.
+// The file goes to $TMPDIR (or /tmp) and is deleted afterwards.
+// Exit code 1 when the capture cannot be opened or the memory target is missed
+// (the time target depends on the machine; it is reported, not enforced).
+#include "../capture/safetensorswriter.h"
+
+#include "capture/capturereader.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTextStream>
+
+#include <cstdio>
+#include <ctime>
+
+using namespace dimscope;
+
+namespace {
+
+constexpr int kCalls = 256;
+constexpr int kLayers = 64;
+
+struct Sizes {
+    qint64 heads, headDim;
+};
+
+qint64 procStatusKb(const char *field)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray key = QByteArray(field) + ':';
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith(key))
+            return line.mid(key.size()).trimmed().split(' ').first().toLongLong();
+    }
+    return -1;
+}
+
+// CPU time of this thread: on a loaded machine wall time also counts other jobs.
+double threadCpuMs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+bool resetPeakRss()
+{
+    QFile f(QStringLiteral("/proc/self/clear_refs"));
+    return f.open(QIODevice::WriteOnly) && f.write("5") == 1;
+}
+
+void appendEscaped(QByteArray &out, const QByteArray &text)
+{
+    out.reserve(out.size() + text.size() * 5 / 4);
+    for (char c : text) {
+        if (c == '"' || c == '\\')
+            out.append('\\');
+        out.append(c);
+    }
+}
+
+// Writes the capture; returns the number of leaves, or -1.
+qint64 generate(const QString &path, bool full)
+{
+    const Sizes s = full ? Sizes{8, 64} : Sizes{1, 1};
+    struct T {
+        QByteArray name;
+        const char *dtype;
+        QVector<qint64> shape;
+        qint64 bytes;
+    };
+    QVector<T> tensors;
+    tensors.reserve(kCalls * (2 + 2 * kLayers));
+    QByteArray manifest;
+    manifest.reserve(kCalls * kLayers * 2 * 200);
+    manifest += R"({"format": "dimscope.capture", "version": 1, "producer": "bench_capture_open", "torch_version": "2.6.0", )"
+                R"("transformers_version": null, "model": {"class": "bench.LM", "signature": [)"
+                R"({"name": "input_ids", "kind": "POSITIONAL_OR_KEYWORD", "has_default": false}, )"
+                R"({"name": "attention_mask", "kind": "POSITIONAL_OR_KEYWORD", "has_default": true, "default": null}, )"
+                R"({"name": "past_key_values", "kind": "POSITIONAL_OR_KEYWORD", "has_default": true, "default": null}]}, )"
+                R"("flattening": {"transformers.cache_utils.DynamicCache": "key_value_dict"}, "value_if_missing": [], "calls": [)";
+    auto shapeText = [](const QVector<qint64> &shape) {
+        QByteArray t = "[";
+        for (int i = 0; i < shape.size(); ++i)
+            t += (i ? ", " : "") + QByteArray::number(shape[i]);
+        return t + "]";
+    };
+    auto leaf = [&](int call, const char *dtype, const QVector<qint64> &shape, qint64 elemSize, const QByteArray &path) {
+        const QByteArray name = "c" + QByteArray::number(call) + "/in/" + QByteArray::number(tensors.size() % (2 + 2 * kLayers));
+        qint64 bytes = elemSize;
+        for (qint64 d : shape)
+            bytes *= d;
+        tensors.append({name, dtype, shape, bytes});
+        manifest += R"({"kind": "tensor", "tensor": ")" + name + R"(", "dtype": ")" + dtype + R"(", "shape": )" + shapeText(shape)
+                  + R"(, "device": "cpu", "path": ")" + path + "\"}";
+    };
+    for (int c = 0; c < kCalls; ++c) {
+        const qint64 past = 16 + c, seq = c == 0 ? 16 : 1;
+        manifest += (c ? ", " : "") + QByteArray(R"({"index": )") + QByteArray::number(c)
+                  + R"(, "num_positional": 1, "inputs": {"kind": "dict", "keys": ["input_ids", "attention_mask", "past_key_values"], "children": [)";
+        leaf(c, "I64", {2, seq}, 8, "input_ids");
+        manifest += ", ";
+        leaf(c, "I64", {2, past + seq}, 8, "attention_mask");
+        manifest += R"(, {"kind": "custom", "type": "transformers.cache_utils.DynamicCache", "flavour": "key_value_dict", )"
+                    R"("keys": ["key_cache", "value_cache"], "context": ["key_cache", "value_cache"], "children": [)";
+        for (const char *kind : {"key_cache", "value_cache"}) {
+            manifest += (kind[0] == 'v' ? ", " : "") + QByteArray(R"({"kind": "list", "children": [)");
+            for (int l = 0; l < kLayers; ++l) {
+                if (l)
+                    manifest += ", ";
+                leaf(c, "BF16", {2, s.heads, past, s.headDim}, 2, QByteArray("past_key_values.") + kind + "[" + QByteArray::number(l) + "]");
+            }
+            manifest += "]}";
+        }
+        manifest += R"(]}]}, "missing": [], "filled": [], "constant_kwargs": {"use_cache": true}, "outputs": null})";
+    }
+    manifest += "]}";
+
+    QByteArray header = R"({"__metadata__": {"dimscope.manifest": ")";
+    appendEscaped(header, manifest);
+    manifest.clear();
+    manifest.squeeze();
+    header += "\"}";
+    qint64 offset = 0, maxBytes = 0;
+    for (const T &t : tensors) {
+        header += ", \"" + t.name + R"(": {"dtype": ")" + t.dtype + R"(", "shape": )" + shapeText(t.shape)
+                + R"(, "data_offsets": [)" + QByteArray::number(offset) + ", " + QByteArray::number(offset + t.bytes) + "]}";
+        offset += t.bytes;
+        maxBytes = std::max(maxBytes, t.bytes);
+    }
+    header += "}";
+    while (header.size() % 8)
+        header += ' ';
+
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return -1;
+    QByteArray length(8, '\0');
+    qToLittleEndian<quint64>(quint64(header.size()), length.data());
+    f.write(length);
+    f.write(header);
+    // Real bytes, a different pattern per tensor (not a sparse file).
+    QByteArray buffer(int(maxBytes), Qt::Uninitialized);
+    for (int i = 0; i < buffer.size(); ++i)
+        buffer[i] = char(i * 131 + 7);
+    for (int i = 0; i < tensors.size(); ++i) {
+        if (tensors[i].bytes == 0)
+            continue;
+        buffer[0] = char(i);
+        if (f.write(buffer.constData(), tensors[i].bytes) != tensors[i].bytes)
+            return -1;
+    }
+    return f.error() == QFile::NoError ? tensors.size() : -1;
+}
+
+int measure(const QString &path)
+{
+    QTextStream out(stdout);
+    // Baseline: the file's bytes, read once.
+    QElapsedTimer timer;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        out << "cannot read " << path << "\n";
+        return 1;
+    }
+    timer.start();
+    quint64 checksum = 0;
+    {
+        QByteArray buffer(8 << 20, Qt::Uninitialized);
+        qint64 n;
+        while ((n = f.read(buffer.data(), buffer.size())) > 0)
+            checksum += quint64(uchar(buffer[0])) + quint64(n);
+    }
+    const double readMs = double(timer.nsecsElapsed()) / 1e6;
+    f.close();
+
+    const bool peakReset = resetPeakRss();
+    const qint64 rssBefore = procStatusKb("VmRSS");
+    timer.restart();
+    const double cpu0 = threadCpuMs();
+    QString error;
+    std::optional<Capture> capture = CaptureReader::open(path, &error);
+    const double openMs = double(timer.nsecsElapsed()) / 1e6;
+    const double openCpuMs = threadCpuMs() - cpu0;
+    const qint64 peak = procStatusKb("VmHWM");
+    const qint64 rssAfter = procStatusKb("VmRSS");
+    if (!capture) {
+        out << "open failed: " << error << "\n";
+        return 1;
+    }
+    qint64 leaves = 0;
+    for (const CapturedCall &c : capture->calls)
+        leaves += c.inputs.leaves.size();
+
+    // Warm repeats: the best of three further opens.
+    double bestMs = openMs;
+    for (int i = 0; i < 3; ++i) {
+        timer.restart();
+        std::optional<Capture> again = CaptureReader::open(path, &error);
+        bestMs = std::min(bestMs, double(timer.nsecsElapsed()) / 1e6);
+    }
+
+    const double headerMb = double(capture->headerSize) / (1 << 20);
+    const double peakGrowthMb = double(peak - rssBefore) / 1024;
+    const double retainedMb = double(rssAfter - rssBefore) / 1024;
+    const double memRatio = peakGrowthMb / headerMb;
+    out << QStringLiteral("file:              %1 MB, header %2 MB, %3 calls, %4 leaves (checksum %5)\n")
+               .arg(double(capture->fileSize) / (1 << 20), 0, 'f', 1).arg(headerMb, 0, 'f', 2)
+               .arg(capture->calls.size()).arg(leaves).arg(checksum % 1000);
+    out << QStringLiteral("read bytes once:   %1 ms (baseline)\n").arg(readMs, 0, 'f', 1);
+    out << QStringLiteral("open + pytree:     %1 ms first, %2 ms best of 4 (target < 300 ms: %3)\n")
+               .arg(openMs, 0, 'f', 1).arg(bestMs, 0, 'f', 1).arg(openMs < 300 ? QStringLiteral("met") : QStringLiteral("MISSED"));
+    out << QStringLiteral("open CPU time:     %1 ms (first open; wall time above includes other load)\n").arg(openCpuMs, 0, 'f', 1);
+    out << QStringLiteral("open / read:       %1\n").arg(openMs / readMs, 0, 'f', 4);
+    out << QStringLiteral("peak RSS growth:   %1 MB = %2 x header (target < 3x: %3)%4\n")
+               .arg(peakGrowthMb, 0, 'f', 2).arg(memRatio, 0, 'f', 2)
+               .arg(memRatio < 3 ? QStringLiteral("met") : QStringLiteral("MISSED"))
+               .arg(peakReset ? QString() : QStringLiteral(" [peak not resettable: includes earlier peaks]"));
+    out << QStringLiteral("retained RSS:      %1 MB = %2 x header\n").arg(retainedMb, 0, 'f', 2).arg(retainedMb / headerMb, 0, 'f', 2);
+    out.flush();
+    return memRatio < 3 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList args = app.arguments();
+    if (args.size() == 3 && args.at(1) == QLatin1String("--measure"))
+        return measure(args.at(2));
+
+    const bool full = qEnvironmentVariableIntValue("DIMSCOPE_BENCH_FULL") == 1;
+    const QString path = QDir::temp().filePath(QStringLiteral("dimscope-bench-%1.safetensors").arg(QCoreApplication::applicationPid()));
+    QTextStream out(stdout);
+    out << "bench_capture_open (" << (full ? "full" : "quick") << " mode; DIMSCOPE_BENCH_FULL=1 for several GB)\n";
+    out.flush();
+    QElapsedTimer timer;
+    timer.start();
+    const qint64 leaves = generate(path, full);
+    if (leaves < 0) {
+        out << "cannot write " << path << "\n";
+        QFile::remove(path);
+        return 1;
+    }
+    out << "generated " << leaves << " tensor leaves in " << timer.elapsed() << " ms\n";
+    out.flush();
+    // Measured in a fresh process, so that the generator's heap does not hide or
+    // inflate the reader's memory growth.
+    QProcess child;
+    child.setProcessChannelMode(QProcess::ForwardedChannels);
+    child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--measure"), path});
+    const bool finished = child.waitForFinished(-1);
+    QFile::remove(path);
+    if (!finished || child.exitStatus() != QProcess::NormalExit)
+        return 1;
+    return child.exitCode();
+}

@@ -1,0 +1,220 @@
+// Zero-copy LibTorch views and tensor statistics over mapped captures.
+#include <ATen/ATen.h> // LibTorch before Qt (Qt's `slots` macro breaks its headers)
+
+#include "safetensorswriter.h"
+
+#include "capture/capturereader.h"
+#include "capture/tensorstats.h"
+#include "capture/torchtensor.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace dimscope;
+using namespace dimscope::test;
+
+namespace {
+
+// A one-call capture whose inputs are the given tensors, named t0, t1, ...
+QByteArray captureOf(const QVector<RawTensor> &tensors)
+{
+    QJsonArray children;
+    QJsonArray keys;
+    for (const RawTensor &t : tensors) {
+        keys.append(t.name);
+        children.append(QJsonObject{{QStringLiteral("kind"), QStringLiteral("tensor")}, {QStringLiteral("tensor"), t.name},
+                                    {QStringLiteral("dtype"), t.dtype}, {QStringLiteral("shape"), jsonShape(t.shape)},
+                                    {QStringLiteral("path"), t.name}});
+    }
+    const QJsonObject manifest{
+        {QStringLiteral("format"), QStringLiteral("dimscope.capture")}, {QStringLiteral("version"), 1},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("class"), QStringLiteral("m")}, {QStringLiteral("signature"), QJsonArray()}}},
+        {QStringLiteral("calls"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+            {QStringLiteral("inputs"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("dict")}, {QStringLiteral("keys"), keys}, {QStringLiteral("children"), children}}}}}},
+    };
+    return captureBytes(tensors, manifest);
+}
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+quint16 bf16(float f)
+{
+    quint32 bits;
+    memcpy(&bits, &f, 4);
+    return quint16(bits >> 16); // exact for the values used here
+}
+
+} // namespace
+
+class TestTensorStats : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::optional<Capture> m_capture;
+
+    const Leaf &leaf(int i) const { return m_capture->calls.at(0).inputs.leaves.at(i); }
+    enum { I64, F32, I32, BF16, Bool, Empty, F8, U16, F16, I64Odd };
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // Data is laid out back to back: the int64 tensor goes first to be 8-byte
+        // aligned (the safetensors library orders by alignment the same way); the
+        // last one is deliberately misaligned.
+        const QVector<RawTensor> tensors{
+            {QStringLiteral("i64"), QStringLiteral("I64"), {2, 3}, bytesOf<qint64>({0, 1, 2, 3, 4, 5})},
+            {QStringLiteral("f32"), QStringLiteral("F32"), {5}, bytesOf<float>({1.0f, kNaN, kInf, -kInf, 3.0f})},
+            {QStringLiteral("i32"), QStringLiteral("I32"), {3}, bytesOf<qint32>({-2, 4, 10})},
+            {QStringLiteral("bf16"), QStringLiteral("BF16"), {1, 3}, bytesOf<quint16>({bf16(1.5f), bf16(-2.25f), bf16(kNaN)})},
+            {QStringLiteral("bool"), QStringLiteral("BOOL"), {4}, bytesOf<quint8>({1, 0, 1, 1})},
+            {QStringLiteral("empty"), QStringLiteral("F32"), {2, 0}, QByteArray()},
+            {QStringLiteral("f8"), QStringLiteral("F8_E4M3"), {4}, bytesOf<quint8>({0x38, 0x40, 0xC0, 0x7F})},
+            {QStringLiteral("u16"), QStringLiteral("U16"), {2}, bytesOf<quint16>({65535, 1})},
+            {QStringLiteral("f16"), QStringLiteral("F16"), {2}, bytesOf<quint16>({0x3C00, 0x7C00})},
+            {QStringLiteral("i64odd"), QStringLiteral("I64"), {2}, bytesOf<qint64>({-7, 9})},
+        };
+        const QString path = m_dir.filePath(QStringLiteral("stats.safetensors"));
+        QVERIFY(writeFile(path, captureOf(tensors)));
+        QString error;
+        m_capture = CaptureReader::open(path, &error);
+        QVERIFY2(m_capture, qPrintable(error));
+    }
+
+    void viewIsZeroCopy()
+    {
+        QString error;
+        const at::Tensor t = torchTensor(*m_capture, leaf(I64), &error);
+        QVERIFY2(t.defined(), qPrintable(error));
+        QCOMPARE(t.scalar_type(), at::kLong);
+        QCOMPARE(t.sizes().vec(), (std::vector<int64_t>{2, 3}));
+        QCOMPARE(static_cast<const void *>(t.data_ptr()), static_cast<const void *>(m_capture->bytes(leaf(I64))));
+        QCOMPARE(memcmp(t.data_ptr(), m_capture->bytes(leaf(I64)), 48), 0);
+        QCOMPARE(t.sum().item<int64_t>(), int64_t(15));
+        QCOMPARE(t.index({1, 2}).item<int64_t>(), int64_t(5));
+    }
+
+    void misalignedDataIsCopied()
+    {
+        QString error;
+        const at::Tensor t = torchTensor(*m_capture, leaf(I64Odd), &error);
+        QVERIFY2(t.defined(), qPrintable(error));
+        QVERIFY(static_cast<const void *>(t.data_ptr()) != static_cast<const void *>(m_capture->bytes(leaf(I64Odd))));
+        QCOMPARE(t.index({0}).item<int64_t>(), int64_t(-7));
+        QCOMPARE(t.index({1}).item<int64_t>(), int64_t(9));
+    }
+
+    void viewOutlivesCapture()
+    {
+        QString error;
+        std::optional<Capture> c = CaptureReader::open(m_capture->filePath, &error);
+        QVERIFY2(c, qPrintable(error));
+        at::Tensor t = torchTensor(*c, c->calls.at(0).inputs.leaves.at(I32), &error);
+        c.reset(); // the tensor's deleter holds the mapping
+        QVERIFY(t.defined());
+        QCOMPARE(t.max().item<int32_t>(), 10);
+    }
+
+    void viewErrors()
+    {
+        QString error;
+        QVERIFY(!torchTensor(*m_capture, leaf(U16), &error).defined());
+        QVERIFY2(error.endsWith(QLatin1String(" has no uint16 tensors")), qPrintable(error));
+        const at::Tensor empty = torchTensor(*m_capture, leaf(Empty), &error);
+        QVERIFY(empty.defined());
+        QCOMPARE(empty.numel(), int64_t(0));
+        QCOMPARE(empty.sizes().vec(), (std::vector<int64_t>{2, 0}));
+    }
+
+    void stats_data()
+    {
+        QTest::addColumn<int>("leafIndex");
+        QTest::addColumn<qint64>("numel");
+        QTest::addColumn<qint64>("nans");
+        QTest::addColumn<qint64>("infs");
+        QTest::addColumn<double>("min");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<double>("mean");
+        QTest::addColumn<double>("stddev");
+        QTest::newRow("float32 with NaN and Inf") << int(F32) << qint64(5) << qint64(1) << qint64(2) << 1.0 << 3.0 << 2.0 << 1.0;
+        QTest::newRow("int32") << int(I32) << qint64(3) << qint64(0) << qint64(0) << -2.0 << 10.0 << 4.0 << std::sqrt(24.0);
+        QTest::newRow("bfloat16") << int(BF16) << qint64(3) << qint64(1) << qint64(0) << -2.25 << 1.5 << -0.375 << 1.875;
+        QTest::newRow("bool") << int(Bool) << qint64(4) << qint64(0) << qint64(0) << 0.0 << 1.0 << 0.75 << std::sqrt(0.1875);
+        QTest::newRow("float8 e4m3") << int(F8) << qint64(4) << qint64(1) << qint64(0) << -2.0 << 2.0 << 1.0 / 3.0 << std::sqrt(26.0 / 9.0);
+        QTest::newRow("uint16") << int(U16) << qint64(2) << qint64(0) << qint64(0) << 1.0 << 65535.0 << 32768.0 << 32767.0;
+        QTest::newRow("float16 with Inf") << int(F16) << qint64(2) << qint64(0) << qint64(1) << 1.0 << 1.0 << 1.0 << 0.0;
+        QTest::newRow("int64") << int(I64) << qint64(6) << qint64(0) << qint64(0) << 0.0 << 5.0 << 2.5 << std::sqrt(35.0 / 12.0);
+    }
+
+    void stats()
+    {
+        QFETCH(int, leafIndex);
+        const TensorStats s = computeTensorStats(*m_capture, 0, leafIndex);
+        QVERIFY2(s.ok, qPrintable(s.error));
+        QTEST(s.numel, "numel");
+        QTEST(s.nanCount, "nans");
+        QTEST(s.infCount, "infs");
+        QFETCH(double, min);
+        QFETCH(double, max);
+        QFETCH(double, mean);
+        QFETCH(double, stddev);
+        QVERIFY2(qAbs(s.min - min) < 1e-9, qPrintable(QString::number(s.min)));
+        QVERIFY2(qAbs(s.max - max) < 1e-9, qPrintable(QString::number(s.max)));
+        QVERIFY2(qAbs(s.mean - mean) < 1e-9, qPrintable(QString::number(s.mean)));
+        QVERIFY2(qAbs(s.std - stddev) < 1e-9, qPrintable(QString::number(s.std)));
+    }
+
+    void statsOfEmptyTensor()
+    {
+        const TensorStats s = computeTensorStats(*m_capture, 0, Empty);
+        QVERIFY2(s.ok, qPrintable(s.error));
+        QCOMPARE(s.numel, qint64(0));
+        QCOMPARE(s.finiteCount, qint64(0));
+        QVERIFY(std::isnan(s.min) && std::isnan(s.max) && std::isnan(s.mean) && std::isnan(s.std));
+    }
+
+    void statsErrors()
+    {
+        TensorStats s = computeTensorStats(*m_capture, 0, 99);
+        QVERIFY(!s.ok);
+        QCOMPARE(s.error, QStringLiteral("no leaf 99 in call 0"));
+        s = computeTensorStats(*m_capture, 3, 0);
+        QVERIFY(!s.ok);
+        QCOMPARE(s.error, QStringLiteral("no leaf 0 in call 3"));
+    }
+
+    void statsOverManyChunks()
+    {
+        // 3M float32 values 0..3M-1: more than one 1M-element chunk.
+        const qint64 n = 3 * 1024 * 1024 + 17;
+        QByteArray data(int(n * 4), Qt::Uninitialized);
+        float *f = reinterpret_cast<float *>(data.data());
+        for (qint64 i = 0; i < n; ++i)
+            f[i] = float(i % 1000);
+        const QString path = m_dir.filePath(QStringLiteral("big.safetensors"));
+        QVERIFY(writeFile(path, captureOf({{QStringLiteral("big"), QStringLiteral("F32"), {n}, data}})));
+        QString error;
+        const std::optional<Capture> c = CaptureReader::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+        const TensorStats s = computeTensorStats(*c, 0, 0);
+        QVERIFY2(s.ok, qPrintable(s.error));
+        double sum = 0, sq = 0;
+        for (qint64 i = 0; i < n; ++i)
+            sum += f[i];
+        const double mean = sum / double(n);
+        for (qint64 i = 0; i < n; ++i)
+            sq += (f[i] - mean) * (f[i] - mean);
+        QCOMPARE(s.numel, n);
+        QCOMPARE(s.max, 999.0);
+        QVERIFY(qAbs(s.mean - mean) < 1e-9);
+        QVERIFY(qAbs(s.std - std::sqrt(sq / double(n))) < 1e-6);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTensorStats)
+#include "tst_tensorstats.moc"
