@@ -2,9 +2,6 @@
 // output for a capture (docs/cli.md, "analyze").
 #include "clicommand.h"
 
-// The capture reader comes from the capture branch; until it is merged this command is
-// not built (the shapes library and its tests do not need it).
-#if __has_include("capture/capturereader.h")
 #include "capture/capturereader.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/constraintvalidator.h"
@@ -255,5 +252,3 @@ const CliRegistration registration(CliCommand{
     &runAnalyze});
 
 } // namespace
-
-#endif // __has_include("capture/capturereader.h")
