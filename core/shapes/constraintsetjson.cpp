@@ -1,0 +1,278 @@
+#include "shapes/constraintsetjson.h"
+
+#include "shapes/jsontext.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <cmath>
+
+namespace dimscope {
+
+static QString optionalInt(const std::optional<qint64> &v) { return v ? QString::number(*v) : QStringLiteral("null"); }
+
+QString ConstraintSetJson::dimObject(const DimDecl &d)
+{
+    if (d.isDerived())
+        return QStringLiteral("{\"name\": %1, \"root\": %2, \"a\": %3, \"b\": %4}")
+            .arg(jsontext::quote(d.name), jsontext::quote(d.root))
+            .arg(d.a)
+            .arg(d.b);
+    return QStringLiteral("{\"name\": %1, \"min\": %2, \"max\": %3}")
+        .arg(jsontext::quote(d.name), optionalInt(d.min), optionalInt(d.max));
+}
+
+QByteArray ConstraintSetJson::write(const ConstraintSet &set)
+{
+    QString out = QStringLiteral("{\n  \"format\": \"dimscope.constraints\",\n  \"version\": %1,\n").arg(kVersion);
+    if (set.dims().isEmpty()) {
+        out += QLatin1String("  \"dims\": [],\n");
+    } else {
+        out += QLatin1String("  \"dims\": [\n");
+        for (int i = 0; i < set.dims().size(); ++i)
+            out += QLatin1String("    ") + dimObject(set.dims()[i]) + (i + 1 < set.dims().size() ? ",\n" : "\n");
+        out += QLatin1String("  ],\n");
+    }
+    if (set.leaves().isEmpty()) {
+        out += QLatin1String("  \"leaves\": {}\n");
+    } else {
+        out += QLatin1String("  \"leaves\": {\n");
+        for (int i = 0; i < set.leaves().size(); ++i) {
+            const LeafConstraint &l = set.leaves()[i];
+            QStringList entries;
+            for (const DimAssignment &a : l.dims)
+                entries << jsontext::quote(a.toString());
+            out += QLatin1String("    ") + jsontext::quote(l.path) + QLatin1String(": [") + entries.join(QStringLiteral(", "))
+                + (i + 1 < set.leaves().size() ? "],\n" : "]\n");
+        }
+        out += QLatin1String("  }\n");
+    }
+    out += QLatin1String("}\n");
+    return out.toUtf8();
+}
+
+namespace {
+
+bool readInt(const QJsonValue &v, qint64 *out)
+{
+    if (!v.isDouble())
+        return false;
+    const double d = v.toDouble();
+    if (std::floor(d) != d || std::fabs(d) > 9007199254740992.0)
+        return false;
+    *out = static_cast<qint64>(d);
+    return true;
+}
+
+QString typeName(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Bool: return QStringLiteral("a boolean");
+    case QJsonValue::Double: return QStringLiteral("a number");
+    case QJsonValue::String: return QStringLiteral("a string");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    default: return QStringLiteral("nothing");
+    }
+}
+
+bool readOptionalInt(const QJsonObject &o, const QString &key, const QString &place, std::optional<qint64> *out,
+                     QString *error)
+{
+    const QJsonValue v = o.value(key);
+    if (v.isUndefined() || v.isNull()) {
+        out->reset();
+        return true;
+    }
+    qint64 n = 0;
+    if (!readInt(v, &n)) {
+        *error = QStringLiteral("%1.%2: expected an integer or null, found %3").arg(place, key, typeName(v));
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+bool readDim(const QJsonValue &value, int index, DimDecl *out, QString *error)
+{
+    const QString place = QStringLiteral("dims[%1]").arg(index);
+    if (!value.isObject()) {
+        *error = QStringLiteral("%1: expected an object, found %2").arg(place, typeName(value));
+        return false;
+    }
+    const QJsonObject o = value.toObject();
+    const bool derived = o.contains(QLatin1String("root"));
+    const QStringList allowed = derived ? QStringList{QStringLiteral("name"), QStringLiteral("root"), QStringLiteral("a"), QStringLiteral("b")}
+                                        : QStringList{QStringLiteral("name"), QStringLiteral("min"), QStringLiteral("max")};
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!allowed.contains(it.key())) {
+            *error = derived ? QStringLiteral("%1: unknown key '%2' (a derived Dim has name, root, a, b)").arg(place, it.key())
+                             : QStringLiteral("%1: unknown key '%2' (a root Dim has name, min, max)").arg(place, it.key());
+            return false;
+        }
+    }
+    if (!o.value(QLatin1String("name")).isString()) {
+        *error = QStringLiteral("%1.name: expected a string, found %2").arg(place, typeName(o.value(QLatin1String("name"))));
+        return false;
+    }
+    out->name = o.value(QLatin1String("name")).toString();
+    if (derived) {
+        if (!o.value(QLatin1String("root")).isString()) {
+            *error = QStringLiteral("%1.root: expected a Dim name, found %2").arg(place, typeName(o.value(QLatin1String("root"))));
+            return false;
+        }
+        out->root = o.value(QLatin1String("root")).toString();
+        if (!readInt(o.value(QLatin1String("a")), &out->a) || out->a <= 0) {
+            *error = QStringLiteral("%1.a: expected a positive integer").arg(place);
+            return false;
+        }
+        if (!readInt(o.value(QLatin1String("b")), &out->b)) {
+            *error = QStringLiteral("%1.b: expected an integer").arg(place);
+            return false;
+        }
+        return true;
+    }
+    return readOptionalInt(o, QStringLiteral("min"), place, &out->min, error)
+        && readOptionalInt(o, QStringLiteral("max"), place, &out->max, error);
+}
+
+} // namespace
+
+std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QString *error)
+{
+    QString scratch;
+    QString &err = error ? *error : scratch;
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        err = QStringLiteral("not valid JSON at %1: %2").arg(jsontext::position(json, pe.offset), pe.errorString());
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        err = QStringLiteral("the document is not a JSON object");
+        return std::nullopt;
+    }
+    const QJsonObject root = doc.object();
+    if (root.value(QLatin1String("format")).toString() != QLatin1String("dimscope.constraints")) {
+        err = QStringLiteral("format: expected \"dimscope.constraints\", found %1")
+                  .arg(root.contains(QLatin1String("format")) ? QString::fromUtf8(QJsonDocument(QJsonArray{root.value(QLatin1String("format"))}).toJson(QJsonDocument::Compact)).mid(1).chopped(1)
+                                                              : QStringLiteral("no \"format\" key"));
+        return std::nullopt;
+    }
+    qint64 version = 0;
+    if (!readInt(root.value(QLatin1String("version")), &version) || version != kVersion) {
+        err = QStringLiteral("version: found %1, this dimscope reads version %2")
+                  .arg(root.value(QLatin1String("version")).isDouble() ? QString::number(root.value(QLatin1String("version")).toDouble())
+                                                                        : typeName(root.value(QLatin1String("version"))))
+                  .arg(kVersion);
+        return std::nullopt;
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        static const QStringList known = {QStringLiteral("format"), QStringLiteral("version"), QStringLiteral("dims"), QStringLiteral("leaves")};
+        if (!known.contains(it.key())) {
+            err = QStringLiteral("unknown top-level key '%1' (expected format, version, dims, leaves)").arg(it.key());
+            return std::nullopt;
+        }
+    }
+    const QJsonValue dimsValue = root.value(QLatin1String("dims"));
+    if (!dimsValue.isUndefined() && !dimsValue.isArray()) {
+        err = QStringLiteral("dims: expected an array, found %1").arg(typeName(dimsValue));
+        return std::nullopt;
+    }
+    const QJsonValue leavesValue = root.value(QLatin1String("leaves"));
+    if (!leavesValue.isUndefined() && !leavesValue.isObject()) {
+        err = QStringLiteral("leaves: expected an object, found %1").arg(typeName(leavesValue));
+        return std::nullopt;
+    }
+
+    // Dims are added in two passes so that a derived Dim may precede its root.
+    ConstraintSet set;
+    const QJsonArray dims = dimsValue.toArray();
+    QVector<DimDecl> decls;
+    for (int i = 0; i < dims.size(); ++i) {
+        DimDecl d;
+        if (!readDim(dims[i], i, &d, &err))
+            return std::nullopt;
+        decls << d;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < decls.size(); ++i) {
+            if (decls[i].isDerived() != (pass == 1))
+                continue;
+            const QString e = set.addDim(decls[i]);
+            if (!e.isEmpty()) {
+                err = QStringLiteral("dims[%1]: %2").arg(i).arg(e);
+                return std::nullopt;
+            }
+        }
+    }
+    // Restore the document's order of dims (roots were added first).
+    for (int i = 0; i < decls.size(); ++i)
+        set.moveDim(set.indexOfDim(decls[i].name), i);
+
+    const QJsonObject leaves = leavesValue.toObject();
+    QStringList order = jsontext::memberKeyOrder(json, QStringLiteral("leaves"));
+    if (order.size() != leaves.size()) {
+        err = QStringLiteral("leaves: a key path is listed more than once");
+        return std::nullopt;
+    }
+    for (const QString &path : order) {
+        const QJsonValue v = leaves.value(path);
+        const QString place = QStringLiteral("leaves['%1']").arg(path);
+        if (!v.isArray()) {
+            err = QStringLiteral("%1: expected an array of strings (one per dimension), found %2").arg(place, typeName(v));
+            return std::nullopt;
+        }
+        QVector<DimAssignment> entries;
+        const QJsonArray arr = v.toArray();
+        for (int j = 0; j < arr.size(); ++j) {
+            if (!arr[j].isString()) {
+                err = QStringLiteral("%1[%2]: expected \"static\", \"auto\", \"dynamic\" or a Dim name, found %3")
+                          .arg(place)
+                          .arg(j)
+                          .arg(typeName(arr[j]));
+                return std::nullopt;
+            }
+            const DimAssignment a = DimAssignment::fromString(arr[j].toString());
+            if (a.isNamed() && !set.dim(a.dim)) {
+                err = QStringLiteral("%1[%2]: '%3' is not a Dim of \"dims\" (nor static, auto, dynamic)").arg(place).arg(j).arg(a.dim);
+                return std::nullopt;
+            }
+            entries << a;
+        }
+        set.setLeaf(path, entries);
+    }
+    return set;
+}
+
+std::optional<ConstraintSet> ConstraintSetJson::readFile(const QString &path, QString *error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: cannot open: %2").arg(path, f.errorString());
+        return std::nullopt;
+    }
+    QString e;
+    auto set = read(f.readAll(), &e);
+    if (!set && error)
+        *error = QStringLiteral("%1: %2").arg(path, e);
+    return set;
+}
+
+bool ConstraintSetJson::writeFile(const QString &path, const ConstraintSet &set, QString *error)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(write(set)) < 0 || !f.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace dimscope

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QByteArray>
+
+namespace dimscope {
+
+class Capture;
+class ConstraintSet;
+
+// Writes the "dimscope.dynamic_shapes" document of docs/spec-format.md: what the
+// export worker reads (dimscope.spec.load_dynamic_shapes).
+class JsonSpecEmitter
+{
+public:
+    static constexpr int kVersion = 1;
+    // `exampleCall` < 0: the default example call (see chooseExampleCall).
+    static QByteArray generate(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
+};
+
+} // namespace dimscope

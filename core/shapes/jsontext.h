@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace dimscope::jsontext {
+
+// Small helpers for the hand-written JSON of docs/spec-format.md: the documents are
+// written in a fixed layout (so that read-then-write gives the same bytes) and some
+// of their objects keep their key order, which QJsonObject does not.
+
+// `"text"` with JSON escapes.
+QString quote(const QString &text);
+
+// The keys, in document order, of the object that is the value of `member` in the
+// top-level object of `json` (which must already be valid JSON). Empty when absent.
+QStringList memberKeyOrder(const QByteArray &json, const QString &member);
+
+// "line L, column C" for a byte offset.
+QString position(const QByteArray &json, int offset);
+
+} // namespace dimscope::jsontext

@@ -1,0 +1,109 @@
+#include "shapes/pythonspecemitter.h"
+
+#include "capture/capture.h"
+#include "shapes/constraintset.h"
+#include "shapes/jsontext.h"
+#include "shapes/spectree.h"
+
+namespace dimscope {
+
+namespace {
+
+// Dim names that would shadow what the snippet itself uses get a prefix.
+QString variable(const QString &dim)
+{
+    if (dim == QLatin1String("torch") || dim == QLatin1String("Dim") || dim == QLatin1String("dynamic_shapes"))
+        return QStringLiteral("dim_") + dim;
+    return dim;
+}
+
+QString entry(const DimAssignment &a)
+{
+    switch (a.kind) {
+    case DimAssignment::Kind::Auto: return QStringLiteral("Dim.AUTO");
+    case DimAssignment::Kind::Dynamic: return QStringLiteral("Dim.DYNAMIC");
+    case DimAssignment::Kind::Named: return variable(a.dim);
+    case DimAssignment::Kind::Static: return QStringLiteral("Dim.STATIC");
+    }
+    return {};
+}
+
+void write(const SpecNode &n, int indent, QString *out)
+{
+    switch (n.kind) {
+    case SpecNode::Kind::None:
+        *out += QLatin1String("None");
+        return;
+    case SpecNode::Kind::Tensor: {
+        QStringList parts;
+        for (const auto &d : n.dims)
+            parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
+        *out += QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
+        return;
+    }
+    default:
+        break;
+    }
+    const char *open = n.kind == SpecNode::Kind::Dict ? "{" : n.kind == SpecNode::Kind::List ? "[" : "(";
+    const char *close = n.kind == SpecNode::Kind::Dict ? "}" : n.kind == SpecNode::Kind::List ? "]" : ")";
+    *out += QLatin1String(open);
+    if (n.children.isEmpty()) {
+        *out += QLatin1String(close);
+        return;
+    }
+    *out += QLatin1Char('\n');
+    const QString pad(indent + 4, QLatin1Char(' '));
+    for (int i = 0; i < n.children.size(); ++i) {
+        *out += pad;
+        if (n.kind == SpecNode::Kind::Dict)
+            *out += jsontext::quote(n.keys[i]) + QLatin1String(": ");
+        write(n.children[i], indent + 4, out);
+        *out += QLatin1String(",\n"); // also makes a 1-tuple a tuple
+    }
+    *out += QString(indent, QLatin1Char(' ')) + QLatin1String(close);
+}
+
+QString declaration(const DimDecl &d)
+{
+    if (d.isDerived()) {
+        QString expr = d.a == 1 ? variable(d.root) : QStringLiteral("%1 * %2").arg(d.a).arg(variable(d.root));
+        if (d.b > 0)
+            expr += QStringLiteral(" + %1").arg(d.b);
+        else if (d.b < 0)
+            expr += QStringLiteral(" - %1").arg(-d.b);
+        return QStringLiteral("%1 = %2\n").arg(variable(d.name), expr);
+    }
+    QString args = jsontext::quote(d.name);
+    if (d.min)
+        args += QStringLiteral(", min=%1").arg(*d.min);
+    if (d.max)
+        args += QStringLiteral(", max=%1").arg(*d.max);
+    return QStringLiteral("%1 = Dim(%2)\n").arg(variable(d.name), args);
+}
+
+} // namespace
+
+QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
+{
+    const int call = capture.calls.isEmpty() ? 0 : SpecTree::resolveCall(capture, set, exampleCall);
+    const SpecNode tree = SpecTree::build(capture, set, call);
+    const QStringList used = SpecTree::usedDims(tree, set);
+
+    QString out = QStringLiteral("# dynamic_shapes written by dimscope%1, example call %2\n")
+                      .arg(capture.modelClass.isEmpty() ? QString() : QStringLiteral(" for ") + capture.modelClass)
+                      .arg(call);
+    out += QLatin1String("import torch\nfrom torch.export import Dim\n\n");
+    QString roots, derived;
+    for (const QString &name : used) {
+        const DimDecl *d = set.dim(name);
+        (d->isDerived() ? derived : roots) += declaration(*d);
+    }
+    if (!used.isEmpty())
+        out += roots + derived + QLatin1Char('\n');
+    out += QLatin1String("dynamic_shapes = ");
+    write(tree, 0, &out);
+    out += QLatin1Char('\n');
+    return out;
+}
+
+} // namespace dimscope
