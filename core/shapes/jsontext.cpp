@@ -118,6 +118,46 @@ struct Scanner {
 
 } // namespace
 
+// Moves the scanner to the value of the top-level `member`; false when absent.
+static bool seekMember(Scanner &sc, const QString &member)
+{
+    const QByteArray &json = sc.s;
+    sc.ws();
+    if (sc.i >= json.size() || json[sc.i] != '{')
+        return false;
+    ++sc.i;
+    while (sc.i < json.size()) {
+        sc.ws();
+        if (sc.i >= json.size() || json[sc.i] != '"')
+            return false;
+        const QString key = sc.string();
+        sc.ws();
+        ++sc.i; // ':'
+        if (key == member) {
+            sc.ws();
+            return true;
+        }
+        sc.value();
+        sc.ws();
+        if (sc.i < json.size() && json[sc.i] == ',') {
+            ++sc.i;
+            continue;
+        }
+        break;
+    }
+    return false;
+}
+
+QByteArray memberText(const QByteArray &json, const QString &member)
+{
+    Scanner sc{json};
+    if (!seekMember(sc, member))
+        return {};
+    const int start = sc.i;
+    sc.value();
+    return json.mid(start, sc.i - start);
+}
+
 QStringList memberKeyOrder(const QByteArray &json, const QString &member)
 {
     Scanner sc{json};

@@ -17,6 +17,10 @@ QString quote(const QString &text);
 // top-level object of `json` (which must already be valid JSON). Empty when absent.
 QStringList memberKeyOrder(const QByteArray &json, const QString &member);
 
+// The raw text of the value of `member` in the top-level object of `json` (which must
+// already be valid JSON), so that a nested document keeps its key order. Empty when absent.
+QByteArray memberText(const QByteArray &json, const QString &member);
+
 // "line L, column C" for a byte offset.
 QString position(const QByteArray &json, int offset);
 

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "shapes/constraintset.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace dimscope {
+
+// Export settings kept with a project (the Export > Options dialog).
+struct ExportOptions {
+    QString device = QStringLiteral("cpu"); // "cpu" or "cuda"
+    int exampleCall = -1;                   // -1: let dimscope choose
+    bool strict = false;
+
+    friend bool operator==(const ExportOptions &x, const ExportOptions &y)
+    {
+        return x.device == y.device && x.exampleCall == y.exampleCall && x.strict == y.strict;
+    }
+};
+
+// A `.dimscope` project (docs/project-format.md): the capture, the model reference and
+// the user's constraint set. The capture path is absolute in memory and stored relative
+// to the project file, so a project folder can be moved or committed.
+struct ProjectFile {
+    QString capturePath;
+    QString modelRef;                          // "package.module:callable", "file.py:callable", a HF folder
+    std::optional<ConstraintSet> constraints;  // absent: use the inferred proposal
+    ExportOptions exportOptions;
+
+    static constexpr int kVersion = 1;
+
+    // Errors name the file and the place ("demo.dimscope: constraints.dims[0].min: ...").
+    static std::optional<ProjectFile> read(const QString &path, QString *error);
+    // Atomic (QSaveFile): an interrupted save leaves the previous file intact.
+    static bool write(const QString &path, const ProjectFile &project, QString *error);
+    static QByteArray toJson(const ProjectFile &project, const QString &projectPath);
+
+    friend bool operator==(const ProjectFile &x, const ProjectFile &y)
+    {
+        return x.capturePath == y.capturePath && x.modelRef == y.modelRef && x.constraints == y.constraints
+            && x.exportOptions == y.exportOptions;
+    }
+};
+
+} // namespace dimscope

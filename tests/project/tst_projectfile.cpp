@@ -1,0 +1,147 @@
+#include "project/projectfile.h"
+#include "shapes/constraintsetjson.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace dimscope;
+
+class TestProjectFile : public QObject
+{
+    Q_OBJECT
+
+private:
+    static ConstraintSet sampleSet()
+    {
+        ConstraintSet set;
+        const auto must = [](const QString &e) { if (!e.isEmpty()) qFatal("%s", qPrintable(e)); };
+        must(set.addRootDim(QStringLiteral("batch"), 2, 64));
+        must(set.addRootDim(QStringLiteral("past_len"), 0, std::nullopt));
+        must(set.addDerivedDim(QStringLiteral("total_len"), QStringLiteral("past_len"), 1, 1));
+        must(set.setLeaf(QStringLiteral("input_ids"),
+                                   {DimAssignment::named(QStringLiteral("batch")), DimAssignment::makeStatic()})
+                           );
+        must(set.setLeaf(QStringLiteral("attention_mask"),
+                                   {DimAssignment::named(QStringLiteral("batch")),
+                                    DimAssignment::named(QStringLiteral("total_len"))})
+                           );
+        return set;
+    }
+    static void write(const QString &path, const QByteArray &bytes)
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+    }
+
+private slots:
+    void roundTripKeepsEverything()
+    {
+        QTemporaryDir dir;
+        ProjectFile project;
+        project.capturePath = dir.filePath(QStringLiteral("captures/calls.safetensors"));
+        project.modelRef = QStringLiteral("mypkg.models:make_model");
+        project.constraints = sampleSet();
+        project.exportOptions.device = QStringLiteral("cuda");
+        project.exportOptions.exampleCall = 3;
+        project.exportOptions.strict = true;
+        const QString path = dir.filePath(QStringLiteral("p.dimscope"));
+        QString error;
+        QVERIFY2(ProjectFile::write(path, project, &error), qPrintable(error));
+        auto back = ProjectFile::read(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == project);
+        // The capture is stored relative to the project, so the folder can move.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("\"capture\": \"captures/calls.safetensors\""));
+    }
+
+    void movedFolderStillFindsTheCapture()
+    {
+        QTemporaryDir a, b;
+        ProjectFile project;
+        project.capturePath = a.filePath(QStringLiteral("c.safetensors"));
+        QVERIFY(ProjectFile::write(a.filePath(QStringLiteral("p.dimscope")), project, nullptr));
+        QVERIFY(QFile::copy(a.filePath(QStringLiteral("p.dimscope")), b.filePath(QStringLiteral("p.dimscope"))));
+        auto moved = ProjectFile::read(b.filePath(QStringLiteral("p.dimscope")), nullptr);
+        QVERIFY(moved);
+        QCOMPARE(moved->capturePath, b.filePath(QStringLiteral("c.safetensors")));
+    }
+
+    void withoutConstraintsMeansInferred()
+    {
+        QTemporaryDir dir;
+        ProjectFile project;
+        project.modelRef = QStringLiteral("x.py:M");
+        const QString path = dir.filePath(QStringLiteral("p.dimscope"));
+        QVERIFY(ProjectFile::write(path, project, nullptr));
+        auto back = ProjectFile::read(path, nullptr);
+        QVERIFY(back);
+        QVERIFY(!back->constraints.has_value());
+        QCOMPARE(back->exportOptions.exampleCall, -1);
+    }
+
+    void bundledDemoProjectOpens()
+    {
+        const QString path = QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope");
+        QString error;
+        auto demo = ProjectFile::read(path, &error);
+        QVERIFY2(demo, qPrintable(error));
+        QVERIFY(QFile::exists(demo->capturePath));
+        QCOMPARE(demo->modelRef, QStringLiteral("dimscope.demo:make_model"));
+        QVERIFY(demo->constraints && demo->constraints->dim(QStringLiteral("past_len")));
+    }
+
+    void badDocuments_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("not json") << QByteArray("{\"format\": ") << "bad.dimscope: invalid JSON at offset";
+        QTest::newRow("array") << QByteArray("[]") << "bad.dimscope: the document is not a JSON object";
+        QTest::newRow("other format") << QByteArray(R"({"format": "dimscope.constraints", "version": 1})")
+                                      << "bad.dimscope: format: expected \"dimscope.project\"";
+        QTest::newRow("future version") << QByteArray(R"({"format": "dimscope.project", "version": 7})")
+                                        << "bad.dimscope: version: 7 is not supported (this dimscope reads version 1)";
+        QTest::newRow("capture type") << QByteArray(R"({"format": "dimscope.project", "version": 1, "capture": 3})")
+                                      << "bad.dimscope: capture: expected a path string or null";
+        QTest::newRow("bad constraints")
+            << QByteArray(R"({"format": "dimscope.project", "version": 1, "constraints": {"format": "dimscope.constraints", "version": 1, "dims": [{"name": "b", "min": "x", "max": null}], "leaves": {}}})")
+            << "bad.dimscope: constraints: dims[0].min";
+        QTest::newRow("device") << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"device": "tpu"}})")
+                                << "bad.dimscope: export.device: \"tpu\" is neither \"cpu\" nor \"cuda\"";
+        QTest::newRow("call") << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"call": -2}})")
+                              << "bad.dimscope: export.call: expected a call index >= 0 or null";
+    }
+    void badDocuments()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.dimscope"));
+        write(path, json);
+        QString got;
+        QVERIFY(!ProjectFile::read(path, &got));
+        QVERIFY2(got.startsWith(error), qPrintable(got));
+    }
+
+    void failedSaveKeepsThePreviousFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("p.dimscope"));
+        ProjectFile project;
+        project.modelRef = QStringLiteral("first:ref");
+        QVERIFY(ProjectFile::write(path, project, nullptr));
+        // A save into a folder that does not exist fails and touches nothing.
+        QString error;
+        QVERIFY(!ProjectFile::write(dir.filePath(QStringLiteral("missing/p.dimscope")), project, &error));
+        QVERIFY(error.contains(QStringLiteral("cannot save")));
+        QCOMPARE(ProjectFile::read(path, nullptr)->modelRef, QStringLiteral("first:ref"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("p.dimscope")});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProjectFile)
+#include "tst_projectfile.moc"
