@@ -64,6 +64,10 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
             showProblem(m_model->deleteDim(name));
     });
     m_delete->setObjectName(QStringLiteral("actionDeleteDim"));
+    m_delete->setShortcut(QKeySequence::Delete);
+    m_delete->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_rename->setShortcut(QKeySequence(Qt::Key_F2));
+    m_rename->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_delete->setToolTip(tr("Delete the Dim; the dimensions using it become static"));
     m_merge = bar->addAction(tr("Merge…"), this, &DimsPanel::mergeSelected);
     m_merge->setObjectName(QStringLiteral("actionMergeDims"));

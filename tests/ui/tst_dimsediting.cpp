@@ -3,8 +3,10 @@
 #include "dimcontextmenu.h"
 #include "dimedits.h"
 #include "dimspanel.h"
+#include "exportoptionsdialog.h"
 #include "inputsdecorator.h"
 #include "inputsview.h"
+#include "models/inputsfilterproxy.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
 #include "models/dimsmodel.h"
@@ -19,10 +21,14 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
+#include <QTreeView>
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
@@ -55,6 +61,9 @@ private slots:
     void modifiedStateFollowsUndoAndOptions();
     void plotShowsDimBandAndViolations();
     void copyAndJsonExports();
+    void typingInTheTableValidatesAsYouType();
+    void selectingDimHighlightsLeavesAndPlots();
+    void exportOptionsDialogStoresInDocument();
 
 private:
     static QString demoDir() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo"); }
@@ -515,6 +524,96 @@ void TestDimsEditing::copyAndJsonExports()
     const std::optional<ConstraintSet> read = ConstraintSetJson::readFile(json, &error);
     QVERIFY2(read, qPrintable(error));
     QVERIFY(*read == window.document()->constraints());
+}
+
+void TestDimsEditing::typingInTheTableValidatesAsYouType()
+{
+    ProjectDocument doc;
+    loadDemo(doc);
+    DimsPanel panel(&doc);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const DimsModel *dims = panel.model();
+    const QModelIndex min = dims->index(dims->rowOf(QStringLiteral("batch")), DimsModel::MinColumn);
+    // When min of batch is edited in place and "3" typed: batch is 2 in every call
+    panel.table()->setCurrentIndex(min);
+    panel.table()->edit(min);
+    auto *editor = panel.table()->findChild<QLineEdit *>(QStringLiteral("dimEditor"));
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("x"));
+    // Then the text is flagged while typed, with the reason beside the table
+    QVERIFY(!editor->toolTip().isEmpty());
+    QVERIFY(panel.problemLabel()->isVisible());
+    QVERIFY(panel.problemLabel()->text().contains(QStringLiteral("x")));
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("3"));
+    QVERIFY(editor->toolTip().isEmpty());
+    QVERIFY(!panel.problemLabel()->isVisible());
+    QTest::keyClick(editor, Qt::Key_Return);
+    // and committing (queued by the delegate) applies it as one undo step; validation now flags batch
+    QTRY_COMPARE(doc.constraints().dim(QStringLiteral("batch"))->min, std::optional<qint64>(3));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(!doc.validation().ok());
+    QVERIFY(dims->index(dims->rowOf(QStringLiteral("batch")), DimsModel::StatusColumn).data().toString().startsWith(QStringLiteral("violated")));
+    // A refused commit leaves the set alone and says why
+    const QModelIndex max = dims->index(dims->rowOf(QStringLiteral("batch")), DimsModel::MaxColumn);
+    panel.table()->edit(max);
+    editor = panel.table()->findChild<QLineEdit *>(QStringLiteral("dimEditor"));
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClicks(editor, QStringLiteral("1"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTRY_VERIFY(panel.problemLabel()->isVisible());
+    QVERIFY(panel.problemLabel()->text().contains(QStringLiteral("batch")));
+    QCOMPARE(doc.constraints().dim(QStringLiteral("batch"))->max, std::optional<qint64>());
+    QCOMPARE(doc.undoStack()->count(), 1);
+}
+
+void TestDimsEditing::selectingDimHighlightsLeavesAndPlots()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(demoProject()));
+    QVERIFY(shown.wait(15000));
+    const InputsModel *model = window.inputsView()->model();
+    QVERIFY(!model->indexForPath(cacheLeaves.first()).data(Qt::BackgroundRole).isValid());
+    window.dimsPanel()->selectDim(QStringLiteral("past_len"));
+    for (const QString &path : cacheLeaves)
+        QVERIFY2(model->indexForPath(path).data(Qt::BackgroundRole).value<QColor>().isValid(), qPrintable(path));
+    QVERIFY(!model->indexForPath(QStringLiteral("input_ids")).data(Qt::BackgroundRole).isValid());
+    QCOMPARE(window.plotPanel()->dim(), QStringLiteral("past_len"));
+    QCOMPARE(window.plotPanel()->points().size(), 6);
+    // Selecting a leaf in the tree goes back to its dimension
+    window.inputsView()->tree()->setCurrentIndex(
+        window.inputsView()->proxy()->mapFromSource(model->indexForPath(QStringLiteral("attention_mask"))));
+    QCOMPARE(window.plotPanel()->dim(), QString());
+    QVERIFY(window.plotPanel()->band()); // attention_mask dim 1 is total_len: its band is drawn
+}
+
+void TestDimsEditing::exportOptionsDialogStoresInDocument()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(demoProject()));
+    QVERIFY(shown.wait(15000));
+    bool answered = false;
+    QTimer::singleShot(0, this, [&] {
+        auto *dialog = qobject_cast<ExportOptionsDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        answered = true;
+        dialog->exampleCallBox()->setCurrentIndex(dialog->exampleCallBox()->findData(3));
+        dialog->strictBox()->setChecked(true);
+        dialog->accept();
+    });
+    window.findChild<QAction *>(QStringLiteral("actionExportOptions"))->trigger();
+    QVERIFY(answered);
+    QCOMPARE(window.document()->exportOptions().exampleCall, 3);
+    QVERIFY(window.document()->exportOptions().strict);
+    QCOMPARE(window.document()->exportOptions().device, QStringLiteral("cpu"));
+    QVERIFY(window.isWindowModified());
+    window.document()->undoStack()->clear();
 }
 
 QTEST_MAIN(TestDimsEditing)

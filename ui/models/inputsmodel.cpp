@@ -73,33 +73,53 @@ void InputsModel::clear() { setLoaded({}); }
 
 QColor InputsModel::defaultDynamicColour() { return QColor(0xd9, 0x5f, 0x02); }
 
+namespace {
+// The keys whose values differ between two maps: an edit usually touches a few leaves
+// of tens of thousands, and only those rows need repainting.
+template<typename T>
+QStringList changedKeys(const QHash<QString, T> &before, const QHash<QString, T> &after)
+{
+    QStringList changed;
+    for (auto it = after.cbegin(); it != after.cend(); ++it) {
+        const auto old = before.constFind(it.key());
+        if (old == before.cend() || !(*old == it.value()))
+            changed.append(it.key());
+    }
+    for (auto it = before.cbegin(); it != before.cend(); ++it)
+        if (!after.contains(it.key()))
+            changed.append(it.key());
+    return changed;
+}
+} // namespace
+
 void InputsModel::setDimColours(const QHash<QString, QVector<QColor>> &colours)
 {
-    QStringList touched = m_colours.keys() + colours.keys();
+    const QStringList touched = changedKeys(m_colours, colours);
     m_colours = colours;
-    for (const QString &path : std::as_const(touched))
+    for (const QString &path : touched)
         emitRowChanged(path);
 }
 
 void InputsModel::setDimLabels(const QHash<QString, QStringList> &labels)
 {
-    QStringList touched = m_labels.keys() + labels.keys();
+    const QStringList touched = changedKeys(m_labels, labels);
     m_labels = labels;
-    for (const QString &path : std::as_const(touched))
+    for (const QString &path : touched)
         emitRowChanged(path);
 }
 
 void InputsModel::setViolations(const QHash<QString, QStringList> &violations)
 {
-    QStringList touched = m_violations.keys() + violations.keys();
+    const QStringList touched = changedKeys(m_violations, violations);
     m_violations = violations;
-    for (const QString &path : std::as_const(touched))
+    for (const QString &path : touched)
         emitRowChanged(path);
 }
 
 void InputsModel::setHighlighted(const QSet<QString> &paths, const QColor &colour)
 {
-    QSet<QString> touched = m_highlighted + paths;
+    // A new colour repaints every highlighted row, otherwise only the ones that change.
+    QSet<QString> touched = colour == m_highlightColour ? (m_highlighted - paths) + (paths - m_highlighted) : m_highlighted + paths;
     m_highlighted = paths;
     m_highlightColour = colour;
     for (const QString &path : std::as_const(touched))
