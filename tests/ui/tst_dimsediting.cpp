@@ -28,6 +28,8 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QHeaderView>
+#include <QStyle>
 #include <QTreeView>
 #include <QMenu>
 #include <QSettings>
@@ -64,6 +66,7 @@ private slots:
     void typingInTheTableValidatesAsYouType();
     void selectingDimHighlightsLeavesAndPlots();
     void exportOptionsDialogStoresInDocument();
+    void contextMenuPicksTheDimUnderTheCursor();
 
 private:
     static QString demoDir() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo"); }
@@ -614,6 +617,36 @@ void TestDimsEditing::exportOptionsDialogStoresInDocument()
     QCOMPARE(window.document()->exportOptions().device, QStringLiteral("cpu"));
     QVERIFY(window.isWindowModified());
     window.document()->undoStack()->clear();
+}
+
+void TestDimsEditing::contextMenuPicksTheDimUnderTheCursor()
+{
+    MainWindow window;
+    window.resize(1400, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(demoProject()));
+    QVERIFY(shown.wait(15000));
+    InputsView *view = window.inputsView();
+    const QModelIndex leaf = view->proxy()->mapFromSource(view->model()->indexForPath(cacheLeaves.first()));
+    QTreeView *tree = view->tree();
+    tree->header()->resizeSection(InputsModel::ConstraintColumn, 400);
+    // In the constraint column "batch, static, past_len, static": the middle of each label
+    const QRect cell = tree->visualRect(leaf.siblingAtColumn(InputsModel::ConstraintColumn));
+    QFont bold = tree->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    const int margin = tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, tree) + 1;
+    const QStringList labels{QStringLiteral("batch"), QStringLiteral("static"), QStringLiteral("past_len"), QStringLiteral("static")};
+    int x = cell.left() + margin;
+    for (int d = 0; d < labels.size(); ++d) {
+        const int mid = x + fm.horizontalAdvance(labels.at(d)) / 2;
+        QCOMPARE(view->dimAt(leaf, QPoint(mid, cell.center().y())), d);
+        x += fm.horizontalAdvance(labels.at(d) + QStringLiteral(", "));
+    }
+    // In the name column there is no dimension under the cursor
+    QCOMPARE(view->dimAt(leaf, tree->visualRect(leaf).center()), -1);
 }
 
 QTEST_MAIN(TestDimsEditing)
