@@ -223,14 +223,9 @@ void ExportController::updateActions()
                          : tr("The worker's torch %1 is built without CUDA.").arg(torchVersion());
     }
     m_cuda->setEnabled(cudaReason.isEmpty() && haveCapture && !busy);
-    m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason
-                       : !haveCapture        ? noCapture
-                                             : tr("torch.export on %1").arg(m_environment.value(QLatin1String("cuda"))
-                                                                                .toObject()
-                                                                                .value(QLatin1String("devices"))
-                                                                                .toArray()
-                                                                                .first()
-                                                                                .toString()));
+    const QJsonArray devices = m_environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("devices")).toArray();
+    const QString device = devices.isEmpty() ? tr("the CUDA device") : devices.at(0).toString();
+    m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason : !haveCapture ? noCapture : tr("torch.export on %1").arg(device));
     m_cancel->setEnabled(busy);
 }
 
