@@ -8,6 +8,7 @@
 #include "messagebanner.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
+#include "projectdocument.h"
 #include "recentfiles.h"
 #include "settingskeys.h"
 #include "util/buildinfo.h"
@@ -31,7 +32,7 @@
 namespace dimscope {
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_undoStack(new QUndoStack(this)), m_loader(new CaptureLoader(this)),
+    : QMainWindow(parent), m_document(new ProjectDocument(this)), m_loader(new CaptureLoader(this)),
       m_banner(new MessageBanner), m_inputs(new InputsView), m_details(new LeafDetailsPanel),
       m_plot(new PlotPanel), m_statusSummary(new QLabel), m_statusWorker(new QLabel), m_progress(new QProgressBar)
 {
@@ -68,6 +69,11 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QUndoStack *MainWindow::undoStack() const
+{
+    return m_document->undoStack();
+}
 
 void MainWindow::createDocks()
 {
@@ -116,10 +122,10 @@ void MainWindow::createActions()
 
     // Edit
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    QAction *undo = m_undoStack->createUndoAction(this, tr("&Undo"));
+    QAction *undo = undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName(QStringLiteral("actionUndo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction *redo = m_undoStack->createRedoAction(this, tr("&Redo"));
+    QAction *redo = undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("actionRedo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
@@ -259,7 +265,7 @@ void MainWindow::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
 {
     m_progress->hide();
     m_loaded = loaded;
-    m_undoStack->clear();
+    m_document->setCapture(m_pendingFile.isEmpty() ? label : m_pendingFile, loaded->capture, loaded->inference);
     // Panels first: the tree selects its first dynamic leaf and they must show it.
     m_details->setLoaded(loaded);
     m_plot->setLoaded(loaded);
@@ -348,7 +354,7 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!m_undoStack->isClean()) {
+    if (!undoStack()->isClean()) {
         const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
                                                   tr("The constraints have unsaved changes. Quit anyway?"),
                                                   QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);

@@ -17,6 +17,7 @@ class InputsView;
 class LeafDetailsPanel;
 class MessageBanner;
 class PlotPanel;
+class ProjectDocument;
 
 class MainWindow : public QMainWindow
 {
@@ -38,7 +39,9 @@ public:
     LeafDetailsPanel *detailsPanel() const { return m_details; }
     PlotPanel *plotPanel() const { return m_plot; }
     MessageBanner *banner() const { return m_banner; }
-    QUndoStack *undoStack() const { return m_undoStack; }
+    QUndoStack *undoStack() const;
+    // The open work (capture, constraints, undo history, project file).
+    ProjectDocument *document() const { return m_document; }
     QMenu *recentMenu() const { return m_recentMenu; }
 
     // Filled in by the export client once the worker has started.
@@ -68,7 +71,7 @@ private:
     void showNode(int node);
     void updateStatus();
 
-    QUndoStack *m_undoStack;
+    ProjectDocument *m_document;
     CaptureLoader *m_loader;
     MessageBanner *m_banner;
     InputsView *m_inputs;

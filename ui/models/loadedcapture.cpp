@@ -1,5 +1,7 @@
 #include "models/loadedcapture.h"
 
+#include "shapes/shapeinference.h"
+
 namespace dimscope {
 
 QSharedPointer<const LoadedCapture> LoadedCapture::build(const Capture &capture, const AlignedTree::Progress &progress)
@@ -13,6 +15,7 @@ QSharedPointer<const LoadedCapture> LoadedCapture::build(const Capture &capture,
         if (nodes.at(i).isLeaf())
             loaded->shapes[i] = ShapeSummary::of(capture, nodes.at(i));
     }
+    loaded->inference = ShapeInference::infer(capture);
     return loaded;
 }
 

@@ -2,6 +2,7 @@
 
 #include "models/alignedtree.h"
 #include "models/shapesummary.h"
+#include "shapes/inferenceresult.h"
 
 #include <QMetaType>
 #include <QSharedPointer>
@@ -14,6 +15,7 @@ struct LoadedCapture {
     Capture capture;
     AlignedTree tree;
     QVector<ShapeSummary> shapes; // per aligned node (empty summary for containers)
+    InferenceResult inference;    // ShapeInference's proposal, computed in the same job
 
     static QSharedPointer<const LoadedCapture> build(const Capture &capture, const AlignedTree::Progress &progress = {});
 };

@@ -1,0 +1,184 @@
+#include "projectdocument.h"
+
+#include "constraintsetcommand.h"
+#include "dimcolours.h"
+#include "shapes/constraintvalidator.h"
+
+#include <QUndoStack>
+
+namespace dimscope {
+
+ProjectDocument::ProjectDocument(QObject *parent) : QObject(parent), m_undoStack(new QUndoStack(this)), m_colours(new DimColours(this))
+{
+    connect(m_undoStack, &QUndoStack::cleanChanged, this, &ProjectDocument::updateModified);
+}
+
+ProjectDocument::~ProjectDocument() = default;
+
+void ProjectDocument::setModelRef(const QString &modelRef)
+{
+    if (modelRef == m_modelRef)
+        return;
+    m_modelRef = modelRef;
+    emit modelRefChanged();
+    updateModified();
+}
+
+void ProjectDocument::setExportOptions(const ExportOptions &options)
+{
+    if (options == m_options)
+        return;
+    m_options = options;
+    emit exportOptionsChanged();
+    updateModified();
+}
+
+void ProjectDocument::setCapture(const QString &path, const Capture &capture, const InferenceResult &inference,
+                                 std::optional<ConstraintSet> saved)
+{
+    m_undoStack->clear();
+    m_hasCapture = true;
+    m_capture = capture;
+    m_inference = inference;
+    m_capturePath = path;
+    m_validator = std::make_unique<ConstraintValidator>(m_inference.table);
+    m_constraints = saved ? std::move(*saved) : m_inference.constraints;
+    m_colours->reset();
+    m_colours->update(m_constraints);
+    // The example call refers to a call of the previous capture.
+    if (m_options.exampleCall >= m_inference.table.callCount()) {
+        m_options.exampleCall = -1;
+        emit exportOptionsChanged();
+    }
+    if (!m_projectPath.isEmpty()) {
+        m_projectPath.clear();
+        emit projectPathChanged();
+    }
+    m_savedModelRef = m_modelRef;
+    m_savedOptions = m_options;
+    emit captureChanged();
+    emit constraintsChanged();
+    revalidate();
+    updateModified();
+}
+
+void ProjectDocument::openProject(const QString &projectPath, const ProjectFile &project, const Capture &capture,
+                                  const InferenceResult &inference)
+{
+    const bool refChanged = project.modelRef != m_modelRef;
+    const bool optionsChanged = !(project.exportOptions == m_options);
+    m_modelRef = project.modelRef;
+    m_options = project.exportOptions;
+    setCapture(project.capturePath, capture, inference, project.constraints);
+    m_projectPath = projectPath;
+    emit projectPathChanged();
+    if (refChanged)
+        emit modelRefChanged();
+    if (optionsChanged)
+        emit exportOptionsChanged();
+    updateModified();
+}
+
+void ProjectDocument::clear()
+{
+    m_undoStack->clear();
+    m_hasCapture = false;
+    m_capture = Capture();
+    m_inference = InferenceResult();
+    m_validator.reset();
+    m_constraints = ConstraintSet();
+    m_colours->reset();
+    m_capturePath.clear();
+    m_projectPath.clear();
+    m_savedModelRef = m_modelRef;
+    m_savedOptions = m_options;
+    emit projectPathChanged();
+    emit captureChanged();
+    emit constraintsChanged();
+    revalidate();
+    updateModified();
+}
+
+QString ProjectDocument::edit(const QString &undoText, const std::function<QString(ConstraintSet &)> &op)
+{
+    ConstraintSet after = m_constraints;
+    const QString error = op(after);
+    if (!error.isEmpty())
+        return error;
+    if (after == m_constraints)
+        return {};
+    m_undoStack->push(new ConstraintSetCommand(this, undoText, m_constraints, std::move(after)));
+    return {};
+}
+
+void ProjectDocument::replaceConstraints(const ConstraintSet &set, const QString &undoText)
+{
+    if (set == m_constraints)
+        return;
+    m_undoStack->push(new ConstraintSetCommand(this, undoText, m_constraints, set));
+}
+
+QString ProjectDocument::tryEdit(const std::function<QString(ConstraintSet &)> &op, ValidationReport *report) const
+{
+    ConstraintSet after = m_constraints;
+    const QString error = op(after);
+    if (error.isEmpty() && report)
+        *report = m_validator ? m_validator->validate(after) : ValidationReport();
+    return error;
+}
+
+ProjectFile ProjectDocument::toProjectFile() const
+{
+    ProjectFile project;
+    project.capturePath = m_capturePath;
+    project.modelRef = m_modelRef;
+    if (m_hasCapture)
+        project.constraints = m_constraints;
+    project.exportOptions = m_options;
+    return project;
+}
+
+bool ProjectDocument::save(const QString &path, QString *error)
+{
+    if (!ProjectFile::write(path, toProjectFile(), error))
+        return false;
+    m_savedModelRef = m_modelRef;
+    m_savedOptions = m_options;
+    m_undoStack->setClean();
+    if (m_projectPath != path) {
+        m_projectPath = path;
+        emit projectPathChanged();
+    }
+    updateModified();
+    return true;
+}
+
+bool ProjectDocument::isModified() const
+{
+    return !m_undoStack->isClean() || m_modelRef != m_savedModelRef || !(m_options == m_savedOptions);
+}
+
+void ProjectDocument::applyConstraints(const ConstraintSet &set)
+{
+    m_constraints = set;
+    m_colours->update(m_constraints);
+    emit constraintsChanged();
+    revalidate();
+}
+
+void ProjectDocument::revalidate()
+{
+    m_validation = m_validator ? m_validator->validate(m_constraints) : ValidationReport();
+    emit validationChanged();
+}
+
+void ProjectDocument::updateModified()
+{
+    const bool modified = isModified();
+    if (modified == m_lastModified)
+        return;
+    m_lastModified = modified;
+    emit modifiedChanged(modified);
+}
+
+} // namespace dimscope
