@@ -2,6 +2,7 @@
 
 #include "capture/capturereader.h"
 #include "captureloader.h"
+#include "exportcontroller.h"
 #include "export/pythonruntime.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
@@ -58,6 +59,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     createDocks();
     createActions();
+    createExportUi();
 
     connect(m_loader, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &CaptureLoader::failed, this, &MainWindow::onFailed);
@@ -233,7 +235,19 @@ bool MainWindow::openFile(const QString &path)
         return false;
     }
     const QString suffix = info.suffix().toLower();
-    if (suffix == QLatin1String("dimscope") || suffix == QLatin1String("pt2")) {
+    if (suffix == QLatin1String("pt2")) {
+        // An exported program: its interface in the result view, no capture needed.
+        QString error;
+        if (!m_export->openPt2(info.absoluteFilePath(), &error)) {
+            onFailed(path, error);
+            return false;
+        }
+        QSettings settings;
+        RecentFiles(settings).add(info.absoluteFilePath());
+        m_banner->hide();
+        return true;
+    }
+    if (suffix == QLatin1String("dimscope")) {
         onFailed(path, tr("opening .%1 files is not supported by this build yet").arg(suffix));
         return false;
     }
@@ -326,7 +340,9 @@ void MainWindow::updateStatus()
 
 void MainWindow::setWorkerDescription(const QString &torchVersion, const QString &state)
 {
-    m_workerTorch = state.isEmpty() ? torchVersion : QStringLiteral("%1, torch %2").arg(state, torchVersion);
+    m_workerTorch = state.isEmpty()          ? torchVersion
+                    : torchVersion.isEmpty() ? state
+                                             : QStringLiteral("%1, torch %2").arg(state, torchVersion);
     updateStatus();
 }
 
@@ -334,8 +350,14 @@ void MainWindow::showPreferences()
 {
     PreferencesDialog dialog(this);
     dialog.load();
+    // What the worker detected; asked for now when it has not started yet.
+    dialog.setEnvironmentDescription(m_export->environmentDescription());
+    connect(m_export, &ExportController::environmentChanged, &dialog,
+            [this, &dialog] { dialog.setEnvironmentDescription(m_export->environmentDescription()); });
+    m_export->ensureWorker();
     if (dialog.exec() == QDialog::Accepted) {
         dialog.store();
+        m_export->reloadRuntime();
         updateStatus();
     }
 }

@@ -17,6 +17,8 @@
 #include "pt2programview.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QRegularExpression>
 #include <QAction>
 #include <QFileInfo>
 #include <QLabel>
@@ -124,12 +126,24 @@ void TestExportUi::initTestCase()
 
 void TestExportUi::init() { QSettings().clear(); }
 
+// Opens a project the way the window does: the capture through the loader (off the
+// GUI thread, with inference), then the project's constraints, model and options.
 bool TestExportUi::openProject(MainWindow &window, const QString &path)
 {
-    QSignalSpy changed(window.document(), &ProjectDocument::captureChanged);
-    if (!window.openFile(path))
+    QString error;
+    const std::optional<ProjectFile> project = ProjectFile::read(path, &error);
+    if (!project) {
+        qWarning("%s", qPrintable(error));
         return false;
-    return changed.count() > 0 || changed.wait(60000);
+    }
+    QSignalSpy changed(window.document(), &ProjectDocument::captureChanged);
+    if (!window.openFile(project->capturePath) || !(changed.count() > 0 || changed.wait(120000)))
+        return false;
+    ProjectDocument *doc = window.document();
+    const Capture capture = doc->capture(); // copies: openProject replaces what they refer to
+    const InferenceResult inference = doc->inference();
+    doc->openProject(path, *project, capture, inference);
+    return doc->hasCapture();
 }
 
 void TestExportUi::openModelDialogClassifies()
