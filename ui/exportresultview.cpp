@@ -150,7 +150,7 @@ void ExportResultView::showProgram(const Pt2Program &program)
     m_pages->setCurrentIndex(1);
 }
 
-static QString sourcesText(const ConstraintViolation &v)
+static QString sourcesText(const WorkerViolation &v)
 {
     QStringList parts;
     for (const ViolationSource &s : v.sources)
@@ -162,7 +162,7 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
 {
     m_violations->clear();
     m_fixes->clear();
-    for (const ConstraintViolation &v : failure.violations) {
+    for (const WorkerViolation &v : failure.violations) {
         auto *item = new QTreeWidgetItem(m_violations, {v.text, v.dims.join(QStringLiteral(", ")), sourcesText(v)});
         item->setToolTip(0, v.text);
         item->setData(0, Qt::UserRole, v.kind);
