@@ -106,6 +106,10 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
 
 ExportController::~ExportController()
 {
+    // Nothing the client does while it stops the worker may reach this half-destroyed
+    // controller.
+    m_client->disconnect(this);
+    delete m_client;
     // The panel and the view belong to docks once shown; free them if they never were.
     if (m_panel && !m_panel->parent())
         delete m_panel;

@@ -370,7 +370,8 @@ void MainWindow::showAbout()
                       "<p>Qt %2 · LibTorch %3 · worker torch: %4</p>"
                       "<p>GPL-3.0-or-later. Plots by QCustomPlot (GPLv3).</p>")
                        .arg(BuildInfo::dimscopeVersion(), BuildInfo::qtVersion(), BuildInfo::libtorchVersion(),
-                            m_workerTorch.isEmpty() ? tr("not known yet") : m_workerTorch.toHtmlEscaped());
+                            m_export->torchVersion().isEmpty() ? tr("not known yet (the worker has not started)")
+                                                               : m_export->torchVersion().toHtmlEscaped());
     QMessageBox::about(this, tr("About dimscope"), text);
 }
 

@@ -266,7 +266,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QSignalSpy done(exporter, &ExportController::exportDone);
     action(&window, "actionExportCpu")->trigger();
     QVERIFY(exporter->panel()->cancelButton()->isEnabled());
-    QTest::mouseClick(exporter->panel()->cancelButton(), Qt::LeftButton);
+    exporter->panel()->cancelButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 30000);
     QCOMPARE(exporter->lastResult().failure.kind, QStringLiteral("cancelled"));
     QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
@@ -305,7 +305,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     // Apply fixes: one undo step; undo restores the exact previous set.
     const ConstraintSet before = doc->constraints();
     const int steps = doc->undoStack()->count();
-    QTest::mouseClick(view->applyFixesButton(), Qt::LeftButton);
+    view->applyFixesButton()->click();
     const ConstraintSet after = doc->constraints();
     QVERIFY(after != before);
     QCOMPARE(doc->undoStack()->count(), steps + 1);
@@ -322,7 +322,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
 
     // Re-export with the fixed constraints: success, every call accepted, the
     // symbol of x[0]/y[0] named dx.
-    QTest::mouseClick(view->reexportButton(), Qt::LeftButton);
+    view->reexportButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
     result = exporter->lastResult();
     QVERIFY2(result.ok, qPrintable(result.failure.toText()));
