@@ -36,7 +36,7 @@ void placeAction(QMenu *menu, QAction *replacement, QAction *before = nullptr)
         if (a != replacement && a->objectName() == replacement->objectName()) {
             menu->insertAction(a, replacement);
             menu->removeAction(a);
-            a->deleteLater();
+            delete a; // now: a findChild by name must find the replacement
             return;
         }
     }
