@@ -6,6 +6,7 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QStyle>
 #include <QLineEdit>
 #include <QTimer>
 #include <QToolButton>
@@ -47,6 +48,15 @@ InputsView::InputsView(QWidget *parent)
     m_tree->header()->resizeSection(InputsModel::NameColumn, 260);
     m_tree->header()->resizeSection(InputsModel::TypeColumn, 120);
     m_tree->header()->resizeSection(InputsModel::ShapeColumn, 220);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const QModelIndex index = m_tree->indexAt(pos);
+        const QModelIndex source = m_proxy->mapToSource(index);
+        if (!source.isValid() || source.data(InputsModel::ShapePartsRole).toStringList().isEmpty())
+            return;
+        emit leafContextMenuRequested(source.data(InputsModel::KeyPathRole).toString(), dimAt(index, pos),
+                                      m_tree->viewport()->mapToGlobal(pos));
+    });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this] { emit currentNodeChanged(currentNode()); });
 
@@ -104,6 +114,39 @@ void InputsView::focusFilter()
 {
     m_filter->setFocus(Qt::ShortcutFocusReason);
     m_filter->selectAll();
+}
+
+int InputsView::dimAt(const QModelIndex &index, const QPoint &pos) const
+{
+    if (!index.isValid())
+        return -1;
+    const int column = m_tree->columnAt(pos.x());
+    const QModelIndex cell = index.siblingAtColumn(column);
+    QStringList parts;
+    QString separator;
+    if (column == InputsModel::ShapeColumn) {
+        parts = cell.data(InputsModel::ShapePartsRole).toStringList();
+        separator = QStringLiteral(" x ");
+    } else if (column == InputsModel::ConstraintColumn) {
+        parts = cell.data(InputsModel::DimLabelsRole).toStringList();
+        separator = QStringLiteral(", ");
+    } else {
+        return -1;
+    }
+    // Mirrors ShapeDelegate's layout (bold parts are a little wider; close enough to
+    // hit the part under the cursor).
+    QFont bold = m_tree->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    const int margin = m_tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_tree) + 1;
+    int x = m_tree->visualRect(cell).left() + margin;
+    for (int d = 0; d < parts.size(); ++d) {
+        const int end = x + fm.horizontalAdvance(parts.at(d)) + fm.horizontalAdvance(separator) / 2;
+        if (pos.x() < end)
+            return d;
+        x += fm.horizontalAdvance(parts.at(d) + separator);
+    }
+    return -1;
 }
 
 int InputsView::currentNode() const

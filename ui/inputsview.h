@@ -33,8 +33,15 @@ public:
     // The selected node of the source model (-1 when none).
     int currentNode() const;
 
+    // The dimension of the tensor leaf at `index` drawn under viewport position `pos`
+    // in the shape or constraint column; -1 elsewhere.
+    int dimAt(const QModelIndex &index, const QPoint &pos) const;
+
 signals:
     void currentNodeChanged(int node);
+    // Right click on a tensor leaf: its key path and the dimension under the cursor
+    // (-1 when the click was not on one).
+    void leafContextMenuRequested(const QString &path, int dim, const QPoint &globalPos);
 
 private:
     void applyFilter();

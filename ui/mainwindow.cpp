@@ -2,13 +2,18 @@
 
 #include "capture/capturereader.h"
 #include "captureloader.h"
+#include "dimcontextmenu.h"
+#include "dimspanel.h"
 #include "exportcontroller.h"
+#include "inputsdecorator.h"
 #include "export/pythonruntime.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "messagebanner.h"
+#include "models/inputsmodel.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
+#include "projectcontroller.h"
 #include "projectdocument.h"
 #include "recentfiles.h"
 #include "settingskeys.h"
@@ -17,6 +22,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -35,7 +41,9 @@ namespace dimscope {
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new ProjectDocument(this)), m_loader(new CaptureLoader(this)),
       m_banner(new MessageBanner), m_inputs(new InputsView), m_details(new LeafDetailsPanel),
-      m_plot(new PlotPanel), m_statusSummary(new QLabel), m_statusWorker(new QLabel), m_progress(new QProgressBar)
+      m_plot(new PlotPanel), m_dims(new DimsPanel(m_document)),
+      m_decorator(new InputsDecorator(m_document, m_inputs->model(), this)),
+      m_project(new ProjectController(m_document, m_banner, this)), m_statusSummary(new QLabel), m_statusWorker(new QLabel), m_progress(new QProgressBar)
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(QStringLiteral("dimscope"));
@@ -65,6 +73,16 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_loader, &CaptureLoader::failed, this, &MainWindow::onFailed);
     connect(m_loader, &CaptureLoader::progress, this, &MainWindow::onProgress);
     connect(m_inputs, &InputsView::currentNodeChanged, this, &MainWindow::showNode);
+    connect(m_inputs, &InputsView::leafContextMenuRequested, this, &MainWindow::showLeafContextMenu);
+    m_plot->setDocument(m_document);
+    connect(m_dims, &DimsPanel::dimSelected, this, [this](const QString &name) {
+        m_decorator->setSelectedDim(name);
+        if (!name.isEmpty())
+            m_plot->showDim(name);
+    });
+    connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::projectPathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::captureChanged, this, &MainWindow::updateTitle);
 
     restoreSettings();
     updateStatus();
@@ -83,6 +101,11 @@ void MainWindow::createDocks()
     details->setObjectName(QStringLiteral("detailsDock"));
     details->setWidget(m_details);
     addDockWidget(Qt::BottomDockWidgetArea, details);
+    auto *dims = new QDockWidget(tr("Dims"), this);
+    dims->setObjectName(QStringLiteral("dimsDock"));
+    dims->setWidget(m_dims);
+    addDockWidget(Qt::RightDockWidgetArea, dims);
+    resizeDocks({dims}, {560}, Qt::Horizontal);
     auto *plot = new QDockWidget(tr("Plot"), this);
     plot->setObjectName(QStringLiteral("plotDock"));
     plot->setWidget(m_plot);
@@ -100,19 +123,22 @@ void MainWindow::createActions()
     open->setObjectName(QStringLiteral("actionOpenCapture"));
     open->setShortcut(QKeySequence::Open);
     file->setToolTipsVisible(true);
-    const QString projectReason = tr("Projects (capture + model + constraints) arrive with the constraint editor.");
-    QAction *openProject = file->addAction(tr("Open &Project…"));
+    QAction *openProject = file->addAction(tr("Open &Project…"), this, &MainWindow::openProjectDialog);
     openProject->setObjectName(QStringLiteral("actionOpenProject"));
-    QAction *save = file->addAction(tr("&Save Project"));
+    openProject->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QAction *save = file->addAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save Project"), m_project,
+                                    &ProjectController::save);
     save->setObjectName(QStringLiteral("actionSaveProject"));
     save->setShortcut(QKeySequence::Save);
-    QAction *saveAs = file->addAction(tr("Save Project &As…"));
+    QAction *saveAs = file->addAction(tr("Save Project &As…"), m_project, &ProjectController::saveAs);
     saveAs->setObjectName(QStringLiteral("actionSaveProjectAs"));
     saveAs->setShortcut(QKeySequence::SaveAs);
-    for (QAction *a : {openProject, save, saveAs}) {
-        a->setEnabled(false);
-        a->setToolTip(projectReason);
-    }
+    const auto enableSave = [this, save, saveAs] {
+        save->setEnabled(m_document->hasCapture());
+        saveAs->setEnabled(m_document->hasCapture());
+    };
+    connect(m_document, &ProjectDocument::captureChanged, this, enableSave);
+    enableSave();
     m_recentMenu = file->addMenu(tr("&Recent Files"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -167,6 +193,22 @@ void MainWindow::createActions()
         a->setEnabled(false);
         a->setToolTip(exportReason);
     }
+    // The document-only ones work without the worker.
+    auto *copyShapes = exportMenu->findChild<QAction *>(QStringLiteral("actionCopyDynamicShapes"));
+    auto *saveJson = exportMenu->findChild<QAction *>(QStringLiteral("actionSaveConstraints"));
+    auto *options = exportMenu->findChild<QAction *>(QStringLiteral("actionExportOptions"));
+    connect(copyShapes, &QAction::triggered, m_project, &ProjectController::copyDynamicShapes);
+    connect(saveJson, &QAction::triggered, m_project, [this] { m_project->saveConstraintsJson(); });
+    connect(options, &QAction::triggered, m_project, &ProjectController::editExportOptions);
+    copyShapes->setToolTip(tr("The dynamic_shapes of the current constraints as a Python snippet"));
+    saveJson->setToolTip(tr("The constraint set as a dimscope.constraints JSON document"));
+    options->setToolTip(tr("Example call and strict mode used by the export"));
+    const auto enableDocumentExports = [this, copyShapes, saveJson, options] {
+        for (QAction *a : {copyShapes, saveJson, options})
+            a->setEnabled(m_document->hasCapture());
+    };
+    connect(m_document, &ProjectDocument::captureChanged, this, enableDocumentExports);
+    enableDocumentExports();
 
     // Help
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -227,6 +269,18 @@ void MainWindow::openCaptureDialog()
     openFile(path);
 }
 
+void MainWindow::openProjectDialog()
+{
+    QSettings settings;
+    const QString folder = settings.value(settings::LastProjectFolder).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Project"), folder,
+                                                      tr("dimscope projects (*.dimscope);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(settings::LastProjectFolder, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
 bool MainWindow::openFile(const QString &path)
 {
     const QFileInfo info(path);
@@ -247,12 +301,28 @@ bool MainWindow::openFile(const QString &path)
         m_banner->hide();
         return true;
     }
-    if (suffix == QLatin1String("dimscope")) {
-        onFailed(path, tr("opening .%1 files is not supported by this build yet").arg(suffix));
+    if (!m_project->maybeSave())
         return false;
+    m_pendingProject.reset();
+    m_pendingProjectPath.clear();
+    QString capturePath = path;
+    if (suffix == QLatin1String("dimscope")) {
+        QString error;
+        std::optional<ProjectFile> project = ProjectFile::read(path, &error);
+        if (!project) {
+            onFailed(path, error);
+            return false;
+        }
+        capturePath = project->capturePath;
+        if (!QFileInfo(capturePath).isFile()) {
+            onFailed(path, tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath)));
+            return false;
+        }
+        m_pendingProject = std::move(project);
+        m_pendingProjectPath = info.absoluteFilePath();
     }
-    m_pendingFile = info.absoluteFilePath();
-    m_loader->start(path, [path](QString *error) {
+    m_pendingFile = QFileInfo(capturePath).absoluteFilePath();
+    m_loader->start(path, [path = capturePath](QString *error) {
         std::optional<Capture> capture = CaptureReader::open(path, error);
         if (!capture && error->isEmpty())
             *error = tr("not a readable capture");
@@ -279,30 +349,69 @@ void MainWindow::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
 {
     m_progress->hide();
     m_loaded = loaded;
-    m_document->setCapture(m_pendingFile.isEmpty() ? label : m_pendingFile, loaded->capture, loaded->inference);
-    // Panels first: the tree selects its first dynamic leaf and they must show it.
+    // The document first (the tree's decorations and the plot's band read it), then
+    // the panels: the tree selects its first dynamic leaf and they must show it.
+    m_inputs->model()->clear();
+    const QString capturePath = m_pendingFile.isEmpty() ? label : m_pendingFile;
+    if (m_pendingProject)
+        m_document->openProject(m_pendingProjectPath, *m_pendingProject, loaded->capture, loaded->inference);
+    else
+        m_document->setCapture(capturePath, loaded->capture, loaded->inference);
     m_details->setLoaded(loaded);
     m_plot->setLoaded(loaded);
     m_inputs->setLoaded(loaded);
+    m_decorator->refresh();
+    m_plot->showNode(m_inputs->currentNode());
     m_currentFile = m_pendingFile;
     m_pendingFile.clear();
-    if (!m_currentFile.isEmpty()) {
+    const QString recent = m_pendingProject ? m_pendingProjectPath : m_currentFile;
+    m_pendingProject.reset();
+    m_pendingProjectPath.clear();
+    m_label = label;
+    if (!recent.isEmpty()) {
         QSettings settings;
-        RecentFiles(settings).add(m_currentFile);
-        setWindowFilePath(m_currentFile);
-        setWindowTitle(QStringLiteral("%1 — dimscope").arg(QFileInfo(m_currentFile).fileName()));
-    } else {
-        setWindowTitle(QStringLiteral("%1 — dimscope").arg(label));
+        RecentFiles(settings).add(recent);
     }
+    updateTitle();
     m_banner->hide();
     updateStatus();
     emit captureShown(label);
+}
+
+void MainWindow::updateTitle()
+{
+    const QString shown = !m_document->projectPath().isEmpty() ? m_document->projectPath()
+                          : !m_currentFile.isEmpty()           ? m_currentFile
+                                                               : m_label;
+    if (shown.isEmpty()) {
+        setWindowTitle(QStringLiteral("dimscope"));
+        return;
+    }
+    setWindowFilePath(shown);
+    // "[*]" is where Qt draws the modified marker.
+    setWindowTitle(QStringLiteral("%1[*] — dimscope").arg(QFileInfo(shown).fileName()));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::showLeafContextMenu(const QString &path, int dim, const QPoint &globalPos)
+{
+    if (!m_document->hasCapture())
+        return;
+    QMenu menu(this);
+    menu.setObjectName(QStringLiteral("dimContextMenu"));
+    DimContextMenu::populate(&menu, m_document, path, dim, this, [this](const QString &error) {
+        if (!error.isEmpty())
+            m_banner->showMessage(MessageBanner::Kind::Error, error);
+    });
+    menu.exec(globalPos);
 }
 
 void MainWindow::onFailed(const QString &label, const QString &error)
 {
     m_progress->hide();
     m_pendingFile.clear();
+    m_pendingProject.reset();
+    m_pendingProjectPath.clear();
     updateStatus();
     m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(label, error));
     emit openFailed(label, error);
@@ -377,14 +486,9 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!undoStack()->isClean()) {
-        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                                  tr("The constraints have unsaved changes. Quit anyway?"),
-                                                  QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
-        if (answer != QMessageBox::Discard) {
-            event->ignore();
-            return;
-        }
+    if (!m_project->maybeSave()) {
+        event->ignore();
+        return;
     }
     m_loader->cancel();
     saveSettings();

@@ -1,6 +1,9 @@
 #pragma once
 
 #include "models/loadedcapture.h"
+#include "project/projectfile.h"
+
+#include <optional>
 
 #include <QMainWindow>
 
@@ -13,7 +16,10 @@ class QUndoStack;
 namespace dimscope {
 
 class CaptureLoader;
+class DimsPanel;
 class ExportController;
+class InputsDecorator;
+class ProjectController;
 class InputsView;
 class LeafDetailsPanel;
 class MessageBanner;
@@ -27,8 +33,9 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a capture (loading runs off the GUI thread; captureShown or openFailed
-    // follows). Returns false, with the reason in the banner, when it cannot start.
+    // Opens a capture or a .dimscope project (loading and inference run off the GUI
+    // thread; captureShown or openFailed follows). Returns false, with the reason in
+    // the banner, when it cannot start.
     bool openFile(const QString &path);
     // Shows a capture built in memory (tests, generated captures), through the same
     // off-thread path as a file.
@@ -39,6 +46,8 @@ public:
     InputsView *inputsView() const { return m_inputs; }
     LeafDetailsPanel *detailsPanel() const { return m_details; }
     PlotPanel *plotPanel() const { return m_plot; }
+    DimsPanel *dimsPanel() const { return m_dims; }
+    ProjectController *projectController() const { return m_project; }
     MessageBanner *banner() const { return m_banner; }
     QUndoStack *undoStack() const;
     // The open work (capture, constraints, undo history, project file).
@@ -67,6 +76,9 @@ private:
     void saveSettings() const;
     void rebuildRecentMenu();
     void openCaptureDialog();
+    void openProjectDialog();
+    void updateTitle();
+    void showLeafContextMenu(const QString &path, int dim, const QPoint &globalPos);
     void showPreferences();
     void showAbout();
     void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
@@ -82,13 +94,19 @@ private:
     InputsView *m_inputs;
     LeafDetailsPanel *m_details;
     PlotPanel *m_plot;
+    DimsPanel *m_dims;
+    InputsDecorator *m_decorator;
+    ProjectController *m_project;
     QMenu *m_recentMenu = nullptr;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;
     QProgressBar *m_progress;
     LoadedCapturePtr m_loaded;
     QString m_currentFile;
+    QString m_label; // what was loaded when it was not a file (showCapture)
     QString m_pendingFile;
+    QString m_pendingProjectPath;       // the .dimscope whose capture is loading
+    std::optional<ProjectFile> m_pendingProject;
     QString m_workerTorch;
 };
 

@@ -3,6 +3,9 @@
 #include "models/dtypetext.h"
 
 #include <QFont>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 #include <QJsonDocument>
 
 namespace dimscope {
@@ -28,6 +31,25 @@ QString scalarText(const Leaf &leaf)
     }
 }
 
+// A red disc with a white bar: drawn, so it looks the same on every platform theme.
+QIcon violationIcon()
+{
+    static const QIcon icon = [] {
+        QPixmap pm(16, 16);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0xd3, 0x2f, 0x2f));
+        p.drawEllipse(QRectF(1, 1, 14, 14));
+        p.setBrush(Qt::white);
+        p.drawRect(QRectF(7, 3.5, 2, 6.5));
+        p.drawRect(QRectF(7, 11, 2, 2));
+        return QIcon(pm);
+    }();
+    return icon;
+}
+
 } // namespace
 
 InputsModel::InputsModel(QObject *parent) : QAbstractItemModel(parent) {}
@@ -42,6 +64,8 @@ void InputsModel::setLoaded(const LoadedCapturePtr &loaded)
     m_loaded = loaded;
     m_colours.clear();
     m_labels.clear();
+    m_violations.clear();
+    m_highlighted.clear();
     endResetModel();
 }
 
@@ -61,6 +85,23 @@ void InputsModel::setDimLabels(const QHash<QString, QStringList> &labels)
 {
     QStringList touched = m_labels.keys() + labels.keys();
     m_labels = labels;
+    for (const QString &path : std::as_const(touched))
+        emitRowChanged(path);
+}
+
+void InputsModel::setViolations(const QHash<QString, QStringList> &violations)
+{
+    QStringList touched = m_violations.keys() + violations.keys();
+    m_violations = violations;
+    for (const QString &path : std::as_const(touched))
+        emitRowChanged(path);
+}
+
+void InputsModel::setHighlighted(const QSet<QString> &paths, const QColor &colour)
+{
+    QSet<QString> touched = m_highlighted + paths;
+    m_highlighted = paths;
+    m_highlightColour = colour;
     for (const QString &path : std::as_const(touched))
         emitRowChanged(path);
 }
@@ -213,6 +254,10 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
+        if (m_violations.contains(node.path) && (index.column() == NameColumn || index.column() == ConstraintColumn)) {
+            const QStringList &v = m_violations[node.path];
+            return tr("%1\n\nViolations:\n%2").arg(node.path, v.join(QLatin1Char('\n')));
+        }
         if (index.column() == NameColumn) {
             QString tip = node.path;
             if (node.isLeaf() && present < m_loaded->tree.callCount())
@@ -230,6 +275,22 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
             return f;
         }
         return {};
+    case Qt::DecorationRole:
+        if (index.column() == NameColumn && m_violations.contains(node.path))
+            return violationIcon();
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == ConstraintColumn && m_violations.contains(node.path))
+            return QColor(0xc6, 0x28, 0x28);
+        return {};
+    case Qt::BackgroundRole:
+        if (m_highlighted.contains(node.path) && m_highlightColour.isValid()) {
+            QColor c = m_highlightColour;
+            c.setAlpha(60);
+            return c;
+        }
+        return {};
+    case ViolationsRole: return m_violations.value(node.path);
     case KeyPathRole: return node.path;
     case NodeRole: return n;
     case IsLeafRole: return node.isLeaf();

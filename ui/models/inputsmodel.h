@@ -5,6 +5,7 @@
 #include <QAbstractItemModel>
 #include <QColor>
 #include <QHash>
+#include <QSet>
 
 namespace dimscope {
 
@@ -25,6 +26,7 @@ public:
         DimColoursRole,                 // QVariantList of QColor per dim (invalid = default)
         DimLabelsRole,                  // QStringList per dim (Dim name, "static", ...)
         PresentCallsRole,               // int: calls that have this node
+        ViolationsRole,                 // QStringList: constraint violations of this leaf
     };
 
     explicit InputsModel(QObject *parent = nullptr);
@@ -42,6 +44,11 @@ public:
     void setDimColours(const QHash<QString, QVector<QColor>> &colours);
     void setDimLabels(const QHash<QString, QStringList> &labels);
     static QColor defaultDynamicColour();
+    // Per leaf key path, the sentences of the constraint violations found in it: the
+    // leaf gets a warning icon and the sentences in its tooltip.
+    void setViolations(const QHash<QString, QStringList> &violations);
+    // Leaves tinted with `colour` (the Dim selected in the Dims panel).
+    void setHighlighted(const QSet<QString> &paths, const QColor &colour);
 
     QModelIndex indexForPath(const QString &path, int column = 0) const;
     int nodeOf(const QModelIndex &index) const; // -1 for invalid
@@ -62,6 +69,9 @@ private:
     LoadedCapturePtr m_loaded;
     QHash<QString, QVector<QColor>> m_colours;
     QHash<QString, QStringList> m_labels;
+    QHash<QString, QStringList> m_violations;
+    QSet<QString> m_highlighted;
+    QColor m_highlightColour;
 };
 
 } // namespace dimscope

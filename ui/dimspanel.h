@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QWidget>
+
+class QAction;
+class QLabel;
+class QTableView;
+
+namespace dimscope {
+
+class DimsModel;
+class ProjectDocument;
+
+// The Dims dock: the table of Dims with in-place editing, and add / rename / delete /
+// merge, every change one undo step of the document.
+class DimsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit DimsPanel(ProjectDocument *document, QWidget *parent = nullptr);
+    ~DimsPanel() override;
+
+    DimsModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QString currentDim() const;
+    void selectDim(const QString &name);
+    QAction *addAction() const { return m_add; }
+    QAction *renameAction() const { return m_rename; }
+    QAction *deleteAction() const { return m_delete; }
+    QAction *mergeAction() const { return m_merge; }
+    QLabel *problemLabel() const { return m_problem; }
+
+signals:
+    void dimSelected(const QString &name); // empty when none
+
+private:
+    void showProblem(const QString &text);
+    void mergeSelected();
+    void updateActions();
+
+    DimsModel *m_model;
+    QTableView *m_table;
+    QLabel *m_problem;
+    QAction *m_add;
+    QAction *m_rename;
+    QAction *m_delete;
+    QAction *m_merge;
+};
+
+} // namespace dimscope
