@@ -211,6 +211,7 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QVERIFY(inputs->rowCount() > 0);
     const QString named = column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char('\n'));
     const QString symbolic = column(inputs, Pt2InputsModel::SymbolsColumn).join(QLatin1Char('\n'));
+    qInfo("demo program inputs:\n%s", qPrintable(named));
     QVERIFY2(named.contains(QLatin1String("past_len")), qPrintable(named));
     QVERIFY2(named.contains(QLatin1String("batch")), qPrintable(named));
     QVERIFY2(symbolic.contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))), qPrintable(symbolic));
