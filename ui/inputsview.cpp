@@ -45,8 +45,8 @@ InputsView::InputsView(QWidget *parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->setItemDelegateForColumn(InputsModel::ShapeColumn, new ShapeDelegate(m_tree));
     m_tree->header()->setStretchLastSection(true);
-    m_tree->header()->resizeSection(InputsModel::NameColumn, 260);
-    m_tree->header()->resizeSection(InputsModel::TypeColumn, 120);
+    m_tree->header()->resizeSection(InputsModel::NameColumn, 220);
+    m_tree->header()->resizeSection(InputsModel::TypeColumn, 100);
     m_tree->header()->resizeSection(InputsModel::ShapeColumn, 220);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {

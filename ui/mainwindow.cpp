@@ -105,7 +105,7 @@ void MainWindow::createDocks()
     dims->setObjectName(QStringLiteral("dimsDock"));
     dims->setWidget(m_dims);
     addDockWidget(Qt::RightDockWidgetArea, dims);
-    resizeDocks({dims}, {560}, Qt::Horizontal);
+    resizeDocks({dims}, {430}, Qt::Horizontal);
     auto *plot = new QDockWidget(tr("Plot"), this);
     plot->setObjectName(QStringLiteral("plotDock"));
     plot->setWidget(m_plot);

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("See and shape the dynamic_shapes of a PyTorch model."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A capture (.safetensors) to open."), QStringLiteral("[FILE]"));
+    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A capture (.safetensors) or a project (.dimscope) to open."), QStringLiteral("[FILE]"));
     parser.process(app);
 
     dimscope::MainWindow window;

@@ -131,7 +131,7 @@ QString DimsModel::statusText(const Row &row) const
     if (row.zeroOneRisk)
         return tr("0/1 specialization risk");
     if (!row.notes.isEmpty())
-        return tr("note");
+        return tr("note: %1").arg(row.notes.first());
     return tr("ok");
 }
 
