@@ -84,8 +84,9 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
                     return;
                 m_helloId = -1;
                 m_stateDetail = failure.message;
-                if (failure.kind != QLatin1String("cancelled"))
-                    setState(WorkerState::Crashed);
+                if (failure.kind == QLatin1String("cancelled"))
+                    return; // the user's doing, and the Export panel says so
+                setState(WorkerState::Crashed);
                 emit message(tr("The export worker did not start: %1").arg(failure.message));
             });
     connect(m_client, &ExportClient::progress, this,

@@ -57,7 +57,8 @@ void MainWindow::createExportUi()
     resultDock->setObjectName(QStringLiteral("exportResultDock"));
     resultDock->setWidget(m_export->resultView());
     addDockWidget(Qt::BottomDockWidgetArea, resultDock);
-    tabifyDockWidget(panelDock, resultDock);
+    splitDockWidget(panelDock, resultDock, Qt::Horizontal); // side by side: the log beside its outcome
+    resizeDocks({panelDock, resultDock}, {1, 2}, Qt::Horizontal);
     panelDock->hide(); // shown when there is something to show
     resultDock->hide();
 

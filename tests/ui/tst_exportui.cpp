@@ -9,6 +9,7 @@
 #include "exportpanel.h"
 #include "exportresultview.h"
 #include "mainwindow.h"
+#include "messagebanner.h"
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
 #include "openmodeldialog.h"
@@ -18,6 +19,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QDockWidget>
 #include <QRegularExpression>
 #include <QAction>
 #include <QFileInfo>
@@ -40,6 +42,21 @@ namespace {
 constexpr int kExportTimeout = 300000; // torch import + export on a loaded machine
 
 QString demoProject() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope"); }
+
+// DIMSCOPE_EXPORTUI_SHOTS=folder: saves what the window shows, to look at by hand.
+void shot(QWidget *window, const QString &name)
+{
+    const QString folder = qEnvironmentVariable("DIMSCOPE_EXPORTUI_SHOTS");
+    if (folder.isEmpty())
+        return;
+    window->resize(1400, 900);
+    window->show();
+    QTest::qWait(100);
+    if (auto *dock = window->findChild<QDockWidget *>(QStringLiteral("exportResultDock")))
+        dock->raise();
+    QTest::qWait(200);
+    window->grab().save(QDir(folder).filePath(name));
+}
 
 QAction *action(QWidget *window, const char *name)
 {
@@ -216,6 +233,7 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QVERIFY2(named.contains(QLatin1String("batch")), qPrintable(named));
     QVERIFY2(symbolic.contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))), qPrintable(symbolic));
     QCOMPARE(inputs->flaggedCount(), 0);
+    shot(&window, QStringLiteral("demo-export.png"));
     QVERIFY(exporter->resultView()->programView()->rangesView()->topLevelItemCount() > 0);
 
     // The worker reported its environment: Preferences text, status bar, CUDA reason.
@@ -264,6 +282,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
     QVERIFY(exporter->panel()->stageLabel()->text().contains(QLatin1String("cancelled")));
     QVERIFY(!exporter->client()->isWorkerRunning());
+    QVERIFY(!window.banner()->isVisible() || !window.banner()->text().contains(QLatin1String("did not start")));
     done.clear();
 
     action(&window, "actionExportCpu")->trigger();
@@ -293,6 +312,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
         fixes << view->fixesView()->item(i)->text();
     QCOMPARE(fixes, (QStringList{"d1 = 4", "dy = dx"}));
     QVERIFY(view->applyFixesButton()->isEnabled());
+    shot(&window, QStringLiteral("tutorial-failure.png"));
 
     // Apply fixes: one undo step; undo restores the exact previous set.
     const ConstraintSet before = doc->constraints();
