@@ -4,6 +4,7 @@
 #include "captureloader.h"
 #include "dimcontextmenu.h"
 #include "dimspanel.h"
+#include "exportcontroller.h"
 #include "inputsdecorator.h"
 #include "export/pythonruntime.h"
 #include "inputsview.h"
@@ -66,6 +67,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     createDocks();
     createActions();
+    createExportUi();
 
     connect(m_loader, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &CaptureLoader::failed, this, &MainWindow::onFailed);
@@ -288,8 +290,16 @@ bool MainWindow::openFile(const QString &path)
     }
     const QString suffix = info.suffix().toLower();
     if (suffix == QLatin1String("pt2")) {
-        onFailed(path, tr("opening .%1 files is not supported by this build yet").arg(suffix));
-        return false;
+        // An exported program: its interface in the result view, no capture needed.
+        QString error;
+        if (!m_export->openPt2(info.absoluteFilePath(), &error)) {
+            onFailed(path, error);
+            return false;
+        }
+        QSettings settings;
+        RecentFiles(settings).add(info.absoluteFilePath());
+        m_banner->hide();
+        return true;
     }
     if (!m_project->maybeSave())
         return false;
@@ -439,7 +449,9 @@ void MainWindow::updateStatus()
 
 void MainWindow::setWorkerDescription(const QString &torchVersion, const QString &state)
 {
-    m_workerTorch = state.isEmpty() ? torchVersion : QStringLiteral("%1, torch %2").arg(state, torchVersion);
+    m_workerTorch = state.isEmpty()          ? torchVersion
+                    : torchVersion.isEmpty() ? state
+                                             : QStringLiteral("%1, torch %2").arg(state, torchVersion);
     updateStatus();
 }
 
@@ -447,8 +459,14 @@ void MainWindow::showPreferences()
 {
     PreferencesDialog dialog(this);
     dialog.load();
+    // What the worker detected; asked for now when it has not started yet.
+    dialog.setEnvironmentDescription(m_export->environmentDescription());
+    connect(m_export, &ExportController::environmentChanged, &dialog,
+            [this, &dialog] { dialog.setEnvironmentDescription(m_export->environmentDescription()); });
+    m_export->ensureWorker();
     if (dialog.exec() == QDialog::Accepted) {
         dialog.store();
+        m_export->reloadRuntime();
         updateStatus();
     }
 }
@@ -461,7 +479,8 @@ void MainWindow::showAbout()
                       "<p>Qt %2 · LibTorch %3 · worker torch: %4</p>"
                       "<p>GPL-3.0-or-later. Plots by QCustomPlot (GPLv3).</p>")
                        .arg(BuildInfo::dimscopeVersion(), BuildInfo::qtVersion(), BuildInfo::libtorchVersion(),
-                            m_workerTorch.isEmpty() ? tr("not known yet") : m_workerTorch.toHtmlEscaped());
+                            m_export->torchVersion().isEmpty() ? tr("not known yet (the worker has not started)")
+                                                               : m_export->torchVersion().toHtmlEscaped());
     QMessageBox::about(this, tr("About dimscope"), text);
 }
 

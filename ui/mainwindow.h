@@ -17,6 +17,7 @@ namespace dimscope {
 
 class CaptureLoader;
 class DimsPanel;
+class ExportController;
 class InputsDecorator;
 class ProjectController;
 class InputsView;
@@ -51,6 +52,8 @@ public:
     QUndoStack *undoStack() const;
     // The open work (capture, constraints, undo history, project file).
     ProjectDocument *document() const { return m_document; }
+    // Export from the menu: the worker, the Export and result docks (mainwindowexport.cpp).
+    ExportController *exportController() const { return m_export; }
     QMenu *recentMenu() const { return m_recentMenu; }
 
     // Filled in by the export client once the worker has started.
@@ -68,6 +71,7 @@ protected:
 private:
     void createActions();
     void createDocks();
+    void createExportUi();
     void restoreSettings();
     void saveSettings() const;
     void rebuildRecentMenu();
@@ -84,6 +88,7 @@ private:
     void updateStatus();
 
     ProjectDocument *m_document;
+    ExportController *m_export = nullptr;
     CaptureLoader *m_loader;
     MessageBanner *m_banner;
     InputsView *m_inputs;

@@ -12,6 +12,8 @@ inline constexpr QLatin1String LastCaptureFolder{"files/lastCaptureFolder"};
 inline constexpr QLatin1String LastProjectFolder{"files/lastProjectFolder"};
 inline constexpr QLatin1String LastPlotFolder{"files/lastPlotFolder"};
 inline constexpr QLatin1String PythonInterpreter{"python/interpreter"};
+inline constexpr QLatin1String LastModelFolder{"files/lastModelFolder"};
+inline constexpr QLatin1String LastExportFolder{"files/lastExportFolder"};
 
 // Bumped when the dock layout changes, so that an old saved layout is ignored
 // rather than restored into the wrong docks.

@@ -53,7 +53,7 @@ WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
     const QJsonArray vs = e.value(QLatin1String("violations")).toArray();
     for (const QJsonValue &x : vs) {
         const QJsonObject o = x.toObject();
-        ConstraintViolation v;
+        WorkerViolation v;
         v.text = o.value(QLatin1String("text")).toString();
         v.kind = o.value(QLatin1String("kind")).toString();
         v.dims = strings(o.value(QLatin1String("dims")));
@@ -80,7 +80,7 @@ QString WorkerFailure::toText() const
     out << kind << ": " << message << "\n";
     if (!violations.isEmpty()) {
         out << "violations:\n";
-        for (const ConstraintViolation &v : violations)
+        for (const WorkerViolation &v : violations)
             out << "  - " << v.text << "\n";
     }
     if (!fixes.isEmpty()) {

@@ -18,7 +18,9 @@ struct ViolationSource {
     int dim = -1;
 };
 
-struct ConstraintViolation {
+// One violation line of a constraint_violation failure, as the worker parsed it. (Not
+// shapes/constraintviolation.h's ConstraintViolation, which is a capture-vs-constraints finding.)
+struct WorkerViolation {
     QString text;
     QString kind;      // constant, range, equal, derived, dynamic_specialized, guard
     QStringList dims;  // Dim names the line mentions
@@ -41,7 +43,7 @@ struct WorkerFailure {
     QString traceback;   // the user's traceback where it matters (model import), else torch's
     QString raw;         // the exception text as torch wrote it
     QStringList names;   // constraint violations: the Dim names torch lists
-    QVector<ConstraintViolation> violations;
+    QVector<WorkerViolation> violations;
     QStringList fixes;   // suggested fix lines, in torch's order
     QString hint;
     QString typeName;    // unregistered_pytree: the class

@@ -1,0 +1,348 @@
+// Export from the menu, end to end with the real Python worker (scripts/torch-python's
+// interpreter): the demo project exports on CPU through the menu action and the result
+// view shows the program read back with the user's Dim names; the tutorial's failing
+// model shows its violations and fixes, "Apply fixes" is one undo step, and the
+// re-export succeeds. Offscreen; needs the torch runtime (scripts/setup).
+#include "export/exportclient.h"
+#include "export/pythonruntime.h"
+#include "exportcontroller.h"
+#include "exportpanel.h"
+#include "exportresultview.h"
+#include "mainwindow.h"
+#include "messagebanner.h"
+#include "models/pt2inputsmodel.h"
+#include "models/verificationmodel.h"
+#include "openmodeldialog.h"
+#include "project/projectfile.h"
+#include "projectdocument.h"
+#include "pt2programview.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QDockWidget>
+#include <QRegularExpression>
+#include <QAction>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+using namespace dimscope;
+
+namespace {
+
+constexpr int kExportTimeout = 300000; // torch import + export on a loaded machine
+
+QString demoProject() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope"); }
+
+// DIMSCOPE_EXPORTUI_SHOTS=folder: saves what the window shows, to look at by hand.
+void shot(QWidget *window, const QString &name)
+{
+    const QString folder = qEnvironmentVariable("DIMSCOPE_EXPORTUI_SHOTS");
+    if (folder.isEmpty())
+        return;
+    window->resize(1400, 900);
+    window->show();
+    QTest::qWait(100);
+    if (auto *dock = window->findChild<QDockWidget *>(QStringLiteral("exportResultDock")))
+        dock->raise();
+    QTest::qWait(200);
+    window->grab().save(QDir(folder).filePath(name));
+}
+
+QAction *action(QWidget *window, const char *name)
+{
+    return window->findChild<QAction *>(QLatin1String(name));
+}
+
+// Rows of a model column as strings.
+QStringList column(const QAbstractItemModel *model, int col)
+{
+    QStringList out;
+    for (int r = 0; r < model->rowCount(); ++r)
+        out << model->index(r, col).data().toString();
+    return out;
+}
+
+} // namespace
+
+class TestExportUi : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void openModelDialogClassifies();
+    void demoExportOnCpuThroughMenu();
+    void tutorialFailsApplyFixesThenReexport();
+
+private:
+    bool openProject(MainWindow &window, const QString &path);
+    QTemporaryDir m_dir;
+};
+
+void TestExportUi::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_exportui"));
+    QString error, description;
+    QVERIFY2(PythonRuntime::discover().check(&error, &description), qPrintable(error));
+
+    // The tutorial's failing model and a capture of three calls, written now with the
+    // real recorder so the test follows the capture format as it is.
+    QFile model(m_dir.filePath(QStringLiteral("tutorial.py")));
+    QVERIFY(model.open(QIODevice::WriteOnly));
+    model.write("import torch\n"
+                "class Tutorial(torch.nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        w = x + y\n"
+                "        return w + torch.ones(4)\n");
+    model.close();
+    const QString script = QStringLiteral(
+        "import sys, torch\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from tutorial import Tutorial\n"
+        "from dimscope.capture import InputRecorder\n"
+        "torch.manual_seed(0)\n"
+        "m = Tutorial()\n"
+        "rec = InputRecorder(store_n_calls=3)\n"
+        "with rec(m):\n"
+        "    for n in (5, 7, 6):\n"
+        "        m(torch.randn(n, 4), torch.randn(n, 4))\n"
+        "rec.save(sys.argv[2])\n");
+    QProcess python;
+    python.setProcessChannelMode(QProcess::MergedChannels);
+    python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
+                 {QStringLiteral("-c"), script, m_dir.path(), m_dir.filePath(QStringLiteral("tutorial.safetensors"))});
+    QVERIFY(python.waitForFinished(180000));
+    QVERIFY2(python.exitCode() == 0, python.readAll().constData());
+
+    // The project: the tutorial's spec, x: (dx, d1), y: (dy, d1).
+    ProjectFile project;
+    project.capturePath = m_dir.filePath(QStringLiteral("tutorial.safetensors"));
+    project.modelRef = m_dir.filePath(QStringLiteral("tutorial.py")) + QStringLiteral(":Tutorial");
+    ConstraintSet set;
+    for (const char *name : {"dx", "dy", "d1"})
+        QCOMPARE(set.addRootDim(QLatin1String(name)), QString());
+    QCOMPARE(set.setLeaf(QStringLiteral("x"), {DimAssignment::named(QStringLiteral("dx")), DimAssignment::named(QStringLiteral("d1"))}), QString());
+    QCOMPARE(set.setLeaf(QStringLiteral("y"), {DimAssignment::named(QStringLiteral("dy")), DimAssignment::named(QStringLiteral("d1"))}), QString());
+    project.constraints = set;
+    QVERIFY2(ProjectFile::write(m_dir.filePath(QStringLiteral("tutorial.dimscope")), project, &error), qPrintable(error));
+}
+
+void TestExportUi::init() { QSettings().clear(); }
+
+// Opens a project through the window (File > Open Project's path): the capture loads
+// off the GUI thread, then the project's constraints, model and options apply.
+bool TestExportUi::openProject(MainWindow &window, const QString &path)
+{
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    if (!window.openFile(path) || !shown.wait(120000))
+        return false;
+    return window.document()->hasCapture()
+        && QFileInfo(window.document()->projectPath()).canonicalFilePath() == QFileInfo(path).canonicalFilePath();
+}
+
+void TestExportUi::openModelDialogClassifies()
+{
+    using K = OpenModelDialog::Kind;
+    QString why;
+    QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope.demo:make_model"), &why), K::PythonModule);
+    QCOMPARE(OpenModelDialog::classify(m_dir.filePath(QStringLiteral("tutorial.py:Tutorial")), &why), K::PythonFile);
+    QCOMPARE(OpenModelDialog::classify(m_dir.filePath(QStringLiteral("missing.py:Tutorial")), &why), K::Invalid);
+    QVERIFY(why.contains(QLatin1String("no such file")));
+    QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope.demo:"), &why), K::Invalid);
+    QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope.demo:make-model"), &why), K::Invalid);
+    QCOMPARE(OpenModelDialog::classify(m_dir.path(), &why), K::Invalid); // no config.json
+    QVERIFY(why.contains(QLatin1String("config.json")));
+    QDir(m_dir.path()).mkdir(QStringLiteral("hf"));
+    QFile config(m_dir.filePath(QStringLiteral("hf/config.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("{}");
+    config.close();
+    QCOMPARE(OpenModelDialog::classify(m_dir.filePath(QStringLiteral("hf")), &why), K::HuggingFaceFolder);
+    OpenModelDialog dialog;
+    dialog.setReference(QStringLiteral("not a reference"));
+    QCOMPARE(dialog.kind(), K::Invalid);
+}
+
+void TestExportUi::demoExportOnCpuThroughMenu()
+{
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(exporter);
+    // Testers first: they must see the models being populated.
+    QAbstractItemModelTester verificationTester(exporter->resultView()->verificationModel(),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester inputsTester(exporter->resultView()->programView()->inputsModel(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAction *cpu = action(&window, "actionExportCpu");
+    QAction *cuda = action(&window, "actionExportCuda");
+    QVERIFY(cpu && cuda);
+    QVERIFY(!cpu->isEnabled()); // nothing open
+    QVERIFY(!cuda->isEnabled());
+    QVERIFY(!cuda->toolTip().isEmpty());
+
+    QVERIFY(openProject(window, demoProject()));
+    QCOMPARE(window.document()->modelRef(), QStringLiteral("dimscope.demo:make_model"));
+    QVERIFY(cpu->isEnabled());
+    const QString output = m_dir.filePath(QStringLiteral("demo.pt2"));
+    exporter->setOutputPath(output);
+    QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
+
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    cpu->trigger();
+    QCOMPARE(exporter->state(), ExportController::WorkerState::Exporting);
+    QVERIFY(!cpu->isEnabled()); // one export at a time
+    QVERIFY(exporter->panel()->cancelButton()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    const ExportResult result = exporter->lastResult();
+    QVERIFY2(result.ok, qPrintable(result.failure.toText() + exporter->panel()->logView()->toPlainText().right(3000)));
+    QVERIFY(QFileInfo(output).isFile());
+    QCOMPARE(exporter->state(), ExportController::WorkerState::Idle);
+    QVERIFY(cpu->isEnabled());
+    QVERIFY(!exporter->panel()->cancelButton()->isEnabled());
+    QVERIFY(!exporter->panel()->logView()->toPlainText().isEmpty());
+
+    // The verification table: every captured call, each accepted.
+    const VerificationModel *verification = exporter->resultView()->verificationModel();
+    QCOMPARE(verification->rowCount(), window.document()->capture().calls.size());
+    QCOMPARE(verification->acceptedCount(), verification->rowCount());
+    for (const QString &status : column(verification, VerificationModel::StatusColumn))
+        QCOMPARE(status, QStringLiteral("accepted"));
+    QVERIFY(!exporter->resultView()->showsFailure());
+
+    // The program read back: symbols mapped back to the demo's Dim names.
+    const Pt2InputsModel *inputs = exporter->resultView()->programView()->inputsModel();
+    QVERIFY(inputs->rowCount() > 0);
+    const QString named = column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char('\n'));
+    const QString symbolic = column(inputs, Pt2InputsModel::SymbolsColumn).join(QLatin1Char('\n'));
+    qInfo("demo program inputs:\n%s", qPrintable(named));
+    QVERIFY2(named.contains(QLatin1String("past_len")), qPrintable(named));
+    QVERIFY2(named.contains(QLatin1String("batch")), qPrintable(named));
+    QVERIFY2(symbolic.contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))), qPrintable(symbolic));
+    QCOMPARE(inputs->flaggedCount(), 0);
+    shot(&window, QStringLiteral("demo-export.png"));
+    QVERIFY(exporter->resultView()->programView()->rangesView()->topLevelItemCount() > 0);
+
+    // The worker reported its environment: Preferences text, status bar, CUDA reason.
+    QVERIFY(exporter->torchVersion().startsWith(QLatin1Char('2')));
+    QVERIFY(exporter->environmentDescription().contains(QStringLiteral("torch ") + exporter->torchVersion()));
+    auto *statusWorker = window.findChild<QLabel *>(QStringLiteral("statusWorker"));
+    QVERIFY(statusWorker);
+    QVERIFY2(statusWorker->text().contains(QLatin1String("idle")), qPrintable(statusWorker->text()));
+    QVERIFY(statusWorker->text().contains(exporter->torchVersion()));
+    if (!exporter->cudaAvailable()) {
+        QVERIFY(!cuda->isEnabled());
+        QVERIFY2(cuda->toolTip().contains(QLatin1String("CUDA")), qPrintable(cuda->toolTip()));
+    } else {
+        QVERIFY(cuda->isEnabled());
+    }
+
+    // The .pt2 opens on its own, without a capture.
+    QString error;
+    QVERIFY2(exporter->openPt2(output, &error), qPrintable(error));
+    QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
+    QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
+    QCOMPARE(verification->rowCount(), 0);
+}
+
+void TestExportUi::tutorialFailsApplyFixesThenReexport()
+{
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QAbstractItemModelTester verificationTester(exporter->resultView()->verificationModel(),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester inputsTester(exporter->resultView()->programView()->inputsModel(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(openProject(window, m_dir.filePath(QStringLiteral("tutorial.dimscope"))));
+    ProjectDocument *doc = window.document();
+    QVERIFY(doc->modelRef().endsWith(QLatin1String("tutorial.py:Tutorial")));
+    exporter->setOutputPath(m_dir.filePath(QStringLiteral("tutorial.pt2")));
+
+    // Cancel while the worker starts: a clear outcome, and the next export starts a
+    // fresh worker.
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    action(&window, "actionExportCpu")->trigger();
+    QVERIFY(exporter->panel()->cancelButton()->isEnabled());
+    exporter->panel()->cancelButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 30000);
+    QCOMPARE(exporter->lastResult().failure.kind, QStringLiteral("cancelled"));
+    QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
+    QVERIFY(exporter->panel()->stageLabel()->text().contains(QLatin1String("cancelled")));
+    QVERIFY(!exporter->client()->isWorkerRunning());
+    QVERIFY(!window.banner()->isVisible() || !window.banner()->text().contains(QLatin1String("did not start")));
+    done.clear();
+
+    action(&window, "actionExportCpu")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    ExportResult result = exporter->lastResult();
+    QVERIFY(!result.ok);
+    QCOMPARE(result.failure.kind, QStringLiteral("constraint_violation"));
+    ExportResultView *view = exporter->resultView();
+    QVERIFY(view->showsFailure());
+    QVERIFY(view->headline()->text().contains(QLatin1String("constraint_violation")));
+    // Each violation with the Dims and the leaf dims it names.
+    QTreeWidget *violations = view->violationsView();
+    QCOMPARE(violations->topLevelItemCount(), 3);
+    bool sawEqual = false;
+    for (int i = 0; i < violations->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = violations->topLevelItem(i);
+        if (item->data(0, Qt::UserRole).toString() == QLatin1String("equal")) {
+            sawEqual = true;
+            QCOMPARE(item->text(1), QStringLiteral("dx, dy"));
+            QVERIFY2(item->text(2).contains(QLatin1String("x[0]")) && item->text(2).contains(QLatin1String("y[0]")),
+                     qPrintable(item->text(2)));
+        }
+    }
+    QVERIFY(sawEqual);
+    QStringList fixes;
+    for (int i = 0; i < view->fixesView()->count(); ++i)
+        fixes << view->fixesView()->item(i)->text();
+    QCOMPARE(fixes, (QStringList{"d1 = 4", "dy = dx"}));
+    QVERIFY(view->applyFixesButton()->isEnabled());
+    shot(&window, QStringLiteral("tutorial-failure.png"));
+
+    // Apply fixes: one undo step; undo restores the exact previous set.
+    const ConstraintSet before = doc->constraints();
+    const int steps = doc->undoStack()->count();
+    view->applyFixesButton()->click();
+    const ConstraintSet after = doc->constraints();
+    QVERIFY(after != before);
+    QCOMPARE(doc->undoStack()->count(), steps + 1);
+    QVERIFY(!after.dim(QStringLiteral("dy")));
+    QVERIFY(!after.dim(QStringLiteral("d1")));
+    QCOMPARE(after.assignment(QStringLiteral("y"), 0), DimAssignment::named(QStringLiteral("dx")));
+    QVERIFY(after.assignment(QStringLiteral("x"), 1).isStatic());
+    QVERIFY(view->fixOutcomeLabel()->isVisibleTo(view));
+    QVERIFY(!view->fixOutcomeLabel()->text().contains(QLatin1String("Could not apply")));
+    doc->undoStack()->undo();
+    QVERIFY(doc->constraints() == before);
+    doc->undoStack()->redo();
+    QVERIFY(doc->constraints() == after);
+
+    // Re-export with the fixed constraints: success, every call accepted, the
+    // symbol of x[0]/y[0] named dx.
+    view->reexportButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
+    result = exporter->lastResult();
+    QVERIFY2(result.ok, qPrintable(result.failure.toText()));
+    QVERIFY(!view->showsFailure());
+    QCOMPARE(view->verificationModel()->acceptedCount(), 3);
+    const Pt2InputsModel *inputs = view->programView()->inputsModel();
+    QCOMPARE(column(inputs, Pt2InputsModel::DimsColumn), (QStringList{"dx × 4", "dx × 4"}));
+}
+
+QTEST_MAIN(TestExportUi)
+#include "tst_exportui.moc"

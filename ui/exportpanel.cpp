@@ -1,0 +1,79 @@
+#include "exportpanel.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTime>
+#include <QVBoxLayout>
+
+namespace dimscope {
+
+ExportPanel::ExportPanel(QWidget *parent)
+    : QWidget(parent), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
+      m_cancel(new QPushButton(tr("Cancel"), this))
+{
+    m_stage->setObjectName(QStringLiteral("exportStage"));
+    m_stage->setText(tr("Idle."));
+    m_progress->setObjectName(QStringLiteral("exportProgress"));
+    m_progress->setRange(0, 100);
+    m_progress->setValue(0);
+    m_log->setObjectName(QStringLiteral("exportLog"));
+    m_log->setReadOnly(true);
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setMaximumBlockCount(5000); // a chatty export must not grow memory without bound
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_cancel->setObjectName(QStringLiteral("exportCancel"));
+    m_cancel->setEnabled(false);
+    m_cancel->setToolTip(tr("Stop the export (kills the worker; the next export starts a fresh one)"));
+    connect(m_cancel, &QPushButton::clicked, this, &ExportPanel::cancelRequested);
+
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_stage, 1);
+    row->addWidget(m_progress);
+    row->addWidget(m_cancel);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(row);
+    layout->addWidget(m_log, 1);
+}
+
+void ExportPanel::started(const QString &what)
+{
+    m_stage->setText(what);
+    m_progress->setRange(0, 0); // busy until the worker reports a fraction
+    m_cancel->setEnabled(true);
+    m_log->appendPlainText(QStringLiteral("── %1 %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), what));
+}
+
+void ExportPanel::setProgress(const QString &stage, const QString &message, double fraction)
+{
+    m_stage->setText(message.isEmpty() ? stage : QStringLiteral("%1: %2").arg(stage, message));
+    if (fraction < 0) {
+        m_progress->setRange(0, 0);
+    } else {
+        m_progress->setRange(0, 100);
+        m_progress->setValue(qBound(0, int(fraction * 100 + 0.5), 100));
+    }
+    m_log->appendPlainText(QStringLiteral("[%1] %2").arg(stage, message));
+}
+
+void ExportPanel::appendLog(const QString &stream, const QString &text)
+{
+    if (text.trimmed().isEmpty())
+        return;
+    m_log->appendPlainText(stream == QLatin1String("stdout") ? text : QStringLiteral("%1: %2").arg(stream, text));
+}
+
+void ExportPanel::finished(bool ok, const QString &summary)
+{
+    m_stage->setText(summary);
+    m_progress->setRange(0, 100);
+    m_progress->setValue(ok ? 100 : 0);
+    m_cancel->setEnabled(false);
+    m_log->appendPlainText(summary);
+}
+
+} // namespace dimscope

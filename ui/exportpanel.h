@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace dimscope {
+
+// The Export dock: what the worker is doing (stage, progress), its output streamed
+// line by line, and Cancel (kills the worker; the next export starts a fresh one).
+class ExportPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ExportPanel(QWidget *parent = nullptr);
+
+    void started(const QString &what);
+    void setProgress(const QString &stage, const QString &message, double fraction);
+    void appendLog(const QString &stream, const QString &text);
+    void finished(bool ok, const QString &summary);
+
+    QLabel *stageLabel() const { return m_stage; }
+    QProgressBar *progressBar() const { return m_progress; }
+    QPlainTextEdit *logView() const { return m_log; }
+    QPushButton *cancelButton() const { return m_cancel; }
+
+signals:
+    void cancelRequested();
+
+private:
+    QLabel *m_stage;
+    QProgressBar *m_progress;
+    QPlainTextEdit *m_log;
+    QPushButton *m_cancel;
+};
+
+} // namespace dimscope

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "export/exportresult.h"
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2program.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QStackedWidget;
+class QTableView;
+class QTreeWidget;
+
+namespace dimscope {
+
+class Pt2ProgramView;
+class VerificationModel;
+
+// The outcome of an export, or a .pt2 opened on its own. Success: the exported
+// program (inputs with their sizes in Dim names, ranges) and the verification table.
+// Failure: the violations with the Dims and leaves they name, torch's suggested fixes
+// with "Apply fixes" and "Re-export", and for the other kinds of failure the
+// explanation, the user's source line and the traceback.
+class ExportResultView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ExportResultView(QWidget *parent = nullptr);
+
+    // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
+    void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
+                    const std::optional<Pt2DimMapping> &mapping, const QString &programError);
+    // A .pt2 opened without an export: its interface only.
+    void showProgram(const Pt2Program &program);
+    // After "Apply fixes": what was applied and the lines that could not be.
+    void showFixOutcome(const QStringList &applied, const QStringList &unapplied);
+    void clear();
+
+    QLabel *headline() const { return m_headline; }
+    Pt2ProgramView *programView() const { return m_program; }
+    VerificationModel *verificationModel() const { return m_verification; }
+    QTreeWidget *violationsView() const { return m_violations; }
+    QListWidget *fixesView() const { return m_fixes; }
+    QPushButton *applyFixesButton() const { return m_apply; }
+    QPushButton *reexportButton() const { return m_reexport; }
+    QLabel *fixOutcomeLabel() const { return m_fixOutcome; }
+    QPlainTextEdit *detailsView() const { return m_details; }
+    bool showsFailure() const;
+
+signals:
+    void applyFixesRequested();
+    void reexportRequested();
+
+private:
+    QWidget *createSuccessPage();
+    QWidget *createFailurePage();
+    void showFailure(const WorkerFailure &failure);
+
+    QLabel *m_headline;
+    QStackedWidget *m_pages;
+    // success
+    Pt2ProgramView *m_program;
+    VerificationModel *m_verification;
+    QTableView *m_verificationView;
+    // failure
+    QTreeWidget *m_violations;
+    QListWidget *m_fixes;
+    QPushButton *m_apply;
+    QPushButton *m_reexport;
+    QLabel *m_fixOutcome;
+    QPlainTextEdit *m_details;
+    QWidget *m_failurePage = nullptr;
+};
+
+} // namespace dimscope

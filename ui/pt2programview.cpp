@@ -1,0 +1,88 @@
+#include "pt2programview.h"
+
+#include "models/pt2inputsmodel.h"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace dimscope {
+
+Pt2ProgramView::Pt2ProgramView(QWidget *parent)
+    : QWidget(parent), m_summary(new QLabel(this)), m_model(new Pt2InputsModel(this)), m_inputs(new QTableView(this)),
+      m_ranges(new QTreeWidget(this)), m_problems(new QLabel(this))
+{
+    m_summary->setObjectName(QStringLiteral("pt2Summary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_inputs->setObjectName(QStringLiteral("pt2Inputs"));
+    m_inputs->setModel(m_model);
+    m_inputs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_inputs->verticalHeader()->hide();
+    m_inputs->horizontalHeader()->setStretchLastSection(true);
+    m_inputs->setWordWrap(false);
+    m_ranges->setObjectName(QStringLiteral("pt2Ranges"));
+    m_ranges->setHeaderLabels({tr("Symbol"), tr("Dim"), tr("Range")});
+    m_ranges->setRootIsDecorated(false);
+    m_problems->setObjectName(QStringLiteral("pt2Problems"));
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(QStringLiteral("color: #c0392b"));
+    m_problems->hide();
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_inputs);
+    split->addWidget(m_ranges);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_problems);
+    layout->addWidget(split, 1);
+}
+
+void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping)
+{
+    m_model->setProgram(program, mapping);
+    m_inputs->resizeColumnsToContents();
+    const int params = program.countState(Pt2StateInput::Kind::Parameter);
+    const int buffers = program.countState(Pt2StateInput::Kind::Buffer);
+    m_summary->setText(tr("<b>%1</b> — %2%3 · %4 inputs, %5 parameters, %6 buffers, %7 outputs")
+                           .arg(QFileInfo(program.filePath).fileName().toHtmlEscaped(), program.layoutName().toHtmlEscaped(),
+                                program.torchVersion.isEmpty() ? QString() : tr(", torch %1").arg(program.torchVersion))
+                           .arg(program.inputs.size())
+                           .arg(params)
+                           .arg(buffers)
+                           .arg(program.outputs.size()));
+    m_summary->setToolTip(program.filePath);
+    m_ranges->clear();
+    for (const Pt2Range &r : program.ranges) {
+        SymSize size = SymSize::fromExpr(r.expr, std::nullopt);
+        const QString named = Pt2InputsModel::namedSize(size, mapping ? &*mapping : nullptr);
+        auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, r.toString()});
+        item->setToolTip(2, tr("torch's range for %1 (oo = unbounded)").arg(r.key));
+    }
+    m_ranges->resizeColumnToContents(0);
+    QStringList problems = program.warnings;
+    if (mapping) {
+        problems += mapping->problems;
+        if (m_model->flaggedCount() > 0)
+            problems.prepend(tr("%n dim(s) you wanted dynamic came out static (red below).", nullptr, m_model->flaggedCount()));
+    }
+    m_problems->setText(problems.join(QLatin1Char('\n')));
+    m_problems->setVisible(!problems.isEmpty());
+}
+
+void Pt2ProgramView::clear()
+{
+    m_model->clear();
+    m_ranges->clear();
+    m_summary->clear();
+    m_problems->hide();
+}
+
+} // namespace dimscope
