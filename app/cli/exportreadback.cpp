@@ -26,7 +26,11 @@ QString sizeText(const SymSize &size, const Pt2DimMapping &m)
         named.replace(re, dim);
         renamed = true;
     }
-    return renamed ? QStringLiteral("%1 (%2)").arg(named, size.expr.toString()) : named;
+    // A Dim of the constraints that torch expressed through others (total_len = seq_len + past_len).
+    const QStringList aliases = m.expressionNames.value(size.expr.toString());
+    if (!aliases.isEmpty())
+        named = QStringLiteral("%1 = %2").arg(aliases.join(QStringLiteral(" = ")), named);
+    return renamed || !aliases.isEmpty() ? QStringLiteral("%1 (%2)").arg(named, size.expr.toString()) : named;
 }
 
 QString rangeText(const std::optional<qint64> &min, const std::optional<qint64> &max)
@@ -77,8 +81,8 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
     if (program->ranges.isEmpty())
         out << "  (none: the program is static)\n";
     for (const Pt2Range &r : program->ranges) {
-        const QString key = r.expr.isBareSymbol() ? r.key : QString();
-        const QString dim = key.isEmpty() ? QString() : m.symbolToDim.value(key);
+        const QString dim = r.expr.isBareSymbol() ? m.symbolToDim.value(r.key)
+                                                  : m.expressionNames.value(r.expr.toString()).join(QStringLiteral(" = "));
         out << "  " << (dim.isEmpty() ? r.key : QStringLiteral("%1 (%2)").arg(dim, r.key)).leftJustified(24) << " "
             << rangeText(r.min, r.max) << "\n";
     }
@@ -86,7 +90,8 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
         out << "note: " << it.key() << " carries several Dim names: " << it.value().join(QStringLiteral(", "))
             << " (torch found them equal)\n";
     for (auto it = m.dimToSymbols.begin(); it != m.dimToSymbols.end(); ++it)
-        out << "note: Dim " << it.key() << " became several symbols: " << it.value().join(QStringLiteral(", ")) << "\n";
+        if (it.value().size() > 1)
+            out << "note: Dim " << it.key() << " became several symbols: " << it.value().join(QStringLiteral(", ")) << "\n";
     for (const QString &p : m.problems) {
         if (!p.contains(QLatin1String("was specialized to")))
             out << "note: " << p << "\n";
