@@ -1,14 +1,26 @@
 // dimscope-cli export: runs torch.export through the Python worker and prints the
-// progress, the verification table and, on failure, the violations and fixes.
+// progress, the verification table and, on failure, the violations and fixes. With a
+// constraint set (given or inferred), --fix-loop applies torch's suggested fixes and
+// exports again; after a successful export the .pt2 is read back and checked against
+// the constraints.
 #include "clicommand.h"
+#include "exportreadback.h"
 
+#include "capture/capturereader.h"
+#include "export/dimintent.h"
 #include "export/exportclient.h"
+#include "export/fixloop.h"
+#include "shapes/constraintsetjson.h"
+#include "shapes/examplecall.h"
+#include "shapes/jsonspecemitter.h"
+#include "shapes/shapeinference.h"
+#include "shapes/suggestedfixapplier.h"
 
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QTextStream>
-
 using namespace dimscope;
 
 namespace {
@@ -70,49 +82,110 @@ bool parse(const QStringList &args, Options *o, QString *error)
     return true;
 }
 
-// The dynamic_shapes document to export with. A dimscope.dynamic_shapes file is used
-// as is.
-bool loadSpec(const Options &o, QJsonObject *spec, QString *error)
+// What the export runs with: a constraint set (given, taken from a project file, or
+// inferred from the capture), from which each round's spec is emitted, or a
+// dynamic_shapes spec used as is.
+struct Constraints {
+    std::optional<ConstraintSet> set;
+    QJsonObject spec;   // when no set
+    QString source;     // for the messages
+};
+
+bool readJsonObject(const QString &path, QJsonObject *object, QString *error)
 {
-    if (o.constraints.isEmpty()) {
-        *error = QStringLiteral("--constraints FILE is required for now (inferring the default constraints from the capture "
-                                "needs the shapes module)");
-        return false;
-    }
-    QFile f(o.constraints);
+    QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2").arg(o.constraints, f.errorString());
+        *error = QStringLiteral("%1: %2").arg(path, f.errorString());
         return false;
     }
     QJsonParseError perr;
     const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &perr);
     if (!doc.isObject()) {
-        *error = QStringLiteral("%1: not a JSON object (%2 at offset %3)").arg(o.constraints, perr.errorString()).arg(perr.offset);
+        *error = perr.error != QJsonParseError::NoError
+                     ? QStringLiteral("%1: not JSON (%2 at offset %3)").arg(path, perr.errorString()).arg(perr.offset)
+                     : QStringLiteral("%1: not a JSON object").arg(path);
         return false;
     }
-    const QString format = doc.object().value(QLatin1String("format")).toString();
-    if (format == QLatin1String("dimscope.dynamic_shapes")) {
-        *spec = doc.object();
-        return true;
-    }
-    *error = QStringLiteral("%1: format '%2' is not a dimscope.dynamic_shapes document").arg(o.constraints, format);
-    return false;
+    *object = doc.object();
+    return true;
 }
 
-int printOutcome(QTextStream &out, QTextStream &err, const ExportResult &r)
+bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err, Constraints *c, QString *error)
 {
-    if (!r.verification.isEmpty()) {
+    if (o.constraints.isEmpty()) {
+        const InferenceResult r = ShapeInference::infer(capture);
+        for (const QString &w : r.texts(InferenceMessage::Severity::Warning))
+            err << "warning: " << w << "\n";
+        if (r.hasErrors()) {
+            *error = QStringLiteral("the constraints inferred from %1 are unusable:\n  %2\n(give --constraints FILE)")
+                         .arg(o.capture, r.texts(InferenceMessage::Severity::Error).join(QStringLiteral("\n  ")));
+            return false;
+        }
+        c->set = r.constraints;
+        c->source = QStringLiteral("inferred from the capture");
+        return true;
+    }
+    QJsonObject doc;
+    if (!readJsonObject(o.constraints, &doc, error))
+        return false;
+    const QString format = doc.value(QLatin1String("format")).toString();
+    if (format == QLatin1String("dimscope.dynamic_shapes")) {
+        c->spec = doc;
+        c->source = o.constraints + QStringLiteral(" (dynamic_shapes spec, used as is)");
+        return true;
+    }
+    QString where = o.constraints;
+    if (format == QLatin1String("dimscope.project")) {
+        // A project file: its constraint set.
+        if (!doc.value(QLatin1String("constraints")).isObject()) {
+            *error = QStringLiteral("%1: the project has no \"constraints\" object").arg(o.constraints);
+            return false;
+        }
+        doc = doc.value(QLatin1String("constraints")).toObject();
+        where += QStringLiteral(" (constraints)");
+    } else if (format != QLatin1String("dimscope.constraints")) {
+        *error = QStringLiteral("%1: format '%2' is neither dimscope.constraints, dimscope.dynamic_shapes nor "
+                                "dimscope.project")
+                     .arg(o.constraints, format);
+        return false;
+    }
+    QString readError;
+    c->set = ConstraintSetJson::read(QJsonDocument(doc).toJson(QJsonDocument::Compact), &readError);
+    if (!c->set) {
+        *error = QStringLiteral("%1: %2").arg(where, readError);
+        return false;
+    }
+    c->source = where;
+    return true;
+}
+
+QString dimsText(const ConstraintSet &set)
+{
+    QStringList dims;
+    for (const DimDecl &d : set.dims()) {
+        if (d.isDerived())
+            dims << QStringLiteral("%1 = %2").arg(d.name, d.relationText());
+        else
+            dims << QStringLiteral("%1 [%2, %3]").arg(d.name, d.min ? QString::number(*d.min) : QStringLiteral("-"),
+                                                    d.max ? QString::number(*d.max) : QStringLiteral("oo"));
+    }
+    return dims.isEmpty() ? QStringLiteral("(no named Dims)") : dims.join(QStringLiteral(", "));
+}
+
+QJsonObject emitSpec(const Capture &capture, const ConstraintSet &set, int call)
+{
+    return QJsonDocument::fromJson(JsonSpecEmitter::generate(capture, set, call)).object();
+}
+
+void printVerification(QTextStream &out, const ExportResult &r)
+{
+    if (!r.verification.isEmpty())
         out << "\nverification (* = example call):\n" << r.verificationTable();
-    }
-    if (r.ok) {
-        out << "\nexported " << r.output << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
-            << "; model " << (r.modelReused ? "reused" : "loaded") << ")\n";
-        for (const ProgramInput &in : r.inputs)
-            out << "  " << in.name << " [" << in.shape.join(QStringLiteral(", ")) << "]\n";
-        return 0;
-    }
+}
+
+void printFailure(QTextStream &err, const ExportResult &r)
+{
     err << "\nexport failed: " << r.failure.toText();
-    return 1;
 }
 
 int run(const QStringList &args)
@@ -126,15 +199,41 @@ int run(const QStringList &args)
             << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] -o OUT.pt2\n";
         return 2;
     }
-    if (!QFileInfo(o.capture).isFile()) {
-        err << "dimscope-cli export: " << o.capture << ": no such file\n";
-        return 2;
-    }
-    QJsonObject spec;
-    if (!loadSpec(o, &spec, &error)) {
+    const std::optional<Capture> capture = CaptureReader::open(o.capture, &error);
+    if (!capture) {
         err << "dimscope-cli export: " << error << "\n";
         return 2;
     }
+    if (capture->calls.isEmpty()) {
+        err << "dimscope-cli export: " << o.capture << ": the capture has no calls\n";
+        return 2;
+    }
+    if (o.call >= capture->calls.size()) {
+        err << "dimscope-cli export: --call " << o.call << ": " << o.capture << " has " << capture->calls.size()
+            << " call(s)\n";
+        return 2;
+    }
+    Constraints c;
+    if (!loadConstraints(o, *capture, err, &c, &error)) {
+        err << "dimscope-cli export: " << error << "\n";
+        return 2;
+    }
+    if (o.fixLoop && !c.set) {
+        err << "dimscope-cli export: --fix-loop needs a constraint set (dimscope.constraints, a project file, or none "
+               "to infer one) to apply the fixes to; "
+            << o.constraints << " is a dynamic_shapes spec\n";
+        return 2;
+    }
+    out << "constraints: " << c.source << "\n";
+    // The example call is chosen here, from the constraints, so that the spec's
+    // structure and the call the worker exports with are the same.
+    int call = o.call;
+    if (c.set) {
+        if (call < 0)
+            call = chooseExampleCall(ShapeTable(*capture), *c.set);
+        out << "  dims: " << dimsText(*c.set) << "\n";
+    }
+
     ExportClient client;
     QObject::connect(&client, &ExportClient::progress, [&](int, const QString &stage, const QString &message, double) {
         out << "[" << stage << "] " << message << "\n";
@@ -143,25 +242,108 @@ int run(const QStringList &args)
     QObject::connect(&client, &ExportClient::logLine, [&](int, const QString &stream, const QString &text) {
         if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
             err << "  " << stream << ": " << text << "\n";
+        err.flush();
     });
     out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
     ExportRequest request;
     request.model = o.model;
     request.capture = o.capture;
-    request.spec = spec;
     request.output = o.output;
     request.device = o.device;
     request.strict = o.strict;
-    request.call = o.call;
-    const int id = client.exportModel(request);
-    client.waitForFinished(id);
-    const ExportResult r = client.exportResultOf(id);
-    const int rc = printOutcome(out, err, r);
-    if (rc != 0 && o.fixLoop && r.failure.hasFixes())
-        err << "--fix-loop needs a constraint set (dimscope.constraints) to apply the fixes to; "
-               "with a dynamic_shapes file, apply them by hand\n";
+    request.call = call;
+
+    ExportResult last;
+    if (!o.fixLoop) {
+        request.spec = c.set ? emitSpec(*capture, *c.set, call) : c.spec;
+        const int id = client.exportModel(request);
+        client.waitForFinished(id);
+        last = client.exportResultOf(id);
+        printVerification(out, last);
+        if (!last.ok) {
+            printFailure(err, last);
+            if (last.failure.hasFixes())
+                err << "(--fix-loop applies the suggested fixes and exports again)\n";
+        }
+    } else {
+        ConstraintSet set = *c.set;
+        FixLoop loop(&client);
+        QEventLoop events;
+        bool done = false, success = false;
+        QString why;
+        QObject::connect(&loop, &FixLoop::roundStarted, [&](int round) {
+            out << "\n== fix loop round " << round << " ==\n";
+            out.flush();
+        });
+        QObject::connect(&loop, &FixLoop::roundFinished, [&](int, const ExportResult &r) {
+            printVerification(out, r);
+            if (!r.ok)
+                printFailure(err, r);
+            err.flush();
+        });
+        QObject::connect(&loop, &FixLoop::finished, [&](bool ok, const QString &reason) {
+            done = true;
+            success = ok;
+            why = reason;
+            events.quit();
+        });
+        auto spec = [&]() { return emitSpec(*capture, set, call); };
+        auto apply = [&](const QStringList &fixes, QString *applyError) {
+            const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(set, fixes.join(QLatin1Char('\n')));
+            for (const SuggestedFix &f : r.applied)
+                out << "applied: " << f.line << "\n";
+            for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
+                out << "not applied: " << u.line << " (" << u.reason << ")\n";
+            const QString invalid = r.constraints.checkInvariants();
+            if (!invalid.isEmpty()) {
+                *applyError = invalid;
+                return false;
+            }
+            const bool changed = r.constraints != set;
+            set = r.constraints;
+            if (changed)
+                out << "constraints now: " << dimsText(set) << "\n";
+            return changed;
+        };
+        loop.start(request, spec, apply);
+        if (!done)
+            events.exec();
+        out << "\nfix loop: " << why << "\n";
+        if (!loop.rounds().isEmpty())
+            last = loop.rounds().last();
+        if (success && loop.rounds().size() > 1) {
+            // What the user should keep: the constraints that exported.
+            out << "constraints that exported (dimscope.constraints):\n" << ConstraintSetJson::write(set);
+        }
+        c.set = set;
+    }
     client.shutdown();
-    return rc;
+    if (!last.ok)
+        return 1;
+
+    out << "\nexported " << last.output << " (" << last.device << (last.strict ? ", strict" : ", non-strict")
+        << ", example call " << last.exampleCall << "; model " << (last.modelReused ? "reused" : "loaded") << ")\n";
+    const int exampleCall = last.exampleCall >= 0 ? last.exampleCall : qMax(call, 0);
+    const CallTree &tree = capture->calls.at(qBound(0, exampleCall, int(capture->calls.size()) - 1)).inputs;
+    DimIntent intent;
+    if (c.set) {
+        intent = DimIntent::fromConstraints(tree, *c.set);
+    } else {
+        QString specError;
+        intent = DimIntent::fromSpec(tree, c.spec, &specError);
+        if (!specError.isEmpty())
+            err << "note: the spec does not match call " << exampleCall << " everywhere (" << specError
+                << "); the check below covers the leaves matched\n";
+    }
+    const int specialized = printExportReadBack(out, err, last.output, intent);
+    if (specialized < 0)
+        return 1;
+    if (specialized > 0) {
+        err << "export failed the constraints' intent: the .pt2 was written, but it does not accept other sizes "
+               "for those dims (see the violations torch would raise with named Dims, or check the model)\n";
+        return 1;
+    }
+    return 0;
 }
 
 const CliRegistration registration({"export",

@@ -262,11 +262,19 @@ def _register(cls: type, flatten_fn: Callable, unflatten_fn: Callable,
     if "flatten_with_keys_fn" in accepted and flatten_with_keys_fn is not None:
         kwargs["flatten_with_keys_fn"] = flatten_with_keys_fn
     register(cls, flatten_fn, unflatten_fn, **kwargs)
-    # torch < 2.7 runs exported modules through torch.fx._pytree, which needs its own
-    # flatten spec for custom classes (transformers registers one too).
+    _ensure_fx_flatten_spec(cls)
+
+
+def _ensure_fx_flatten_spec(cls: type) -> None:
+    """torch < 2.7 runs exported modules through torch.fx._pytree, which needs its own
+    flatten spec for custom classes (transformers registers one too; a class registered
+    with register_pytree_node alone has none, and the exported program then rejects
+    every call that passes it)."""
     try:
         import torch.fx._pytree as fx_pytree
-        if cls not in getattr(fx_pytree, "SUPPORTED_NODES", {}):
+        node = _pytree.SUPPORTED_NODES.get(cls)
+        if node is not None and cls not in getattr(fx_pytree, "SUPPORTED_NODES", {}):
+            flatten_fn = node.flatten_fn
             fx_pytree.register_pytree_flatten_spec(cls, lambda obj, _spec: flatten_fn(obj)[0])
     except (ImportError, AttributeError):
         pass
@@ -339,6 +347,7 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
                 qualified_name(cls) != DYNAMIC_CACHE:
             _KEY_VALUE_CLASSES[cls] = None
         if is_registered(cls):
+            _ensure_fx_flatten_spec(cls)
             actions[type_name] = "already registered"
             continue
         if flavour == KEY_VALUE_DICT:

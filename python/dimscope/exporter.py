@@ -162,12 +162,17 @@ def _quiet_suppressed(shape_env):
         logger.setLevel(level)
 
 
-def verify(model, program, calls, progress=_noop, example_keys=None):
-    """Replays every captured call through the exported program and the eager model."""
+def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None):
+    """Replays every captured call through the exported program and the eager model.
+
+    `eager_cache`: a dict (call index -> the eager model's outputs, or the exception
+    text when it failed) that a warm worker keeps between exports of the same loaded
+    model and capture, so a re-export runs only the exported program; filled here."""
     import torch
 
     module = program.module()
     rows = []
+    cache = eager_cache if eager_cache is not None else {}
     for i, call in enumerate(calls):
         progress("verify", "call %d of %d" % (i + 1, len(calls)), (i + 1) / max(1, len(calls)))
         args, kwargs = call_arguments(call)
@@ -179,10 +184,14 @@ def verify(model, program, calls, progress=_noop, example_keys=None):
             row["message"] = "the call's inputs differ from the example call's (%s)" % ", ".join(
                 (["missing: " + ", ".join(missing)] if missing else []) + (["extra: " + ", ".join(extra)] if extra else []))
         with torch.no_grad():
-            try:
-                expected = model(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-            except Exception as e:
-                row.update(status="eager_failed", message="%s: %s" % (type(e).__name__, e))
+            if i not in cache:
+                try:
+                    cache[i] = (True, model(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+                except Exception as e:
+                    cache[i] = (False, "%s: %s" % (type(e).__name__, e))
+            eager_ok, expected = cache[i]
+            if not eager_ok:
+                row.update(status="eager_failed", message=expected)
                 rows.append(row)
                 continue
             try:
@@ -251,7 +260,7 @@ def save_atomically(program, output):
 
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
-               verify_calls=True, progress=_noop, log=_noop):
+               verify_calls=True, progress=_noop, log=_noop, eager_cache=None):
     """The whole export; returns the result dict, raises WorkerError or torch's exception."""
     import torch
 
@@ -278,8 +287,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     result.update(describe_program(program))
     if verify_calls:
         t = time.perf_counter()
-        rows = verify(model, program, calls, progress, example_keys=set(named))
+        reused = eager_cache is not None and len(eager_cache) >= len(calls)
+        rows = verify(model, program, calls, progress, example_keys=set(named), eager_cache=eager_cache)
         timings["verify"] = time.perf_counter() - t
+        result["eager_reused"] = reused
         result["verification"] = rows
         result["verified"] = all(r["status"] == "ok" for r in rows)
     result["timings"] = timings

@@ -80,6 +80,9 @@ class Worker:
         self.model_ref = None
         self.model_device = None
         self.capture_cache = {}  # (path, mtime, size, device) -> capture
+        self.model_generation = 0  # bumped on every (re)load: eager outputs belong to one
+        self.eager_key = None      # (model generation, capture key) of eager_outputs
+        self.eager_outputs = {}    # call index -> the eager model's outputs (exporter.verify)
         self.started = time.time()
         self.torch_import_s = None
 
@@ -132,6 +135,7 @@ class Worker:
         model = load_model(ref)
         model.eval()
         self.model, self.model_ref, self.model_device = model, ref, "cpu"
+        self.model_generation += 1
         return False
 
     def load_model(self, params):
@@ -176,7 +180,7 @@ class Worker:
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, device)
         if key in self.capture_cache:
-            return self.capture_cache[key], True
+            return self.capture_cache[key], key, True
         try:
             from . import caches, capture
         except ImportError as e:
@@ -188,7 +192,7 @@ class Worker:
             raise WorkerError("capture", "%s: %s" % (path, e), user_traceback=traceback.format_exc()) from e
         caches.register_capture_flattening(cap.manifest)
         self.capture_cache = {key: cap}  # keep one: captures can be large
-        return cap, False
+        return cap, key, False
 
     def export(self, params):
         import torch
@@ -208,7 +212,7 @@ class Worker:
             if key not in params:
                 raise WorkerError("bad_request", "export needs %r" % key)
         reused = self._ensure_model(params.get("model"), bool(params.get("reload")))
-        cap, capture_reused = self._capture(params["capture"], device)
+        cap, cap_key, capture_reused = self._capture(params["capture"], device)
         if self.model_device != device:
             self.progress("load_model", "moving the model to %s" % device)
             self.model.to(device)
@@ -217,10 +221,17 @@ class Worker:
         if isinstance(spec, str):
             with open(spec, encoding="utf-8") as f:
                 spec = json.load(f)
+        # The eager outputs of the same loaded model on the same capture (and device)
+        # do not change between exports: a re-export after a constraint edit replays
+        # only the exported program. One set is kept, like the capture.
+        eager_key = (self.model_generation, cap_key)
+        if self.eager_key != eager_key:
+            self.eager_key, self.eager_outputs = eager_key, {}
         result = exporter.run_export(
             self.model, cap.calls, spec, params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
-            verify_calls=params.get("verify", True), progress=self.progress, log=self.log)
+            verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
+            eager_cache=self.eager_outputs)
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:

@@ -4,6 +4,11 @@
 Each round edits the constraints (alternating the batch Dim's max) and exports.
 Quick mode (default, for CI): 2 cold runs, 4 warm re-exports. Full mode:
 DIMSCOPE_BENCH_FULL=1 (5 cold, 10 warm). Target: warm <= 1/3 of cold.
+Both sides do the same work per export: torch.export.export, torch.export.save and the
+verification of every captured call against the eager model's outputs (the cold script
+through the same dimscope.exporter.run_export). The cold side also pays what a fresh
+process pays (import torch, load the model and the capture, run the eager model); the
+warm worker keeps those from the previous export of the same model and capture.
 Prints one JSON line with the medians and the ratio; exits 1 when the worker did not
 reuse the model, and in full mode when the target is missed.
 """
@@ -69,13 +74,16 @@ def main():
                 return ev
 
     first = export(0, specs[0])  # loads the model and the capture once
-    warm, reused = [], True
+    warm, reused, eager_reused, stages = [], True, True, {}
     for i in range(warm_runs):
         t = time.perf_counter()
         ev = export(i + 1, specs[(i + 1) % 2])
         warm.append(time.perf_counter() - t)
         res = ev.get("result") or ev["error"].get("result") or {}
-        reused = reused and res.get("model_reused") is True
+        reused = reused and res.get("model_reused") is True and res.get("capture_reused") is True
+        eager_reused = eager_reused and res.get("eager_reused") is True
+        for stage, seconds in (res.get("timings") or {}).items():
+            stages.setdefault(stage, []).append(seconds)
         assert res.get("verified") is True, ev  # every demo call replays
     proc.stdin.close()
     proc.wait(30)
@@ -85,6 +93,8 @@ def main():
     print(json.dumps({"cold_s": [round(x, 3) for x in cold], "warm_s": [round(x, 3) for x in warm],
                       "cold_median_s": round(cold_m, 3), "warm_median_s": round(warm_m, 3),
                       "ratio": round(ratio, 3), "target": 1 / 3, "model_reused": reused,
+                      "eager_reused": eager_reused,
+                      "warm_stage_median_s": {k: round(statistics.median(v), 3) for k, v in stages.items()},
                       "first_warm_event": first["event"], "mode": "full" if full else "quick"}))
     if not reused:
         return 1  # the warm path is broken, not just slow

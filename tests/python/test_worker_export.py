@@ -55,6 +55,14 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
         ev2, events2 = w.request("export", model=MODEL, capture=str(capture), spec=demo_spec(None), output=str(out))
         res2 = ev2["result"] if ev2["event"] == "result" else ev2["error"]["result"]
         assert res2["model_reused"] is True and res2["capture_reused"] is True
+        # the eager outputs of the first export are compared with, not recomputed
+        assert res["eager_reused"] is False and res2["eager_reused"] is True
+        assert [r["status"] for r in res2["verification"]] == ["ok"] * 6
+        # a reloaded model is run again
+        ev4, _ = w.request("export", model=MODEL, capture=str(capture), spec=demo_spec(None), output=str(out),
+                           reload=True)
+        assert ev4["event"] == "result", ev4
+        assert ev4["result"]["model_reused"] is False and ev4["result"]["eager_reused"] is False
         assert not [e for e in events2 if e["event"] == "progress" and e["stage"] in ("load_model", "load_capture")]
         # a spec that does not fit the inputs: structured error, worker alive
         bad = demo_spec()

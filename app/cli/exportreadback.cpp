@@ -1,0 +1,107 @@
+#include "exportreadback.h"
+
+#include "export/dimintent.h"
+#include "pt2/pt2reader.h"
+
+#include <QRegularExpression>
+#include <QTextStream>
+
+using namespace dimscope;
+
+namespace {
+
+// "batch (s0)", "seq_len + past_len (s1 + s2)", "4".
+QString sizeText(const SymSize &size, const Pt2DimMapping &m)
+{
+    if (size.isStatic)
+        return QString::number(size.value);
+    QString named = size.expr.toString();
+    bool renamed = false;
+    for (const QString &sym : size.expr.symbols()) {
+        const QString dim = m.symbolToDim.value(sym);
+        if (dim.isEmpty())
+            continue;
+        // Replace whole symbol tokens only (s1 must not hit s10).
+        QRegularExpression re(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(sym)));
+        named.replace(re, dim);
+        renamed = true;
+    }
+    // A Dim of the constraints that torch expressed through others (total_len = seq_len + past_len).
+    const QStringList aliases = m.expressionNames.value(size.expr.toString());
+    if (!aliases.isEmpty())
+        named = QStringLiteral("%1 = %2").arg(aliases.join(QStringLiteral(" = ")), named);
+    return renamed || !aliases.isEmpty() ? QStringLiteral("%1 (%2)").arg(named, size.expr.toString()) : named;
+}
+
+QString rangeText(const std::optional<qint64> &min, const std::optional<qint64> &max)
+{
+    return QStringLiteral("[%1, %2]").arg(min ? QString::number(*min) : QStringLiteral("-oo"),
+                                          max ? QString::number(*max) : QStringLiteral("oo"));
+}
+
+} // namespace
+
+int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, const DimIntent &intent)
+{
+    QString error;
+    const auto program = Pt2Reader::open(pt2, &error);
+    if (!program) {
+        err << "reading the exported program back failed: " << error.simplified() << "\n";
+        return -1;
+    }
+    const Pt2DimMapping m = intent.map(*program);
+    out << "\nread back " << pt2 << " (" << program->layoutName() << ", torch "
+        << (program->torchVersion.isEmpty() ? QStringLiteral("?") : program->torchVersion) << "):\n";
+    int specialized = 0;
+    QStringList lost;
+    for (const Pt2DimMapping::Input &in : m.inputs) {
+        const Pt2UserInput &pin = program->inputs.at(in.input);
+        const QString label = in.leafPath.isEmpty() ? in.name : in.leafPath;
+        if (pin.kind != Pt2UserInput::Kind::Tensor) {
+            out << "  " << label.leftJustified(34) << " " << pin.argType << "\n";
+            continue;
+        }
+        QStringList sizes;
+        for (int d = 0; d < in.dims.size(); ++d) {
+            const Pt2DimMapping::Dim &dim = in.dims.at(d);
+            QString s = sizeText(dim.size, m);
+            if (dim.status == Pt2DimMapping::Dim::Status::Specialized) {
+                s += QStringLiteral(" (!%1)").arg(dim.intended);
+                ++specialized;
+                lost << QStringLiteral("%1[%2]: %3 was specialized to %4")
+                            .arg(label).arg(d)
+                            .arg(dim.intended == QLatin1String("dynamic") ? QStringLiteral("Dim.DYNAMIC") : dim.intended)
+                            .arg(dim.size.value);
+            }
+            sizes << s;
+        }
+        out << "  " << label.leftJustified(34) << " " << pin.tensor.dtype << "[" << sizes.join(QStringLiteral(", ")) << "]\n";
+    }
+    out << "range constraints:\n";
+    if (program->ranges.isEmpty())
+        out << "  (none: the program is static)\n";
+    for (const Pt2Range &r : program->ranges) {
+        const QString dim = r.expr.isBareSymbol() ? m.symbolToDim.value(r.key)
+                                                  : m.expressionNames.value(r.expr.toString()).join(QStringLiteral(" = "));
+        out << "  " << (dim.isEmpty() ? r.key : QStringLiteral("%1 (%2)").arg(dim, r.key)).leftJustified(24) << " "
+            << rangeText(r.min, r.max) << "\n";
+    }
+    for (auto it = m.symbolConflicts.begin(); it != m.symbolConflicts.end(); ++it)
+        out << "note: " << it.key() << " carries several Dim names: " << it.value().join(QStringLiteral(", "))
+            << " (torch found them equal)\n";
+    for (auto it = m.dimToSymbols.begin(); it != m.dimToSymbols.end(); ++it)
+        if (it.value().size() > 1)
+            out << "note: Dim " << it.key() << " became several symbols: " << it.value().join(QStringLiteral(", ")) << "\n";
+    for (const QString &p : m.problems) {
+        if (!p.contains(QLatin1String("was specialized to")))
+            out << "note: " << p << "\n";
+    }
+    if (specialized > 0) {
+        err << "\n" << specialized << " dim(s) the constraints made dynamic came out static in the exported program:\n";
+        for (const QString &l : lost)
+            err << "  " << l << "\n";
+    } else {
+        out << "every dim the constraints made dynamic (" << intent.wantedDynamicCount() << ") is symbolic in the program\n";
+    }
+    return specialized;
+}

@@ -1,0 +1,98 @@
+// DimIntent: what the constraints (or a dynamic_shapes spec) ask of each dimension of
+// the example call, checked against the demo capture and project of resources/demo.
+#include "capture/capturereader.h"
+#include "export/dimintent.h"
+#include "project/projectfile.h"
+#include "shapes/jsonspecemitter.h"
+
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace dimscope;
+
+class TstDimIntent : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void constraintsAndSpecAgree();
+    void derivedDims();
+    void specMismatchNamesThePlace();
+
+private:
+    std::optional<Capture> m_capture;
+    ConstraintSet m_set;
+};
+
+void TstDimIntent::initTestCase()
+{
+    QString error;
+    const auto project = ProjectFile::read(QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope"), &error);
+    QVERIFY2(project, qPrintable(error));
+    QVERIFY(project->constraints);
+    m_set = *project->constraints;
+    m_capture = CaptureReader::open(project->capturePath, &error);
+    QVERIFY2(m_capture, qPrintable(error));
+}
+
+void TstDimIntent::constraintsAndSpecAgree()
+{
+    const int call = 4;
+    const CallTree &tree = m_capture->calls.at(call).inputs;
+    const DimIntent fromSet = DimIntent::fromConstraints(tree, m_set);
+    QCOMPARE(fromSet.leafPaths.size(), tree.leaves.size());
+    QCOMPARE(fromSet.leafDims.value(QStringLiteral("input_ids")), (QStringList{"batch", "seq_len"}));
+    QCOMPARE(fromSet.leafDims.value(QStringLiteral("past_key_values.value_cache[1]")),
+             (QStringList{"batch", "static", "past_len", "static"}));
+    QCOMPARE(fromSet.wantedDynamicCount(), 12);
+
+    const QJsonObject spec = QJsonDocument::fromJson(JsonSpecEmitter::generate(*m_capture, m_set, call)).object();
+    QString error;
+    const DimIntent fromSpec = DimIntent::fromSpec(tree, spec, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(fromSpec.leafPaths, fromSet.leafPaths);
+    QCOMPARE(fromSpec.leafDims, fromSet.leafDims);
+}
+
+void TstDimIntent::derivedDims()
+{
+    ConstraintSet set = m_set;
+    QCOMPARE(set.makeDerived(QStringLiteral("total_len"), QStringLiteral("past_len"), 1, 1), QString());
+    const CallTree &tree = m_capture->calls.at(4).inputs;
+    const DimIntent fromSet = DimIntent::fromConstraints(tree, set);
+    QVERIFY(fromSet.derived.contains(QStringLiteral("total_len")));
+    QCOMPARE(fromSet.derived.value(QStringLiteral("total_len")).root, QStringLiteral("past_len"));
+    QCOMPARE(fromSet.derived.value(QStringLiteral("total_len")).b, 1);
+    const QJsonObject spec = QJsonDocument::fromJson(JsonSpecEmitter::generate(*m_capture, set, 4)).object();
+    QString error;
+    const DimIntent fromSpec = DimIntent::fromSpec(tree, spec, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(fromSpec.derived.value(QStringLiteral("total_len")).root, QStringLiteral("past_len"));
+    QCOMPARE(fromSpec.derived.value(QStringLiteral("total_len")).a, 1);
+    QCOMPARE(fromSpec.derived.value(QStringLiteral("total_len")).b, 1);
+}
+
+void TstDimIntent::specMismatchNamesThePlace()
+{
+    const CallTree &tree = m_capture->calls.at(4).inputs;
+    QJsonObject spec = QJsonDocument::fromJson(JsonSpecEmitter::generate(*m_capture, m_set, 4)).object();
+    QJsonObject top = spec.value(QLatin1String("dynamic_shapes")).toObject();
+    QJsonObject dict = top.value(QLatin1String("dict")).toObject();
+    dict.insert(QStringLiteral("input_ids"), QJsonObject{{"tensor", QJsonObject{{"5", "batch"}}}});
+    top.insert(QStringLiteral("dict"), dict);
+    spec.insert(QStringLiteral("dynamic_shapes"), top);
+    QString error;
+    DimIntent::fromSpec(tree, spec, &error);
+    QVERIFY2(error.contains(QStringLiteral("dynamic_shapes['input_ids']")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("rank 2")), qPrintable(error));
+
+    dict.insert(QStringLiteral("past_key_values"), QJsonObject{{"list", QJsonArray{}}});
+    dict.insert(QStringLiteral("input_ids"), QJsonObject{{"tensor", QJsonObject{}}});
+    top.insert(QStringLiteral("dict"), dict);
+    spec.insert(QStringLiteral("dynamic_shapes"), top);
+    DimIntent::fromSpec(tree, spec, &error);
+    QVERIFY2(error.contains(QStringLiteral("dynamic_shapes['past_key_values']: the spec has 0 entries")), qPrintable(error));
+}
+
+QTEST_GUILESS_MAIN(TstDimIntent)
+#include "tst_dimintent.moc"
