@@ -56,9 +56,15 @@ void MainWindow::createExportUi()
     auto *resultDock = new QDockWidget(tr("Exported program"), this);
     resultDock->setObjectName(QStringLiteral("exportResultDock"));
     resultDock->setWidget(m_export->resultView());
-    addDockWidget(Qt::BottomDockWidgetArea, resultDock);
-    splitDockWidget(panelDock, resultDock, Qt::Horizontal); // side by side: the log beside its outcome
-    resizeDocks({panelDock, resultDock}, {1, 2}, Qt::Horizontal);
+    // The outcome goes under the Dims it judges (the right column has the room for its
+    // tables); the streamed log sits at the bottom with the other per-leaf panels.
+    if (auto *dims = findChild<QDockWidget *>(QStringLiteral("dimsDock"))) {
+        addDockWidget(Qt::RightDockWidgetArea, resultDock);
+        splitDockWidget(dims, resultDock, Qt::Vertical);
+        resizeDocks({dims, resultDock}, {2, 3}, Qt::Vertical);
+    } else {
+        addDockWidget(Qt::BottomDockWidgetArea, resultDock);
+    }
     panelDock->hide(); // shown when there is something to show
     resultDock->hide();
 

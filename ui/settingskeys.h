@@ -17,6 +17,6 @@ inline constexpr QLatin1String LastExportFolder{"files/lastExportFolder"};
 
 // Bumped when the dock layout changes, so that an old saved layout is ignored
 // rather than restored into the wrong docks.
-inline constexpr int WindowStateVersion = 1;
+inline constexpr int WindowStateVersion = 2;
 
 } // namespace dimscope::settings
