@@ -152,6 +152,7 @@ private slots:
     void dimsPanelShowsInferredDims();
     void expandAndScrollStayFluid();
     void filterFindsKeyPathsWithoutStalling();
+    void selectingLeavesStaysFluid();
     void modelsPassTheTester();
 
 private:
@@ -384,6 +385,26 @@ void TestLargeCapture::filterFindsKeyPathsWithoutStalling()
     view->tree()->viewport()->repaint();
     meter.stop();
     checkStall("clear the filter", meter, kViewStallBoundMs);
+}
+
+void TestLargeCapture::selectingLeavesStaysFluid()
+{
+    // Each selection fills the details table with the leaf's 256 calls, then its
+    // statistics arrive from the thread pool.
+    InputsView *view = m_window->inputsView();
+    QSignalSpy statistics(m_window->detailsPanel(), &LeafDetailsPanel::statisticsFinished);
+    StallMeter meter;
+    meter.start();
+    for (const char *path : {"input_ids", "attention_mask", "past_key_values.key_cache[0]", "past_key_values.value_cache[63]"}) {
+        const QModelIndex index = view->proxy()->mapFromSource(view->model()->indexForPath(QLatin1String(path)));
+        QVERIFY2(index.isValid(), path);
+        statistics.clear();
+        view->tree()->setCurrentIndex(index);
+        QVERIFY(statistics.wait(60000));
+        QCOMPARE(view->currentNode(), m_window->loaded()->tree.nodeForPath(QLatin1String(path)));
+    }
+    meter.stop();
+    checkStall("select four leaves and show their statistics", meter, kViewStallBoundMs);
 }
 
 void TestLargeCapture::modelsPassTheTester()
