@@ -81,7 +81,8 @@ void CaptureLoader::start(const QString &label, OpenFunction open)
         auto progress = [&](int done, int total) {
             if (*cancelFlag)
                 return false;
-            if (sinceReport.elapsed() > 100) {
+            // Throttled, but the end always reaches the progress bar.
+            if (done == total || sinceReport.elapsed() > 100) {
                 sinceReport.restart();
                 report(done, total);
             }

@@ -28,7 +28,12 @@ LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Columns are fitted once per fill (fitColumns), not kept fitted: with ResizeToContents
+    // every one of the ~2,500 cells set for a 256-call capture re-measured the columns
+    // over every row, seconds of text layout on the GUI thread.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setResizeContentsPrecision(64);
+    m_table->verticalHeader()->setResizeContentsPrecision(64);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
@@ -75,7 +80,14 @@ void LeafDetailsPanel::showNode(int node)
         for (int col = MinColumn; col < ColumnCount; ++col)
             set(col, QStringLiteral("…"));
     }
+    fitColumns();
     startStatistics();
+}
+
+void LeafDetailsPanel::fitColumns()
+{
+    // Measures the visible rows and up to 64 others (the precision set above).
+    m_table->resizeColumnsToContents();
 }
 
 void LeafDetailsPanel::startStatistics()
@@ -124,6 +136,7 @@ void LeafDetailsPanel::showStatistics(const QVector<TensorStats> &stats)
         set(NanColumn, QString::number(s.nanCount));
         set(InfColumn, QString::number(s.infCount));
     }
+    fitColumns();
     emit statisticsFinished();
 }
 

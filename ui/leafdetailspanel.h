@@ -32,6 +32,7 @@ signals:
 
 private:
     void startStatistics();
+    void fitColumns();
     void showStatistics(const QVector<TensorStats> &stats);
 
     LoadedCapturePtr m_loaded;

@@ -12,12 +12,6 @@ namespace dimscope {
 
 namespace {
 
-QString shortClassName(const QString &qualified)
-{
-    const int dot = qualified.lastIndexOf(QLatin1Char('.'));
-    return dot < 0 ? qualified : qualified.mid(dot + 1);
-}
-
 QString scalarText(const Leaf &leaf)
 {
     const QJsonValue &v = leaf.value;
@@ -194,32 +188,6 @@ QVariant InputsModel::headerData(int section, Qt::Orientation orientation, int r
     return {};
 }
 
-QString InputsModel::typeText(const AlignedNode &node) const
-{
-    switch (node.kind) {
-    case NodeKind::Dict: return QStringLiteral("dict");
-    case NodeKind::List: return QStringLiteral("list[%1]").arg(node.childCount);
-    case NodeKind::Tuple: return QStringLiteral("tuple[%1]").arg(node.childCount);
-    case NodeKind::NamedTuple:
-    case NodeKind::Custom: return shortClassName(node.typeName);
-    case NodeKind::Tensor: {
-        QStringList dtypes;
-        for (int c = 0; c < node.leafInCall.size(); ++c) {
-            const Leaf *leaf = AlignedTree::leafIn(m_loaded->capture, node, c);
-            if (leaf && leaf->isTensor() && !dtypes.contains(dtypeText(leaf->dtype)))
-                dtypes.append(dtypeText(leaf->dtype));
-        }
-        return dtypes.join(QStringLiteral(" | "));
-    }
-    case NodeKind::None: return QStringLiteral("None");
-    case NodeKind::Int: return QStringLiteral("int");
-    case NodeKind::Float: return QStringLiteral("float");
-    case NodeKind::Bool: return QStringLiteral("bool");
-    case NodeKind::String: return QStringLiteral("str");
-    }
-    return {};
-}
-
 // Scalar leaves: their distinct values over the calls.
 QString InputsModel::valueText(const AlignedNode &node) const
 {
@@ -257,15 +225,13 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
     const int n = int(index.internalId());
     const AlignedNode &node = m_loaded->tree.node(n);
     const ShapeSummary &shape = m_loaded->shapes.at(n);
-    int present = 0;
-    for (int leaf : node.leafInCall)
-        present += leaf >= 0 ? 1 : 0;
+    const int present = m_loaded->presentCalls.value(n);
 
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn: return node.name;
-        case TypeColumn: return typeText(node);
+        case TypeColumn: return m_loaded->typeTexts.value(n);
         case ShapeColumn:
             if (!node.isLeaf())
                 return QString();

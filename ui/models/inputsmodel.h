@@ -61,7 +61,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    QString typeText(const AlignedNode &node) const;
     QString valueText(const AlignedNode &node) const;
     QString perCallTooltip(const AlignedNode &node) const;
     void emitRowChanged(const QString &path);

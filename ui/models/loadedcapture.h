@@ -16,7 +16,17 @@ struct LoadedCapture {
     AlignedTree tree;
     QVector<ShapeSummary> shapes; // per aligned node (empty summary for containers)
     InferenceResult inference;    // ShapeInference's proposal, computed in the same job
+    // Per aligned node, what the tree shows in every paint, counted here once rather
+    // than over every call in each data() call.
+    QStringList typeTexts;        // "dict", "list[64]", "DynamicCache", "bf16", "f32 | f16"
+    QVector<int> presentCalls;    // calls that have the node
 
+    // The Type column's text for a node: container kind, class or the dtypes seen.
+    static QString typeText(const Capture &capture, const AlignedNode &node);
+
+    // Reports (step, steps): one per call while merging the tree, then the summaries
+    // and inference; the last report is (steps, steps). Returning false cancels (the
+    // result is then incomplete and must be dropped).
     static QSharedPointer<const LoadedCapture> build(const Capture &capture, const AlignedTree::Progress &progress = {});
 };
 
