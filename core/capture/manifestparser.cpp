@@ -473,30 +473,29 @@ bool ManifestParser::parseTree(JsonCursor &c, const QString &treeName, CallTree 
 // Returns the node's index in tree.nodes, or -1 after fail().
 int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth)
 {
-    const int self = tree.nodes.size(); // readNode appends the node here first
-    return readNode(c, tree, parent, loc, depth) ? self : -1;
-}
-
-bool ManifestParser::readNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth)
-{
     // Messages name the node lazily (only on failure): building a location string
     // for each of 30,000 nodes would cost more than parsing them.
     auto where = [&] { return describe(loc); };
-    if (depth > kMaxTreeDepth)
-        return fail(QStringLiteral("%1: the tree is nested more than %2 levels deep").arg(where()).arg(kMaxTreeDepth));
-    if (c.peekType() != JsonCursor::Type::Object)
-        return typeError(c, where(), "a node object");
+    if (depth > kMaxTreeDepth) {
+        fail(QStringLiteral("%1: the tree is nested more than %2 levels deep").arg(where()).arg(kMaxTreeDepth));
+        return -1;
+    }
+    if (c.peekType() != JsonCursor::Type::Object) {
+        typeError(c, where(), "a node object");
+        return -1;
+    }
     const int self = tree.nodes.size();
     tree.nodes.append(TreeNode());
     tree.nodes[self].parent = parent;
     NodeFields f;
     if (!readNodeFields(c, tree, self, f, loc, depth))
-        return false;
-    if (!f.kind)
-        return fail(QStringLiteral("%1: node has no 'kind'").arg(where()));
-    if (isLeafKind(*f.kind))
-        return finishLeaf(tree, self, *f.kind, f, loc);
-    return finishContainer(tree, self, *f.kind, f, loc);
+        return -1;
+    if (!f.kind) {
+        fail(QStringLiteral("%1: node has no 'kind'").arg(where()));
+        return -1;
+    }
+    const bool ok = isLeafKind(*f.kind) ? finishLeaf(tree, self, *f.kind, f, loc) : finishContainer(tree, self, *f.kind, f, loc);
+    return ok ? self : -1;
 }
 
 // The members of a node object, in any order, into `f`; children are parsed on the way.
@@ -526,7 +525,13 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
         return true;
     };
     bool hasDevice = false; // optional: leaves default to "cpu"
-    return readMembers(c, [&](std::string_view key) {
+    // Written out rather than through readMembers: this loop runs for every node of
+    // every call, and the callback costs ~1% of the open time.
+    c.beginObject();
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
         if (key == "kind") {
             if (!stringField("kind"))
                 return false;
@@ -534,15 +539,17 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
             if (!f.kind)
                 return fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
         } else if (key == "keys") {
-            f.hasKeys = readStringList(c, f.keys, where() + QLatin1String(": 'keys'"));
-            return f.hasKeys;
+            if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
+                return false;
+            f.hasKeys = true;
         } else if (key == "fields") {
-            f.hasFields = readStringList(c, f.fields, where() + QLatin1String(": 'fields'"));
-            return f.hasFields;
+            if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
+                return false;
+            f.hasFields = true;
         } else if (key == "children") {
             if (c.peekType() != JsonCursor::Type::Array)
                 return typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
-            f.hasChildren = readElements(c, [&] {
+            const bool ok = readElements(c, [&] {
                 const NodeLoc childLoc{&loc, &f, int(f.children.size())};
                 const int child = parseNode(c, tree, self, childLoc, depth + 1);
                 if (child < 0)
@@ -550,33 +557,43 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
                 f.children.append(child);
                 return true;
             });
-            return f.hasChildren;
+            if (!ok)
+                return false;
+            f.hasChildren = true;
         } else if (key == "type") {
-            return internedField("type", f.type, f.hasType);
+            if (!internedField("type", f.type, f.hasType))
+                return false;
         } else if (key == "flavour") {
-            return internedField("flavour", f.flavour, f.hasFlavour);
+            if (!internedField("flavour", f.flavour, f.hasFlavour))
+                return false;
         } else if (key == "context") {
             c.readValue(f.context);
         } else if (key == "tensor") {
-            return bytesField("tensor", f.tensor, f.hasTensor);
+            if (!bytesField("tensor", f.tensor, f.hasTensor))
+                return false;
         } else if (key == "dtype") {
-            return bytesField("dtype", f.dtypeName, f.hasDtype);
+            if (!bytesField("dtype", f.dtypeName, f.hasDtype))
+                return false;
         } else if (key == "shape") {
-            f.hasShape = readShape(c, f.shape);
-            if (!f.hasShape)
+            if (!readShape(c, f.shape))
                 return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
+            f.hasShape = true;
         } else if (key == "device") {
-            return internedField("device", f.device, hasDevice);
+            if (!internedField("device", f.device, hasDevice))
+                return false;
         } else if (key == "path") {
-            return internedField("path", f.path, f.hasPath);
+            if (!internedField("path", f.path, f.hasPath))
+                return false;
         } else if (key == "value") {
             c.readValue(f.value);
             f.hasValue = true;
         } else {
             c.skipValue();
         }
-        return true;
-    });
+        if (!c.ok())
+            return jsonFailed(c);
+    }
+    return c.ok() || jsonFailed(c);
 }
 
 bool ManifestParser::finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc)

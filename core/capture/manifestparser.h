@@ -52,7 +52,6 @@ private:
     bool parseCall(JsonCursor &c, int index, CapturedCall &call);
     bool parseTree(JsonCursor &c, const QString &treeName, CallTree &tree, const QPair<int, int> &lastSizes);
     int parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth);
-    bool readNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth);
     bool readNodeFields(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth);
     bool finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
     bool finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
