@@ -3,6 +3,7 @@
 
 #include "capture/callsummary.h"
 #include "capture/capturereader.h"
+#include "shapes/jsontext.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -81,7 +82,7 @@ QString pythonRepr(const QJsonValue &v)
         return v.toBool() ? QStringLiteral("True") : QStringLiteral("False");
     if (v.isString())
         return QLatin1Char('\'') + v.toString() + QLatin1Char('\'');
-    return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+    return jsontext::valueText(v);
 }
 
 QString shapeText(const QVector<qint64> &shape)

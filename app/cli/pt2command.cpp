@@ -4,8 +4,8 @@
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2json.h"
 #include "pt2/pt2reader.h"
+#include "shapes/jsontext.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
 
@@ -68,7 +68,7 @@ void printText(QTextStream &out, const Pt2Program &p)
             out << "SymInt " << (in.symInt ? in.symInt->toString() : QStringLiteral("?"));
             break;
         case Pt2UserInput::Kind::Constant:
-            out << "constant " << QString::fromUtf8(QJsonDocument(QJsonArray{in.constant}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+            out << "constant " << jsontext::valueText(in.constant);
             break;
         case Pt2UserInput::Kind::Other:
             out << in.argType;

@@ -2,6 +2,7 @@
 
 #include "capture/internpool.h"
 #include "capture/jsoncursor.h"
+#include "capture/keypath.h"
 #include "capture/safetensorsheader.h"
 
 #include <QJsonArray>
@@ -37,23 +38,20 @@ QString shapeText(const QVector<qint64> &shape)
     return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
 }
 
-// The key path segment of child i of a container (docs/capture-format.md, "Nodes").
-QString childPath(const QString &prefix, NodeKind kind, const QStringList &keys, int i, bool topLevel)
+// False for anything but a list of non-negative integers (the cursor may have failed).
+bool readShape(JsonCursor &c, QVarLengthArray<qint64, 8> &shape)
 {
-    switch (kind) {
-    case NodeKind::Dict:
-        if (i >= keys.size())
-            break;
-        return topLevel ? keys.at(i) : prefix + QLatin1String("['") + keys.at(i) + QLatin1String("']");
-    case NodeKind::NamedTuple:
-    case NodeKind::Custom:
-        if (i >= keys.size())
-            break;
-        return prefix + QLatin1Char('.') + keys.at(i);
-    default:
-        break;
+    if (c.peekType() != JsonCursor::Type::Array)
+        return false;
+    c.beginArray();
+    bool first = true;
+    while (c.nextElement(first)) {
+        qint64 d;
+        if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0)
+            return false;
+        shape.append(d);
     }
-    return prefix + QLatin1Char('[') + QString::number(i) + QLatin1Char(']');
+    return c.ok();
 }
 
 const QStringList kParameterKinds = {
@@ -91,7 +89,9 @@ std::optional<QString> ManifestParser::pathOf(const NodeLoc &loc) const
     if (keyed && loc.index >= names.size())
         return std::nullopt;
     const bool topLevel = !loc.parent->parent && m_treeName == QLatin1String("inputs");
-    return childPath(*parentPath, *pf.kind, names, loc.index, topLevel);
+    QString path = *parentPath;
+    appendKeyPathSegment(path, *pf.kind, names, loc.index, topLevel);
+    return path;
 }
 
 // "call 1, inputs" for a root; "call 1, node past_key_values.key_cache" below it when
@@ -133,22 +133,51 @@ bool ManifestParser::typeError(JsonCursor &c, const QString &what, const char *e
     return fail(QStringLiteral("%1 must be %2, not %3").arg(what, QLatin1String(expected), QLatin1String(JsonCursor::typeName(t))));
 }
 
+// The loop over an object's members; `onMember(key)` reads the value (or fails).
+// Every member handler may leave a failed cursor behind: that is reported here.
+template <typename OnMember>
+bool ManifestParser::readMembers(JsonCursor &c, OnMember &&onMember)
+{
+    c.beginObject();
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        if (!onMember(key))
+            return false;
+        if (!c.ok())
+            return jsonFailed(c);
+    }
+    return c.ok() || jsonFailed(c);
+}
+
+// The loop over a list's elements; `onElement()` reads one (or fails).
+template <typename OnElement>
+bool ManifestParser::readElements(JsonCursor &c, OnElement &&onElement)
+{
+    c.beginArray();
+    bool first = true;
+    while (c.nextElement(first)) {
+        if (!onElement())
+            return false;
+    }
+    return c.ok() || jsonFailed(c);
+}
+
 bool ManifestParser::readStringList(JsonCursor &c, QStringList &out, const QString &what)
 {
     if (c.peekType() != JsonCursor::Type::Array)
         return typeError(c, what, "a list of strings");
-    c.beginArray();
-    bool first = true;
     std::string storage;
     std::string_view s;
-    while (c.nextElement(first)) {
+    return readElements(c, [&] {
         if (c.peekType() != JsonCursor::Type::String)
             return typeError(c, what, "a list of strings");
         if (!c.readString(s, storage))
             return jsonFailed(c);
         out.append(m_pool.string(s));
-    }
-    return c.ok() || jsonFailed(c);
+        return true;
+    });
 }
 
 bool ManifestParser::readOptionalString(JsonCursor &c, QString &out, const QString &what)
@@ -198,11 +227,8 @@ bool ManifestParser::parse(std::string_view manifest, Capture &out, QString *err
 
 bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&callsAt)
 {
-    c.beginObject();
-    bool first = true, hasFormat = false, hasVersion = false, hasModel = false;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
+    bool hasFormat = false, hasVersion = false, hasModel = false;
+    const bool ok = readMembers(c, [&](std::string_view key) {
         if (key == "format") {
             QString format;
             if (c.peekType() != JsonCursor::Type::String)
@@ -219,40 +245,22 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
             out.formatVersion = int(qBound<qint64>(-1, v, qint64(1) << 30));
             hasVersion = true;
         } else if (key == "producer") {
-            if (!readOptionalString(c, out.producer, QStringLiteral("manifest 'producer'")))
-                return false;
+            return readOptionalString(c, out.producer, QStringLiteral("manifest 'producer'"));
         } else if (key == "torch_version") {
-            if (!readOptionalString(c, out.torchVersion, QStringLiteral("manifest 'torch_version'")))
-                return false;
+            return readOptionalString(c, out.torchVersion, QStringLiteral("manifest 'torch_version'"));
         } else if (key == "transformers_version") {
-            if (!readOptionalString(c, out.transformersVersion, QStringLiteral("manifest 'transformers_version'")))
-                return false;
+            return readOptionalString(c, out.transformersVersion, QStringLiteral("manifest 'transformers_version'"));
         } else if (key == "model") {
-            if (!parseModel(c, out))
-                return false;
-            hasModel = true;
+            hasModel = parseModel(c, out);
+            return hasModel;
         } else if (key == "flattening") {
-            if (c.peekType() != JsonCursor::Type::Object)
-                return typeError(c, QStringLiteral("manifest 'flattening'"), "an object of strings");
-            c.beginObject();
-            bool f = true;
-            std::string_view k;
-            std::string ks;
-            while (c.nextMember(f, k, ks)) {
-                const QString cls = QString::fromUtf8(k.data(), qsizetype(k.size()));
-                QString flavour;
-                if (c.peekType() != JsonCursor::Type::String)
-                    return typeError(c, QStringLiteral("manifest 'flattening'"), "an object of strings");
-                if (!c.readString(flavour))
-                    return jsonFailed(c);
-                out.flattening.insert(cls, flavour);
-            }
+            return parseFlattening(c, out);
         } else if (key == "value_if_missing") {
             if (c.peekType() == JsonCursor::Type::Null) {
                 c.readNull();
-            } else if (!readStringList(c, out.valueIfMissing, QStringLiteral("manifest 'value_if_missing'"))) {
-                return false;
+                return true;
             }
+            return readStringList(c, out.valueIfMissing, QStringLiteral("manifest 'value_if_missing'"));
         } else if (key == "calls") {
             if (c.peekType() != JsonCursor::Type::Array)
                 return typeError(c, QStringLiteral("manifest 'calls'"), "a list");
@@ -268,11 +276,10 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
         } else if (!c.skipValue()) { // unknown members: ignored (newer writers may add some)
             return jsonFailed(c);
         }
-        if (!c.ok())
-            return jsonFailed(c);
-    }
-    if (!c.ok())
-        return jsonFailed(c);
+        return true;
+    });
+    if (!ok)
+        return false;
     if (!hasFormat)
         return fail(QStringLiteral("manifest has no 'format' (expected 'dimscope.capture')"));
     if (!hasVersion)
@@ -282,15 +289,28 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
     return true;
 }
 
+bool ManifestParser::parseFlattening(JsonCursor &c, Capture &out)
+{
+    if (c.peekType() != JsonCursor::Type::Object)
+        return typeError(c, QStringLiteral("manifest 'flattening'"), "an object of strings");
+    return readMembers(c, [&](std::string_view k) {
+        const QString cls = QString::fromUtf8(k.data(), qsizetype(k.size()));
+        QString flavour;
+        if (c.peekType() != JsonCursor::Type::String)
+            return typeError(c, QStringLiteral("manifest 'flattening'"), "an object of strings");
+        if (!c.readString(flavour))
+            return jsonFailed(c);
+        out.flattening.insert(cls, flavour);
+        return true;
+    });
+}
+
 bool ManifestParser::parseModel(JsonCursor &c, Capture &out)
 {
     if (c.peekType() != JsonCursor::Type::Object)
         return typeError(c, QStringLiteral("manifest 'model'"), "an object");
-    c.beginObject();
-    bool first = true, hasClass = false;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
+    bool hasClass = false;
+    const bool ok = readMembers(c, [&](std::string_view key) {
         if (key == "class") {
             if (c.peekType() != JsonCursor::Type::String)
                 return typeError(c, QStringLiteral("model 'class'"), "a string");
@@ -300,78 +320,75 @@ bool ManifestParser::parseModel(JsonCursor &c, Capture &out)
         } else if (key == "signature") {
             if (c.peekType() != JsonCursor::Type::Array)
                 return typeError(c, QStringLiteral("model 'signature'"), "a list");
-            c.beginArray();
-            bool f = true;
-            while (c.nextElement(f)) {
-                const QString where = QStringLiteral("model signature parameter %1").arg(out.signature.size());
-                if (c.peekType() != JsonCursor::Type::Object)
-                    return typeError(c, where, "an object");
+            return readElements(c, [&] {
                 Parameter p;
-                bool hasName = false;
-                c.beginObject();
-                bool pf = true;
-                std::string_view pk;
-                std::string pks;
-                while (c.nextMember(pf, pk, pks)) {
-                    if (pk == "name") {
-                        if (c.peekType() != JsonCursor::Type::String)
-                            return typeError(c, where + QLatin1String(" 'name'"), "a string");
-                        c.readString(p.name);
-                        hasName = true;
-                    } else if (pk == "kind") {
-                        if (c.peekType() != JsonCursor::Type::String)
-                            return typeError(c, where + QLatin1String(" 'kind'"), "a string");
-                        c.readString(p.kind);
-                        if (!kParameterKinds.contains(p.kind))
-                            return fail(QStringLiteral("%1: unknown parameter kind '%2'").arg(where, p.kind));
-                    } else if (pk == "has_default") {
-                        if (c.peekType() != JsonCursor::Type::Bool)
-                            return typeError(c, where + QLatin1String(" 'has_default'"), "a boolean");
-                        c.readBool(p.hasDefault);
-                    } else if (pk == "default") {
-                        c.readValue(p.defaultValue);
-                    } else if (pk == "default_repr") {
-                        if (!readOptionalString(c, p.defaultRepr, where + QLatin1String(" 'default_repr'")))
-                            return false;
-                    } else {
-                        c.skipValue();
-                    }
-                    if (!c.ok())
-                        return jsonFailed(c);
-                }
-                if (!c.ok())
-                    return jsonFailed(c);
-                if (!hasName)
-                    return fail(QStringLiteral("%1 has no 'name'").arg(where));
+                if (!parseParameter(c, QStringLiteral("model signature parameter %1").arg(out.signature.size()), p))
+                    return false;
                 out.signature.append(p);
-            }
+                return true;
+            });
         } else {
             c.skipValue();
         }
-        if (!c.ok())
-            return jsonFailed(c);
-    }
-    if (!c.ok())
-        return jsonFailed(c);
+        return true;
+    });
+    if (!ok)
+        return false;
     if (!hasClass)
         return fail(QStringLiteral("manifest 'model' has no 'class'"));
     return true;
 }
 
+bool ManifestParser::parseParameter(JsonCursor &c, const QString &where, Parameter &p)
+{
+    if (c.peekType() != JsonCursor::Type::Object)
+        return typeError(c, where, "an object");
+    bool hasName = false;
+    const bool ok = readMembers(c, [&](std::string_view key) {
+        if (key == "name") {
+            if (c.peekType() != JsonCursor::Type::String)
+                return typeError(c, where + QLatin1String(" 'name'"), "a string");
+            c.readString(p.name);
+            hasName = true;
+        } else if (key == "kind") {
+            if (c.peekType() != JsonCursor::Type::String)
+                return typeError(c, where + QLatin1String(" 'kind'"), "a string");
+            c.readString(p.kind);
+            if (!kParameterKinds.contains(p.kind))
+                return fail(QStringLiteral("%1: unknown parameter kind '%2'").arg(where, p.kind));
+        } else if (key == "has_default") {
+            if (c.peekType() != JsonCursor::Type::Bool)
+                return typeError(c, where + QLatin1String(" 'has_default'"), "a boolean");
+            c.readBool(p.hasDefault);
+        } else if (key == "default") {
+            c.readValue(p.defaultValue);
+        } else if (key == "default_repr") {
+            return readOptionalString(c, p.defaultRepr, where + QLatin1String(" 'default_repr'"));
+        } else {
+            c.skipValue();
+        }
+        return true;
+    });
+    if (!ok)
+        return false;
+    if (!hasName)
+        return fail(QStringLiteral("%1 has no 'name'").arg(where));
+    return true;
+}
+
 bool ManifestParser::parseCalls(JsonCursor &c, Capture &out)
 {
-    c.beginArray();
-    bool first = true;
-    while (c.nextElement(first)) {
+    const bool ok = readElements(c, [&] {
         CapturedCall call;
         if (!parseCall(c, out.calls.size(), call))
             return false;
         out.calls.append(std::move(call));
         if (m_consumed)
             m_consumed(c.rawPosition());
-    }
-    if (!c.ok())
-        return jsonFailed(c);
+        return true;
+    });
+    if (!ok)
+        return false;
     if (out.calls.isEmpty())
         return fail(QStringLiteral("manifest 'calls' is empty: a capture holds at least one call"));
     return true;
@@ -383,11 +400,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
     const QString &where = m_callWhere;
     if (c.peekType() != JsonCursor::Type::Object)
         return typeError(c, where, "an object");
-    c.beginObject();
-    bool first = true, hasInputs = false, hasIndex = false;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
+    bool hasInputs = false;
+    const bool ok = readMembers(c, [&](std::string_view key) {
         if (key == "index") {
             qint64 v;
             if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(v))
@@ -395,39 +409,25 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
             if (v != index)
                 return fail(QStringLiteral("%1: 'index' is %2, expected %1 (calls are listed in order)").arg(index).arg(v)
                                 .prepend(QLatin1String("call ")));
-            hasIndex = true;
         } else if (key == "num_positional") {
             qint64 v;
             if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(v) || v < 0 || v > 1 << 20)
                 return typeError(c, where + QLatin1String(" 'num_positional'"), "a non-negative integer");
             call.numPositional = int(v);
         } else if (key == "inputs") {
-            m_treeName = QStringLiteral("inputs");
-            reserveLike(call.inputs, m_lastInputs);
-            const int root = parseNode(c, call.inputs, -1, NodeLoc(), 0);
-            if (root < 0)
+            if (!parseTree(c, QStringLiteral("inputs"), call.inputs, m_lastInputs))
                 return false;
-            call.inputs.root = root;
-            if (call.inputs.nodes[root].kind != NodeKind::Dict)
+            if (call.inputs.nodes[call.inputs.root].kind != NodeKind::Dict)
                 return fail(QStringLiteral("%1: 'inputs' must be a dict node keyed by parameter name").arg(where));
             hasInputs = true;
         } else if (key == "outputs") {
-            if (c.peekType() == JsonCursor::Type::Null) {
-                c.readNull();
-            } else {
-                m_treeName = QStringLiteral("outputs");
-                reserveLike(call.outputs, m_lastOutputs);
-                const int root = parseNode(c, call.outputs, -1, NodeLoc(), 0);
-                if (root < 0)
-                    return false;
-                call.outputs.root = root;
-            }
+            if (c.peekType() != JsonCursor::Type::Null)
+                return parseTree(c, QStringLiteral("outputs"), call.outputs, m_lastOutputs);
+            c.readNull();
         } else if (key == "missing") {
-            if (!readStringList(c, call.missing, where + QLatin1String(" 'missing'")))
-                return false;
+            return readStringList(c, call.missing, where + QLatin1String(" 'missing'"));
         } else if (key == "filled") {
-            if (!readStringList(c, call.filled, where + QLatin1String(" 'filled'")))
-                return false;
+            return readStringList(c, call.filled, where + QLatin1String(" 'filled'"));
         } else if (key == "constant_kwargs") {
             if (c.peekType() != JsonCursor::Type::Object)
                 return typeError(c, where + QLatin1String(" 'constant_kwargs'"), "an object");
@@ -437,12 +437,10 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
         } else {
             c.skipValue();
         }
-        if (!c.ok())
-            return jsonFailed(c);
-    }
-    if (!c.ok())
-        return jsonFailed(c);
-    Q_UNUSED(hasIndex);
+        return true;
+    });
+    if (!ok)
+        return false;
     if (!hasInputs)
         return fail(QStringLiteral("%1 has no 'inputs'").arg(where));
     for (const QString &f : std::as_const(call.filled)) {
@@ -460,6 +458,19 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
     return true;
 }
 
+// One call's inputs or outputs; `lastSizes` (the previous call's) sizes its arrays.
+bool ManifestParser::parseTree(JsonCursor &c, const QString &treeName, CallTree &tree, const QPair<int, int> &lastSizes)
+{
+    m_treeName = treeName;
+    reserveLike(tree, lastSizes);
+    const int root = parseNode(c, tree, -1, NodeLoc(), 0);
+    if (root < 0)
+        return false;
+    tree.root = root;
+    return true;
+}
+
+// Returns the node's index in tree.nodes, or -1 after fail().
 int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth)
 {
     // Messages name the node lazily (only on failure): building a location string
@@ -477,10 +488,20 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const N
     tree.nodes.append(TreeNode());
     tree.nodes[self].parent = parent;
     NodeFields f;
-    c.beginObject();
-    bool first = true;
-    std::string_view key;
-    std::string keyStorage;
+    if (!readNodeFields(c, tree, self, f, loc, depth))
+        return -1;
+    if (!f.kind) {
+        fail(QStringLiteral("%1: node has no 'kind'").arg(where()));
+        return -1;
+    }
+    const bool ok = isLeafKind(*f.kind) ? finishLeaf(tree, self, *f.kind, f, loc) : finishContainer(tree, self, *f.kind, f, loc);
+    return ok ? self : -1;
+}
+
+// The members of a node object, in any order, into `f`; children are parsed on the way.
+bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth)
+{
+    auto where = [&] { return describe(loc); };
     std::string storage;
     std::string_view s;
     auto stringField = [&](const char *name) -> bool {
@@ -488,145 +509,116 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const N
             return typeError(c, QStringLiteral("%1: '%2'").arg(where(), QLatin1String(name)), "a string");
         return c.readString(s, storage) || jsonFailed(c);
     };
+    // A string member kept as a (shared) QString or as bytes, and its has-flag.
+    auto internedField = [&](const char *name, QString &out, bool &has) {
+        if (!stringField(name))
+            return false;
+        out = m_pool.string(s);
+        has = true;
+        return true;
+    };
+    auto bytesField = [&](const char *name, std::string &out, bool &has) {
+        if (!stringField(name))
+            return false;
+        out.assign(s.data(), s.size());
+        has = true;
+        return true;
+    };
+    bool hasDevice = false; // optional: leaves default to "cpu"
+    // Written out rather than through readMembers: this loop runs for every node of
+    // every call, and the callback costs ~1% of the open time.
+    c.beginObject();
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
     while (c.nextMember(first, key, keyStorage)) {
         if (key == "kind") {
             if (!stringField("kind"))
-                return -1;
+                return false;
             f.kind = nodeKindFromName(s);
-            if (!f.kind) {
-                fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
-                return -1;
-            }
+            if (!f.kind)
+                return fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
         } else if (key == "keys") {
             if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
-                return -1;
+                return false;
             f.hasKeys = true;
         } else if (key == "fields") {
             if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
-                return -1;
+                return false;
             f.hasFields = true;
         } else if (key == "children") {
-            if (c.peekType() != JsonCursor::Type::Array) {
-                typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
-                return -1;
-            }
-            c.beginArray();
-            bool ef = true;
-            while (c.nextElement(ef)) {
+            if (c.peekType() != JsonCursor::Type::Array)
+                return typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
+            const bool ok = readElements(c, [&] {
                 const NodeLoc childLoc{&loc, &f, int(f.children.size())};
                 const int child = parseNode(c, tree, self, childLoc, depth + 1);
                 if (child < 0)
-                    return -1;
+                    return false;
                 f.children.append(child);
-            }
-            if (!c.ok()) {
-                jsonFailed(c);
-                return -1;
-            }
+                return true;
+            });
+            if (!ok)
+                return false;
             f.hasChildren = true;
         } else if (key == "type") {
-            if (!stringField("type"))
-                return -1;
-            f.type = m_pool.string(s);
-            f.hasType = true;
+            if (!internedField("type", f.type, f.hasType))
+                return false;
         } else if (key == "flavour") {
-            if (!stringField("flavour"))
-                return -1;
-            f.flavour = m_pool.string(s);
-            f.hasFlavour = true;
+            if (!internedField("flavour", f.flavour, f.hasFlavour))
+                return false;
         } else if (key == "context") {
             c.readValue(f.context);
         } else if (key == "tensor") {
-            if (!stringField("tensor"))
-                return -1;
-            f.tensor.assign(s.data(), s.size());
-            f.hasTensor = true;
+            if (!bytesField("tensor", f.tensor, f.hasTensor))
+                return false;
         } else if (key == "dtype") {
-            if (!stringField("dtype"))
-                return -1;
-            f.dtypeName.assign(s.data(), s.size());
-            f.hasDtype = true;
+            if (!bytesField("dtype", f.dtypeName, f.hasDtype))
+                return false;
         } else if (key == "shape") {
-            bool ok = c.peekType() == JsonCursor::Type::Array;
-            if (ok) {
-                c.beginArray();
-                bool ef = true;
-                while (c.nextElement(ef)) {
-                    qint64 d;
-                    if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0) {
-                        ok = false;
-                        break;
-                    }
-                    f.shape.append(d);
-                }
-            }
-            if (!ok || !c.ok()) {
-                fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
-                return -1;
-            }
+            if (!readShape(c, f.shape))
+                return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
             f.hasShape = true;
         } else if (key == "device") {
-            if (!stringField("device"))
-                return -1;
-            f.device = m_pool.string(s);
+            if (!internedField("device", f.device, hasDevice))
+                return false;
         } else if (key == "path") {
-            if (!stringField("path"))
-                return -1;
-            f.path = m_pool.string(s);
-            f.hasPath = true;
+            if (!internedField("path", f.path, f.hasPath))
+                return false;
         } else if (key == "value") {
             c.readValue(f.value);
             f.hasValue = true;
         } else {
             c.skipValue();
         }
-        if (!c.ok()) {
-            jsonFailed(c);
-            return -1;
-        }
+        if (!c.ok())
+            return jsonFailed(c);
     }
-    if (!c.ok()) {
-        jsonFailed(c);
-        return -1;
-    }
-    if (!f.kind) {
-        fail(QStringLiteral("%1: node has no 'kind'").arg(where()));
-        return -1;
-    }
-    const NodeKind kind = *f.kind;
-    if (isLeafKind(kind)) {
-        if (!finishLeaf(tree, self, kind, f, loc))
-            return -1;
-        return self;
-    }
-    if (!f.hasChildren) {
-        fail(QStringLiteral("%1: %2 node has no 'children'").arg(where(), kind == NodeKind::Custom ? QStringLiteral("custom") : QStringLiteral("container")));
-        return -1;
-    }
+    return c.ok() || jsonFailed(c);
+}
+
+bool ManifestParser::finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc)
+{
+    auto where = [&] { return describe(loc); };
+    if (!f.hasChildren)
+        return fail(QStringLiteral("%1: %2 node has no 'children'").arg(where(), kind == NodeKind::Custom ? QStringLiteral("custom") : QStringLiteral("container")));
     TreeNode &n = tree.nodes[self];
     n.kind = kind;
     n.children = std::move(f.children);
     switch (kind) {
     case NodeKind::Dict:
-        if (!f.hasKeys) {
-            fail(QStringLiteral("%1: dict node has no 'keys'").arg(where()));
-            return -1;
-        }
+        if (!f.hasKeys)
+            return fail(QStringLiteral("%1: dict node has no 'keys'").arg(where()));
         n.keys = f.keys;
         break;
     case NodeKind::NamedTuple:
-        if (!f.hasType || !f.hasFields) {
-            fail(QStringLiteral("%1: namedtuple node needs 'type' and 'fields'").arg(where()));
-            return -1;
-        }
+        if (!f.hasType || !f.hasFields)
+            return fail(QStringLiteral("%1: namedtuple node needs 'type' and 'fields'").arg(where()));
         n.typeName = f.type;
         n.keys = f.fields;
         break;
     case NodeKind::Custom:
-        if (!f.hasType || !f.hasFlavour || !f.hasKeys) {
-            fail(QStringLiteral("%1: custom node needs 'type', 'flavour' and 'keys'").arg(where()));
-            return -1;
-        }
+        if (!f.hasType || !f.hasFlavour || !f.hasKeys)
+            return fail(QStringLiteral("%1: custom node needs 'type', 'flavour' and 'keys'").arg(where()));
         n.typeName = f.type;
         n.flavour = f.flavour;
         n.keys = f.keys;
@@ -637,14 +629,13 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const N
     }
     if ((kind == NodeKind::Dict || kind == NodeKind::NamedTuple || kind == NodeKind::Custom)
         && n.keys.size() != n.children.size()) {
-        fail(QStringLiteral("%1: %2 %3 for %4 children")
-                 .arg(where())
-                 .arg(n.keys.size())
-                 .arg(kind == NodeKind::NamedTuple ? QStringLiteral("fields") : QStringLiteral("keys"))
-                 .arg(n.children.size()));
-        return -1;
+        return fail(QStringLiteral("%1: %2 %3 for %4 children")
+                        .arg(where())
+                        .arg(n.keys.size())
+                        .arg(kind == NodeKind::NamedTuple ? QStringLiteral("fields") : QStringLiteral("keys"))
+                        .arg(n.children.size()));
     }
-    return self;
+    return true;
 }
 
 bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc)
@@ -724,44 +715,8 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
 
 bool ManifestParser::checkPaths(const CallTree &tree, const QString &callWhere, bool outputs)
 {
-    // One buffer for the whole walk: segments are appended and cut back.
-    QString path = outputs ? QStringLiteral("output") : QString();
-    path.reserve(256);
-    return checkPathsFrom(tree, tree.root, path, !outputs, callWhere);
-}
-
-bool ManifestParser::checkPathsFrom(const CallTree &tree, int node, QString &path, bool topLevel, const QString &callWhere)
-{
-    const TreeNode &n = tree.nodes.at(node);
-    if (n.leaf >= 0) {
-        const Leaf &leaf = tree.leaves.at(n.leaf);
-        if (leaf.path != path)
-            return fail(QStringLiteral("%1, leaf %2: path does not match its place in the tree (expected %3)")
-                            .arg(callWhere, leaf.path, path));
-        return true;
-    }
-    for (int i = 0; i < n.children.size(); ++i) {
-        const qsizetype length = path.size();
-        switch (n.kind) {
-        case NodeKind::Dict:
-            if (topLevel)
-                path += n.keys.at(i);
-            else
-                path += QLatin1String("['") + n.keys.at(i) + QLatin1String("']");
-            break;
-        case NodeKind::NamedTuple:
-        case NodeKind::Custom:
-            path += QLatin1Char('.') + n.keys.at(i);
-            break;
-        default:
-            path += QLatin1Char('[') + QString::number(i) + QLatin1Char(']');
-            break;
-        }
-        if (!checkPathsFrom(tree, n.children.at(i), path, false, callWhere))
-            return false;
-        path.truncate(length);
-    }
-    return true;
+    const QString error = checkLeafPaths(tree, outputs, callWhere);
+    return error.isEmpty() || fail(error);
 }
 
 void ManifestParser::reserveLike(CallTree &tree, const QPair<int, int> &sizes)

@@ -45,17 +45,25 @@ public:
 
 private:
     bool parseTopLevel(JsonCursor &c, Capture &out, const char *&callsAt);
+    bool parseFlattening(JsonCursor &c, Capture &out);
     bool parseModel(JsonCursor &c, Capture &out);
+    bool parseParameter(JsonCursor &c, const QString &where, Parameter &p);
     bool parseCalls(JsonCursor &c, Capture &out);
     bool parseCall(JsonCursor &c, int index, CapturedCall &call);
+    bool parseTree(JsonCursor &c, const QString &treeName, CallTree &tree, const QPair<int, int> &lastSizes);
     int parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth);
+    bool readNodeFields(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth);
+    bool finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
     bool finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
     bool checkPaths(const CallTree &tree, const QString &callWhere, bool outputs);
-    bool checkPathsFrom(const CallTree &tree, int node, QString &path, bool topLevel, const QString &callWhere);
     std::optional<QString> pathOf(const NodeLoc &loc) const;
     QString describe(const NodeLoc &loc) const;
     static void reserveLike(CallTree &tree, const QPair<int, int> &sizes);
     static void fitAndRemember(CallTree &tree, QPair<int, int> &sizes);
+    template <typename OnMember>
+    bool readMembers(JsonCursor &c, OnMember &&onMember);
+    template <typename OnElement>
+    bool readElements(JsonCursor &c, OnElement &&onElement);
     bool readStringList(JsonCursor &c, QStringList &out, const QString &what);
     bool readOptionalString(JsonCursor &c, QString &out, const QString &what);
     bool typeError(JsonCursor &c, const QString &what, const char *expected);

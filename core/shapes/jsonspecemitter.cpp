@@ -4,45 +4,36 @@
 #include "shapes/constraintset.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/jsontext.h"
+#include "shapes/specnodewriter.h"
 #include "shapes/spectree.h"
 
 namespace dimscope {
 
 namespace {
 
-void write(const SpecNode &n, int indent, QString *out)
+QString tensorText(const SpecNode &n)
 {
-    switch (n.kind) {
-    case SpecNode::Kind::None:
-        *out += QLatin1String("null");
-        return;
-    case SpecNode::Kind::Tensor: {
-        QStringList parts;
-        for (const auto &d : n.dims)
-            parts << QStringLiteral("\"%1\": %2").arg(d.first).arg(jsontext::quote(d.second.toString()));
-        *out += QLatin1String("{\"tensor\": {") + parts.join(QStringLiteral(", ")) + QLatin1String("}}");
-        return;
-    }
-    default:
-        break;
-    }
-    const bool dict = n.kind == SpecNode::Kind::Dict;
-    const QString kind = dict ? QStringLiteral("dict") : n.kind == SpecNode::Kind::List ? QStringLiteral("list") : QStringLiteral("tuple");
-    *out += QStringLiteral("{\"%1\": ").arg(kind) + (dict ? QLatin1Char('{') : QLatin1Char('['));
-    if (!n.children.isEmpty()) {
-        *out += QLatin1Char('\n');
-        const QString pad(indent + 2, QLatin1Char(' '));
-        for (int i = 0; i < n.children.size(); ++i) {
-            *out += pad;
-            if (dict)
-                *out += jsontext::quote(n.keys[i]) + QLatin1String(": ");
-            write(n.children[i], indent + 2, out);
-            *out += i + 1 < n.children.size() ? QLatin1String(",\n") : QLatin1String("\n");
-        }
-        *out += QString(indent, QLatin1Char(' '));
-    }
-    *out += QString(dict ? QLatin1Char('}') : QLatin1Char(']')) + QLatin1Char('}');
+    QStringList parts;
+    for (const auto &d : n.dims)
+        parts << QStringLiteral("\"%1\": %2").arg(d.first).arg(jsontext::quote(d.second.toString()));
+    return QLatin1String("{\"tensor\": {") + parts.join(QStringLiteral(", ")) + QLatin1String("}}");
 }
+
+QLatin1String openText(SpecNode::Kind kind)
+{
+    switch (kind) {
+    case SpecNode::Kind::Dict: return QLatin1String("{\"dict\": {");
+    case SpecNode::Kind::List: return QLatin1String("{\"list\": [");
+    default: return QLatin1String("{\"tuple\": [");
+    }
+}
+
+QLatin1String closeText(SpecNode::Kind kind)
+{
+    return kind == SpecNode::Kind::Dict ? QLatin1String("}}") : QLatin1String("]}");
+}
+
+const SpecSyntax kJsonSyntax{QLatin1String("null"), 2, false, &tensorText, &openText, &closeText};
 
 } // namespace
 
@@ -60,7 +51,7 @@ QByteArray JsonSpecEmitter::generate(const Capture &capture, const ConstraintSet
         out += QLatin1String("  ],\n");
     }
     out += QLatin1String("  \"dynamic_shapes\": ");
-    write(tree, 2, &out);
+    writeSpecNode(tree, kJsonSyntax, 2, &out);
     out += QLatin1String("\n}\n");
     return out.toUtf8();
 }

@@ -5,6 +5,12 @@
 
 namespace dimscope::jsontext {
 
+QString valueText(const QJsonValue &value)
+{
+    // QJsonDocument writes only arrays and objects: write [value] and strip the brackets.
+    return QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+}
+
 QString quote(const QString &text)
 {
     QString out;

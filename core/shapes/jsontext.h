@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonValue>
 #include <QString>
 #include <QStringList>
 
@@ -12,6 +13,9 @@ namespace dimscope::jsontext {
 
 // `"text"` with JSON escapes.
 QString quote(const QString &text);
+
+// One value as compact JSON text: 3.5, true, null, "text", [1,2], {"a":1}.
+QString valueText(const QJsonValue &value);
 
 // The keys, in document order, of the object that is the value of `member` in the
 // top-level object of `json` (which must already be valid JSON). Empty when absent.

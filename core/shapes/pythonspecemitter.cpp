@@ -3,6 +3,7 @@
 #include "capture/capture.h"
 #include "shapes/constraintset.h"
 #include "shapes/jsontext.h"
+#include "shapes/specnodewriter.h"
 #include "shapes/spectree.h"
 
 namespace dimscope {
@@ -28,40 +29,26 @@ QString entry(const DimAssignment &a)
     return {};
 }
 
-void write(const SpecNode &n, int indent, QString *out)
+QString tensorText(const SpecNode &n)
 {
-    switch (n.kind) {
-    case SpecNode::Kind::None:
-        *out += QLatin1String("None");
-        return;
-    case SpecNode::Kind::Tensor: {
-        QStringList parts;
-        for (const auto &d : n.dims)
-            parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
-        *out += QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
-        return;
-    }
-    default:
-        break;
-    }
-    const char *open = n.kind == SpecNode::Kind::Dict ? "{" : n.kind == SpecNode::Kind::List ? "[" : "(";
-    const char *close = n.kind == SpecNode::Kind::Dict ? "}" : n.kind == SpecNode::Kind::List ? "]" : ")";
-    *out += QLatin1String(open);
-    if (n.children.isEmpty()) {
-        *out += QLatin1String(close);
-        return;
-    }
-    *out += QLatin1Char('\n');
-    const QString pad(indent + 4, QLatin1Char(' '));
-    for (int i = 0; i < n.children.size(); ++i) {
-        *out += pad;
-        if (n.kind == SpecNode::Kind::Dict)
-            *out += jsontext::quote(n.keys[i]) + QLatin1String(": ");
-        write(n.children[i], indent + 4, out);
-        *out += QLatin1String(",\n"); // also makes a 1-tuple a tuple
-    }
-    *out += QString(indent, QLatin1Char(' ')) + QLatin1String(close);
+    QStringList parts;
+    for (const auto &d : n.dims)
+        parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
+    return QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
 }
+
+QLatin1String openText(SpecNode::Kind kind)
+{
+    return kind == SpecNode::Kind::Dict ? QLatin1String("{") : kind == SpecNode::Kind::List ? QLatin1String("[") : QLatin1String("(");
+}
+
+QLatin1String closeText(SpecNode::Kind kind)
+{
+    return kind == SpecNode::Kind::Dict ? QLatin1String("}") : kind == SpecNode::Kind::List ? QLatin1String("]") : QLatin1String(")");
+}
+
+// A trailing comma after every child also makes a 1-tuple a tuple.
+const SpecSyntax kPythonSyntax{QLatin1String("None"), 4, true, &tensorText, &openText, &closeText};
 
 QString declaration(const DimDecl &d)
 {
@@ -101,7 +88,7 @@ QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet 
     if (!used.isEmpty())
         out += roots + derived + QLatin1Char('\n');
     out += QLatin1String("dynamic_shapes = ");
-    write(tree, 0, &out);
+    writeSpecNode(tree, kPythonSyntax, 0, &out);
     out += QLatin1Char('\n');
     return out;
 }

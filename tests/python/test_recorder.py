@@ -164,7 +164,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     target = tmp_path / "c.safetensors"
     target.write_bytes(b"previous content")
 
-    import dimscope.capture as capture_module
+    import dimscope.capturefile as capture_module  # where write_capture looks these up
 
     def failing_writer(tensors, path, metadata):
         with open(path, "wb") as f:
