@@ -183,7 +183,7 @@ bool ManifestParser::readStringList(JsonCursor &c, QStringList &out, const QStri
 bool ManifestParser::readOptionalString(JsonCursor &c, QString &out, const QString &what)
 {
     if (c.peekType() == JsonCursor::Type::Null)
-        return c.readNull();
+        return c.readNull() || jsonFailed(c);
     if (c.peekType() != JsonCursor::Type::String)
         return typeError(c, what, "a string or null");
     return c.readString(out) || jsonFailed(c);
@@ -256,10 +256,8 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
         } else if (key == "flattening") {
             return parseFlattening(c, out);
         } else if (key == "value_if_missing") {
-            if (c.peekType() == JsonCursor::Type::Null) {
-                c.readNull();
-                return true;
-            }
+            if (c.peekType() == JsonCursor::Type::Null)
+                return c.readNull() || jsonFailed(c);
             return readStringList(c, out.valueIfMissing, QStringLiteral("manifest 'value_if_missing'"));
         } else if (key == "calls") {
             if (c.peekType() != JsonCursor::Type::Array)
@@ -423,7 +421,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
         } else if (key == "outputs") {
             if (c.peekType() != JsonCursor::Type::Null)
                 return parseTree(c, QStringLiteral("outputs"), call.outputs, m_lastOutputs);
-            c.readNull();
+            if (!c.readNull())
+                return jsonFailed(c);
         } else if (key == "missing") {
             return readStringList(c, call.missing, where + QLatin1String(" 'missing'"));
         } else if (key == "filled") {

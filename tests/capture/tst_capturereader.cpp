@@ -434,6 +434,8 @@ private slots:
         }) << "__metadata__['dimscope.manifest'] is not a string";
         QTest::newRow("manifest invalid JSON") << withRawManifest("{\"format\": \"dimscope.capture\", \"version\": 1,,}")
                                                << "manifest is not valid JSON: at byte 44: expected a quoted member name, found ','";
+        QTest::newRow("producer a broken null") << withRawManifest("{\"format\": \"dimscope.capture\", \"version\": 1, \"producer\": nul}")
+                                                << "manifest is not valid JSON: at byte 57: expected null";
         QTest::newRow("manifest truncated") << withRawManifest(manifestText.left(manifestText.size() / 2).toUtf8())
                                             << QStringLiteral("manifest is not valid JSON: at byte %1: unexpected end of JSON inside a list")
                                                    .arg(manifestText.size() / 2);
