@@ -18,8 +18,13 @@ static void printHelp(QTextStream &out)
     auto commands = CliRegistry::commands();
     std::sort(commands.begin(), commands.end(),
               [](const CliCommand &a, const CliCommand &b) { return qstrcmp(a.name, b.name) < 0; });
-    for (const CliCommand &c : commands)
-        out << "  " << QString::fromUtf8(c.usage).leftJustified(60) << " " << c.summary << "\n";
+    for (const CliCommand &c : commands) {
+        const QString usage = QString::fromUtf8(c.usage);
+        if (usage.size() <= 44)
+            out << "  " << usage.leftJustified(44) << "  " << c.summary << "\n";
+        else // long usages get their own line, the summary below them
+            out << "  " << usage << "\n  " << QString().leftJustified(44) << "  " << c.summary << "\n";
+    }
     out << "\n  --help, --version\n";
 }
 
