@@ -1,5 +1,11 @@
 #include "capturefixture.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QTimer>
+
 using namespace dimscope;
 
 namespace fixture {
@@ -124,6 +130,28 @@ QString dump(const QAbstractItemModel *model, const QModelIndex &parent, int dep
         out += dump(model, model->index(r, 0, parent), depth + 1);
     }
     return out;
+}
+
+int answerFileDialog(QAction *action, const QString &path)
+{
+    int answered = 0;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        if (++answered > 250) {
+            dialog->reject();
+            return;
+        }
+        if (auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit")))
+            name->setText(path);
+        QMetaObject::invokeMethod(dialog, "accept"); // protected in QFileDialog, a slot all the same
+    });
+    poll.start(20);
+    action->trigger();
+    poll.stop();
+    return answered;
 }
 
 } // namespace fixture

@@ -4,6 +4,8 @@
 
 #include <QAbstractItemModel>
 
+class QAction;
+
 // In-memory captures for the ui tests, shaped like the ones InputRecorder writes.
 namespace fixture {
 
@@ -30,5 +32,12 @@ dimscope::Capture kvCapture(int calls, int layers, int batch = 2, int prompt = 5
 
 // One line per row, children indented by two spaces: "name | type | shape | constraint".
 QString dump(const QAbstractItemModel *model, const QModelIndex &parent = {}, int depth = 0);
+
+// Triggers `action` (which opens a QFileDialog) and answers the dialog with `path`,
+// typed like a user would (selectFile() races the dialog's file system model). The
+// dialog is answered from a timer inside its event loop, again while it is still up,
+// and rejected after ~5 s so a slow machine cannot hang the test. Returns how many
+// times it answered: 1..250 when the dialog took the file.
+int answerFileDialog(QAction *action, const QString &path);
 
 } // namespace fixture

@@ -1,3 +1,4 @@
+#include "capturefixture.h"
 #include "capture/capturereader.h"
 #include "dimcolours.h"
 #include "dimcontextmenu.h"
@@ -113,23 +114,7 @@ void TestDimsEditing::opensDemoThroughActionWithDimNames()
     QAbstractItemModelTester dimsTester(window.dimsPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy shown(&window, &MainWindow::captureShown);
     // When File > Open Capture… is triggered and the demo typed into the dialog
-    int answered = 0;
-    QTimer poll;
-    connect(&poll, &QTimer::timeout, this, [&] {
-        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
-        if (!dialog)
-            return;
-        if (++answered > 250) {
-            dialog->reject();
-            return;
-        }
-        if (auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit")))
-            name->setText(demoCapture());
-        QMetaObject::invokeMethod(dialog, "accept");
-    });
-    poll.start(20);
-    window.findChild<QAction *>(QStringLiteral("actionOpenCapture"))->trigger();
-    poll.stop();
+    const int answered = fixture::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
     QVERIFY(answered > 0 && answered <= 250);
     QVERIFY(shown.wait(15000));
 

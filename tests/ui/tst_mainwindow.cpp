@@ -257,28 +257,7 @@ void TestMainWindow::opensDemoCaptureThroughAction()
     QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy shown(&window, &MainWindow::captureShown);
     // When File > Open Capture… is triggered and the demo chosen in the dialog
-    // The dialog is answered from a timer inside its event loop; answering again while
-    // it is still up (the file system model may not have settled) and giving up after
-    // a while keep a slow machine from hanging the test.
-    int answered = 0;
-    QTimer poll;
-    connect(&poll, &QTimer::timeout, this, [&] {
-        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
-        if (!dialog)
-            return;
-        if (++answered > 250) {
-            dialog->reject();
-            return;
-        }
-        // Typed like a user would: selectFile() races the dialog's file system model.
-        auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
-        if (name)
-            name->setText(demoCapture());
-        QMetaObject::invokeMethod(dialog, "accept"); // protected in QFileDialog, a slot all the same
-    });
-    poll.start(20);
-    window.findChild<QAction *>(QStringLiteral("actionOpenCapture"))->trigger();
-    poll.stop();
+    const int answered = fixture::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
     QVERIFY(answered > 0 && answered <= 250);
     // Then the tree shows the cache leaves with their dynamic length
     QVERIFY(shown.wait(10000));
