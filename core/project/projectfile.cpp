@@ -6,7 +6,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
@@ -91,7 +90,7 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
     const QJsonValue version = root.value(QStringLiteral("version"));
     if (!version.isDouble() || version.toDouble() != kVersion) {
         fail(error, path, QStringLiteral("version: %1 is not supported (this dimscope reads version %2)")
-                              .arg(QString::fromUtf8(QJsonDocument(QJsonArray{version}).toJson(QJsonDocument::Compact)).mid(1).chopped(1))
+                              .arg(jsontext::valueText(version))
                               .arg(kVersion));
         return std::nullopt;
     }

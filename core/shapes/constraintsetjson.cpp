@@ -159,7 +159,7 @@ std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QSt
     const QJsonObject root = doc.object();
     if (root.value(QLatin1String("format")).toString() != QLatin1String("dimscope.constraints")) {
         err = QStringLiteral("format: expected \"dimscope.constraints\", found %1")
-                  .arg(root.contains(QLatin1String("format")) ? QString::fromUtf8(QJsonDocument(QJsonArray{root.value(QLatin1String("format"))}).toJson(QJsonDocument::Compact)).mid(1).chopped(1)
+                  .arg(root.contains(QLatin1String("format")) ? jsontext::valueText(root.value(QLatin1String("format")))
                                                               : QStringLiteral("no \"format\" key"));
         return std::nullopt;
     }
