@@ -1,6 +1,7 @@
 #include "export/exportrequest.h"
 
 #include <QDir>
+#include <QJsonArray>
 
 namespace dimscope {
 
@@ -18,6 +19,12 @@ QJsonObject ExportRequest::toParams() const
         p.insert(QStringLiteral("model"), model);
     if (call >= 0)
         p.insert(QStringLiteral("call"), call);
+    if (!calls.isEmpty()) {
+        QJsonArray a;
+        for (int c : calls)
+            a.append(c);
+        p.insert(QStringLiteral("calls"), a);
+    }
     if (reload)
         p.insert(QStringLiteral("reload"), true);
     return p;

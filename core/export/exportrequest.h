@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QVector>
 
 namespace dimscope {
 
@@ -14,6 +15,7 @@ struct ExportRequest {
     QString device = QStringLiteral("cpu"); // cpu | cuda
     bool strict = false;
     int call = -1;       // example call; -1: the first whose dynamic dims are all >= 2
+    QVector<int> calls;  // the calls this program serves (a phase); empty: every call
     bool verify = true;  // replay every captured call through the exported program
     bool reload = false; // reload the model even when the same reference is loaded
 

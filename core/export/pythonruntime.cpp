@@ -15,10 +15,26 @@ namespace dimscope {
 
 namespace {
 
+// The provisioned root to use, as scripts/torch-python picks it: $DIMSCOPE_TORCH_ROOT,
+// else $DIMSCOPE_RUNTIMES_DIR/runtime-$DIMSCOPE_RUNTIME (sid: torch 2.14 with
+// transformers; trixie: torch 2.6), else the first complete one of sid and trixie.
 QString defaultTorchRoot()
 {
-    const QString env = qEnvironmentVariable("DIMSCOPE_TORCH_ROOT");
-    return env.isEmpty() ? QStringLiteral("/var/cache/dimscope/torch-root") : env;
+    const QString root = qEnvironmentVariable("DIMSCOPE_TORCH_ROOT");
+    if (!root.isEmpty())
+        return root;
+    QString dir = qEnvironmentVariable("DIMSCOPE_RUNTIMES_DIR");
+    if (dir.isEmpty())
+        dir = QStringLiteral("/var/cache/dimscope");
+    const QString chosen = qEnvironmentVariable("DIMSCOPE_RUNTIME");
+    if (!chosen.isEmpty())
+        return dir + QStringLiteral("/runtime-") + chosen;
+    for (const char *suite : {"sid", "trixie"}) {
+        const QString candidate = dir + QStringLiteral("/runtime-") + QLatin1String(suite);
+        if (QFileInfo::exists(candidate + QStringLiteral("/.dimscope-complete")))
+            return candidate;
+    }
+    return dir + QStringLiteral("/runtime-sid");
 }
 
 // The newest python3.N in the root's usr/bin, as scripts/torch-python picks it.
@@ -78,7 +94,9 @@ PythonRuntime PythonRuntime::discover()
         r.m_source = Source::TorchRoot;
         // Run through the root's own loader so its glibc is used, not the host's.
         r.m_program = root + QStringLiteral("/lib64/ld-linux-x86-64.so.2");
-        QStringList libs = {root + QStringLiteral("/lib/x86_64-linux-gnu"), root + QStringLiteral("/usr/lib/x86_64-linux-gnu")};
+        // usr/lib too: sid installs libgloo there, and the host's older one must not win.
+        QStringList libs = {root + QStringLiteral("/lib/x86_64-linux-gnu"), root + QStringLiteral("/usr/lib/x86_64-linux-gnu"),
+                            root + QStringLiteral("/usr/lib")};
         for (const char *sub : {"lapack", "blas"}) {
             const QString d = root + QStringLiteral("/usr/lib/x86_64-linux-gnu/") + QLatin1String(sub);
             if (QFileInfo(d).isDir())

@@ -7,8 +7,9 @@
 namespace dimscope {
 
 // How to start the Python that runs the export worker (python -m dimscope.worker).
-// discover() follows scripts/torch-python: $DIMSCOPE_PYTHON, then the provisioned
-// private torch root ($DIMSCOPE_TORCH_ROOT, default /var/cache/dimscope/torch-root),
+// discover() follows scripts/torch-python: $DIMSCOPE_PYTHON, then a provisioned
+// private root ($DIMSCOPE_TORCH_ROOT, else runtime-$DIMSCOPE_RUNTIME under
+// $DIMSCOPE_RUNTIMES_DIR, default /var/cache/dimscope; sid first, then trixie),
 // then python3 on PATH. Discovery only looks at files; whether the interpreter really
 // has torch >= 2.1 is checked by check() (blocking) or reported by the worker itself.
 class PythonRuntime

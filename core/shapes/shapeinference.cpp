@@ -12,6 +12,13 @@
 
 namespace dimscope {
 
+InferenceOptions InferenceOptions::defaultsFor(const Capture &capture)
+{
+    InferenceOptions o;
+    o.batchForAll = !capture.transformersVersion.isEmpty() && capture.modelClass.startsWith(QLatin1String("transformers."));
+    return o;
+}
+
 namespace {
 
 using Severity = InferenceMessage::Severity;

@@ -18,6 +18,11 @@ struct InferenceOptions {
     // the inputs (top-level names or leaf key paths) listed.
     bool batchForAll = false;
     QStringList batchFor;
+
+    // The defaults for a capture: a transformers model's inputs are batched on dim 0
+    // (input ids, masks, caches, images, encoder states), and users export them with
+    // a dynamic batch even when every captured call had the same one.
+    static InferenceOptions defaultsFor(const Capture &capture);
 };
 
 // Proposes a ConstraintSet from the captured calls (design.md, "What dynamic means"):

@@ -27,8 +27,8 @@ Works with torch 2.1+ (private pytree APIs differ between versions; see ``_regis
 from __future__ import annotations
 
 import collections
-import importlib
 import inspect
+import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -57,6 +57,8 @@ _BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.d
 
 # Classes registered through register_key_value_cache(): flattened as key_value_dict.
 _KEY_VALUE_CLASSES: Dict[type, None] = {}
+# Classes registered through register_encoder_decoder_cache().
+_ENCODER_DECODER_CLASSES: Dict[type, None] = {}
 
 
 class CaptureError(ValueError):
@@ -67,14 +69,14 @@ def qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def import_qualified(name: str) -> Any:
-    """Imports ``pkg.module.Outer.Inner`` by trying the longest importable module prefix."""
+def loaded_object(name: str) -> Any:
+    """The object ``pkg.module.Outer.Inner`` names, looked up in modules this process
+    has already imported; None when there is none. Never imports anything: a capture
+    may come from anyone, and a name it gives must not make the worker run a module."""
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
-        module_name = ".".join(parts[:cut])
-        try:
-            obj = importlib.import_module(module_name)
-        except ImportError:
+        obj = sys.modules.get(".".join(parts[:cut]))
+        if obj is None:
             continue
         try:
             for attr in parts[cut:]:
@@ -82,7 +84,51 @@ def import_qualified(name: str) -> Any:
         except AttributeError:
             continue
         return obj
-    raise CaptureError(f"cannot import {name!r}")
+    return None
+
+
+def _registered_type(name: str) -> Optional[type]:
+    """A class registered with torch.utils._pytree under this qualified (or serialized)
+    name."""
+    for cls, node in list(_pytree.SUPPORTED_NODES.items()):
+        if qualified_name(cls) == name or getattr(node, "serialized_type_name", None) == name:
+            return cls
+    return None
+
+
+def _is_transformers_cache(cls: type) -> bool:
+    cache_utils = sys.modules.get("transformers.cache_utils")
+    base = getattr(cache_utils, "Cache", None)
+    return isinstance(base, type) and issubclass(cls, base)
+
+
+def resolve_type(name: str, flavour: Optional[str], where: str = "") -> type:
+    """The class a capture names, if this process may build it: a class registered with
+    torch.utils._pytree, a cache class of the loaded transformers, a key/value cache
+    class registered through dimscope, or (flavour ``"namedtuple"``) a named tuple
+    class of a loaded module. Anything else, a function named as a type included,
+    raises CaptureError naming ``where``."""
+    prefix = f"{where}: " if where else ""
+    obj = _registered_type(name) if flavour == PYTREE else None
+    if obj is None:
+        obj = loaded_object(name)
+    if not isinstance(obj, type) or qualified_name(obj) != name and _registered_type(name) is not obj:
+        raise CaptureError(
+            f"{prefix}{name} is not a class loaded in this process (dimscope never imports a "
+            f"module a capture names: load the model, or import the module that defines "
+            f"{name.rsplit('.', 1)[-1]}, first)")
+    if flavour == "namedtuple":
+        ok = issubclass(obj, tuple) and isinstance(getattr(obj, "_fields", None), tuple)
+    elif flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
+        ok = obj in _KEY_VALUE_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
+    elif flavour == ENCODER_DECODER:
+        ok = obj in _ENCODER_DECODER_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
+    else:
+        ok = obj in _pytree.SUPPORTED_NODES
+    if not ok:
+        raise CaptureError(f"{prefix}{name} is not a {flavour or 'pytree'} class dimscope may build "
+                           f"(it must be registered with torch.utils._pytree or be a transformers cache)")
+    return obj
 
 
 # ---------------------------------------------------------------------------- describe
@@ -215,11 +261,14 @@ def build_key_value_cache(cls: type, keys: Sequence[Any], values: Sequence[Any])
 
 
 def rebuild_custom(type_name: str, flavour: str, children: List[Any], context: Any,
-                   factories: Optional[Dict[str, Callable[[List[Any], Any], Any]]] = None) -> Any:
-    """Rebuilds a custom-class instance from its flattened children."""
+                   factories: Optional[Dict[str, Callable[[List[Any], Any], Any]]] = None,
+                   where: str = "") -> Any:
+    """Rebuilds a custom-class instance from its flattened children. Only classes
+    `resolve_type` accepts are built (``where``, the node's key path, names the place
+    in errors)."""
     if factories and type_name in factories:
         return factories[type_name](children, context)
-    cls = import_qualified(type_name)
+    cls = resolve_type(type_name, flavour, where)
     if flavour == KEY_VALUE_DICT:
         return build_key_value_cache(cls, children[0], children[1])
     if flavour == ENCODER_DECODER:
@@ -318,6 +367,7 @@ def register_key_value_cache(cls: type) -> None:
 
 def register_encoder_decoder_cache(cls: type) -> None:
     """Registers ``cls`` the way transformers registers EncoderDecoderCache."""
+    _ENCODER_DECODER_CLASSES[cls] = None
     if is_registered(cls):
         return
 
@@ -332,36 +382,62 @@ def register_encoder_decoder_cache(cls: type) -> None:
     _register(cls, flatten, unflatten, _with_keys(flatten))
 
 
+def _register_transformers_dynamic_cache(cls: type) -> bool:
+    """transformers' own DynamicCache registration (its executorch integration), when
+    the loaded transformers has one: programs exported with it load where transformers
+    registers the cache the same way. Returns True when it registered ``cls``."""
+    if qualified_name(cls) != DYNAMIC_CACHE or "transformers" not in sys.modules:
+        return False
+    try:
+        from transformers.integrations.executorch import register_dynamic_cache_export_support
+    except ImportError:
+        return False
+    register_dynamic_cache_export_support()
+    return is_registered(cls)
+
+
 def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     """Makes the flattening a capture recorded active in this process.
 
-    For each entry of ``manifest["flattening"]``: imports the class; registers the
-    dimscope flavour with torch.utils._pytree when the class is not registered yet.
-    ``pytree`` classes must already be registered (importing their module usually does
-    it). Returns ``{type name: "registered" | "already registered"}``; raises
-    CaptureError when a class cannot be imported or registered."""
+    For each entry of ``manifest["flattening"]``: finds the class among those this
+    process has loaded (`resolve_type`: nothing is imported because a capture names
+    it); registers it with torch.utils._pytree when it is not registered yet:
+    transformers' own registration for DynamicCache when transformers has one, else
+    dimscope's flavour. ``pytree`` classes must already be registered (importing
+    their module, e.g. loading the model, does it). Returns ``{type name:
+    "registered" | "registered by transformers" | "already registered"}``; raises
+    CaptureError when a class is unknown here or cannot be registered."""
     actions: Dict[str, str] = {}
     for type_name, flavour in (manifest.get("flattening") or {}).items():
-        cls = import_qualified(type_name)
-        if flavour == KEY_VALUE_DICT and cls not in _KEY_VALUE_CLASSES and \
-                qualified_name(cls) != DYNAMIC_CACHE:
-            _KEY_VALUE_CLASSES[cls] = None
+        where = f"flattening[{type_name!r}]"
+        if flavour == PYTREE:
+            resolve_type(type_name, PYTREE, where)
+            actions[type_name] = "already registered"
+            continue
+        cls = loaded_object(type_name)
+        if not isinstance(cls, type) or qualified_name(cls) != type_name:
+            resolve_type(type_name, flavour, where)  # raises the error that says why
         if is_registered(cls):
+            resolve_type(type_name, flavour, where)
+            if flavour == KEY_VALUE_DICT and cls not in _KEY_VALUE_CLASSES and type_name != DYNAMIC_CACHE:
+                _KEY_VALUE_CLASSES[cls] = None
             _ensure_fx_flatten_spec(cls)
             actions[type_name] = "already registered"
             continue
         if flavour == KEY_VALUE_DICT:
+            if _register_transformers_dynamic_cache(cls):
+                actions[type_name] = "registered by transformers"
+                continue
+            resolve_type(type_name, flavour, where)
             register_key_value_cache(cls)
         elif flavour == ENCODER_DECODER:
+            resolve_type(type_name, flavour, where)
             register_encoder_decoder_cache(cls)
         elif flavour == STATIC_KEY_VALUE_DICT:
             raise CaptureError(
                 f"{type_name} is not registered with torch.utils._pytree; a StaticCache can "
                 f"only be rebuilt by transformers' own registration (transformers >= 4.50)")
         else:
-            raise CaptureError(
-                f"{type_name} ({flavour}) is not registered with torch.utils._pytree; import "
-                f"the module that registers it before replaying the capture")
+            raise CaptureError(f"{where}: unknown flattening flavour {flavour!r}")
         actions[type_name] = "registered"
     return actions
-

@@ -40,13 +40,13 @@ def _is_constant(value: Any) -> bool:
 
 
 class _RecordedCall:
-    __slots__ = ("manifest", "tensors", "flattening")
+    __slots__ = ("manifest", "tensors", "flattening", "flattener")
 
-    def __init__(self, manifest: Dict[str, Any], tensors: Dict[str, torch.Tensor],
-                 flattening: Dict[str, str]) -> None:
+    def __init__(self, manifest: Dict[str, Any], flattener: Flattener) -> None:
         self.manifest = manifest
-        self.tensors = tensors
-        self.flattening = flattening
+        self.tensors = flattener.tensors
+        self.flattening = flattener.flattening
+        self.flattener = flattener  # kept until the call returns: empty caches to fill
 
 
 class InputRecorder:
@@ -93,6 +93,7 @@ class InputRecorder:
                 entry = self.recorder._record_inputs(args, kwargs)
                 out = original(*args, **kwargs)
                 if entry is not None:
+                    self.recorder._fill_empty_caches(entry)
                     self.recorder._record_outputs(entry, out)
                 return out
 
@@ -138,22 +139,21 @@ class InputRecorder:
         filled: List[str] = []
         constants: Dict[str, Any] = {}
 
-        def consider(name: str, value: Any, param: Optional[inspect.Parameter]) -> None:
-            default = param.default if param is not None else inspect.Parameter.empty
+        def consider(name: str, value: Any) -> None:
             if value is None:
                 missing.append(name)
             elif _is_constant(value):
-                # Constants are not inputs of the exported program.
-                if default is inspect.Parameter.empty or type(default) is not type(value) \
-                        or default != value:
-                    constants[name] = value
+                # Constants are not inputs of the exported program, but the call passed
+                # them: replaying it (and exporting with it) must pass them too, even
+                # when they equal the default (transformers passes use_cache=True).
+                constants[name] = value
             else:
                 inputs[name] = value
 
         for name, param in params.items():
             if param.kind == inspect.Parameter.VAR_KEYWORD:
                 for k, v in bound.arguments.get(name, {}).items():
-                    consider(k, v, None)
+                    consider(k, v)
                 continue
             if name in bound.arguments:
                 value = bound.arguments[name]
@@ -161,7 +161,7 @@ class InputRecorder:
                     if value:
                         inputs[name] = value
                     continue
-                consider(name, value, param)
+                consider(name, value)
             elif param.kind != inspect.Parameter.VAR_POSITIONAL and \
                     param.default is not inspect.Parameter.empty and \
                     not _is_constant(param.default):
@@ -184,11 +184,23 @@ class InputRecorder:
             "missing": missing,
             "filled": filled,
             "constant_kwargs": constants,
+            "empty_caches": [],
             "outputs": None,
         }
-        call = _RecordedCall(entry, flattener.tensors, flattener.flattening)
+        call = _RecordedCall(entry, flattener)
         self._calls.append(call)
         return call
+
+    def _fill_empty_caches(self, call: _RecordedCall) -> None:
+        """A cache passed empty (generate()'s prefill call) is a cache of length 0, not
+        another structure: once the call has filled it, record one zero-length tensor per
+        layer it filled, shaped like that layer with its sequence dim (-2) at 0."""
+        flattener, call.flattener = call.flattener, None
+        if flattener is None:
+            return
+        for pending in flattener.empty_caches:
+            if pending.fill(flattener):
+                call.manifest["empty_caches"].append(pending.path)
 
     def _record_outputs(self, call: _RecordedCall, out: Any) -> None:
         if not self.record_outputs:

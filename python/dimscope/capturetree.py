@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import torch
 
-from .caches import CaptureError, describe_custom, import_qualified, qualified_name, rebuild_custom
+from .caches import (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, CaptureError, describe_custom,
+                     key_value_lists, loaded_object, qualified_name, rebuild_custom, resolve_type)
 
 DTYPE_TO_ST: Dict[torch.dtype, str] = {
     torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8", torch.int16: "I16",
@@ -27,6 +28,31 @@ ST_ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "U16": 2, "I32": 4, "U32":
                "U64": 8, "F16": 2, "BF16": 2, "F32": 4, "F64": 8, "F8_E4M3": 1, "F8_E5M2": 1}
 
 
+class EmptyCache:
+    """A key/value cache that held no tensors when the call was recorded, with the
+    manifest node recorded for it; `fill` records it as zero-length layers once the
+    model has filled the cache object in place."""
+
+    def __init__(self, cache: Any, node: Dict[str, Any], path: str) -> None:
+        self.cache = cache
+        self.node = node
+        self.path = path
+
+    def fill(self, flattener: "Flattener") -> bool:
+        try:
+            keys, values = key_value_lists(self.cache)
+        except CaptureError:
+            return False
+        if not keys or len(keys) != len(values):
+            return False  # still empty (a state-space model's cache has no keys)
+        for child, tensors, attr in zip(self.node["children"], (keys, values), ("key_cache", "value_cache")):
+            for i, t in enumerate(tensors):
+                shape = list(t.shape)
+                shape[-2] = 0
+                child["children"].append(flattener.node(t.new_empty(shape), f"{self.path}.{attr}[{i}]"))
+        return True
+
+
 class Flattener:
     """Turns one call's inputs (or outputs) into a manifest node and the tensors it names."""
 
@@ -35,6 +61,7 @@ class Flattener:
         self.tensors: Dict[str, torch.Tensor] = {}
         self.flattening: Dict[str, str] = {}
         self.num_leaves = 0
+        self.empty_caches: List[EmptyCache] = []
 
     def _leaf(self, kind: str, path: str, **fields: Any) -> Dict[str, Any]:
         self.num_leaves += 1
@@ -63,8 +90,12 @@ class Flattener:
         if custom is not None:
             self.flattening[custom.type_name] = custom.flavour
             children = [self.node(c, f"{path}.{k}") for k, c in zip(custom.keys, custom.children)]
-            return {"kind": "custom", "type": custom.type_name, "flavour": custom.flavour,
+            node = {"kind": "custom", "type": custom.type_name, "flavour": custom.flavour,
                     "keys": custom.keys, "context": custom.context, "children": children}
+            if custom.flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT) and \
+                    not any(c["children"] for c in children):
+                self.empty_caches.append(EmptyCache(value, node, path))
+            return node
         if isinstance(value, tuple) and hasattr(type(value), "_fields"):
             fields = [str(f) for f in type(value)._fields]
             children = [self.node(c, f"{path}.{f}") for f, c in zip(fields, value)]
@@ -105,12 +136,36 @@ def iter_leaves(node: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
         yield node
 
 
-def _dynamic_namedtuple(type_name: str, fields: List[str]) -> type:
-    return namedtuple(type_name.rsplit(".", 1)[-1], fields)  # type: ignore[misc]
+def _namedtuple_type(type_name: str, fields: List[str], where: str) -> type:
+    """The named tuple class of a loaded module with these fields, else a plain
+    namedtuple with the recorded name and fields (built from data, no code)."""
+    obj = loaded_object(type_name)
+    if isinstance(obj, type):
+        cls = resolve_type(type_name, "namedtuple", where)
+        if list(cls._fields) == list(fields):
+            return cls
+    for f in fields:
+        if not (isinstance(f, str) and f.isidentifier()):
+            raise CaptureError(f"{where}: named tuple field {f!r} is not an identifier")
+    short = type_name.rsplit(".", 1)[-1]
+    return namedtuple(short if short.isidentifier() else "CapturedTuple", fields)  # type: ignore[misc]
+
+
+def _node_path(node: Dict[str, Any]) -> str:
+    """A container's key path: its first leaf's path without the last segment (for
+    messages only)."""
+    for leaf in iter_leaves(node):
+        path = leaf.get("path")
+        if isinstance(path, str):
+            return path
+    return "<inputs>"
 
 
 class Rebuilder:
-    """Turns manifest nodes back into values, with the file's tensors moved to ``device``."""
+    """Turns manifest nodes back into values, with the file's tensors moved to ``device``.
+
+    Builds only data and classes this process already has (docs/security.md): a type a
+    node names is never imported or called unless `caches.resolve_type` accepts it."""
 
     def __init__(self, path: str, tensors: Dict[str, torch.Tensor], device: Any,
                  factories: Optional[Dict[str, Callable[[List[Any], Any], Any]]]) -> None:
@@ -137,12 +192,10 @@ class Rebuilder:
         if kind == "tuple":
             return tuple(children)
         if kind == "namedtuple":
-            try:
-                cls = import_qualified(node["type"])
-            except CaptureError:
-                cls = _dynamic_namedtuple(node["type"], node["fields"])
-            return cls(*children)
+            where = f"{self.path}: {_node_path(node)}"
+            return _namedtuple_type(node["type"], node["fields"], where)(*children)
         if kind == "custom":
+            where = f"{self.path}: {_node_path(node)}"
             return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
-                                  self.factories)
+                                  self.factories, where)
         raise CaptureError(f"{self.path}: unknown node kind {kind!r}")

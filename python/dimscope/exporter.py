@@ -34,11 +34,49 @@ def call_arguments(call):
     return (), call_inputs(call)
 
 
-def with_constants(shapes, kwargs):
-    """torch wants the top-level spec keys to be exactly the argument names."""
+def _var_keyword(call):
+    """The name of forward's `**kwargs` parameter and the named parameters, from the
+    capture's signature (None, None when the call does not know its signature)."""
+    capture = getattr(call, "_capture", None)
+    if capture is None:
+        return None, None
+    signature = capture.manifest["model"]["signature"]
+    named = [p["name"] for p in signature if p["kind"] != "VAR_KEYWORD"]
+    var = [p["name"] for p in signature if p["kind"] == "VAR_KEYWORD"]
+    return (var[0] if var else None), named
+
+
+def bound_inputs(call):
+    """The call's inputs as torch binds them to forward's parameters: named parameters
+    at the top level, entries that only `**kwargs` takes nested under its name (what
+    the top level of `dynamic_shapes` must match)."""
+    flat = call_inputs(call)
+    var, named = _var_keyword(call)
+    if var is None:
+        return flat
+    out, extra = {}, {}
+    for k, v in flat.items():
+        (out if k in named else extra)[k] = v
+    if extra:
+        out[var] = extra
+    return out
+
+
+def with_constants(shapes, bound):
+    """torch wants the top-level spec keys to be exactly the argument names, and a
+    `**kwargs` spec to name every entry the call passes through it."""
     out = dict(shapes)
-    for k in kwargs:
-        out.setdefault(k, None)
+    for k, v in bound.items():
+        if k not in out or out[k] is None:
+            if isinstance(v, dict) and k not in out:
+                out[k] = {kk: None for kk in v}
+            else:
+                out.setdefault(k, None)
+        elif isinstance(v, dict) and isinstance(out[k], dict) and all(isinstance(x, str) for x in v):
+            inner = dict(out[k])
+            for kk in v:
+                inner.setdefault(kk, None)
+            out[k] = inner
     return out
 
 
@@ -51,14 +89,16 @@ def dynamic_sizes(shapes, kwargs):
     return out
 
 
-def choose_example(shapes, calls, requested=None, log=_noop):
-    """Index of the example call: `requested`, else the first call whose structure fits
-    the spec and whose dynamic dims are all >= 2 (torch specializes 0 and 1)."""
+def choose_example(shapes, calls, requested=None, log=_noop, among=None):
+    """Index of the example call: `requested`, else the first call (of `among`, the
+    indices of the calls this export serves; default all) whose structure fits the spec
+    and whose dynamic dims are all >= 2 (torch specializes 0 and 1)."""
+    among = list(range(len(calls))) if among is None else among
     if requested is not None:
         if not 0 <= requested < len(calls):
             raise WorkerError("bad_request", "call %d does not exist (the capture has %d calls)"
                               % (requested, len(calls)))
-        kwargs = call_inputs(calls[requested])
+        kwargs = bound_inputs(calls[requested])
         try:
             sizes = dynamic_sizes(with_constants(shapes, kwargs), kwargs)
         except speclib.StructureMismatch as e:
@@ -70,8 +110,8 @@ def choose_example(shapes, calls, requested=None, log=_noop):
                 % (requested, ", ".join(small)))
         return requested
     first_fit, first_error = None, None
-    for i, call in enumerate(calls):
-        kwargs = call_inputs(call)
+    for i in among:
+        kwargs = bound_inputs(calls[i])
         try:
             sizes = dynamic_sizes(with_constants(shapes, kwargs), kwargs)
         except speclib.StructureMismatch as e:
@@ -94,8 +134,13 @@ def _flatten(tree):
     from torch.utils import _pytree as pytree
 
     if hasattr(pytree, "tree_flatten_with_path"):
-        leaves, _ = pytree.tree_flatten_with_path(tree)
-        return [("output" + pytree.keystr(p), v) for p, v in leaves]
+        try:
+            leaves, _ = pytree.tree_flatten_with_path(tree)
+            return [("output" + pytree.keystr(p), v) for p, v in leaves]
+        except ValueError:
+            # A class registered without flatten_with_keys_fn (transformers'
+            # ModelOutput classes): compare its leaves by position.
+            pass
     leaves, _ = pytree.tree_flatten(tree)
     return [("output[%d]" % i, v) for i, v in enumerate(leaves)]
 
@@ -162,7 +207,7 @@ def _quiet_suppressed(shape_env):
         logger.setLevel(level)
 
 
-def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None):
+def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None, among=None):
     """Replays every captured call through the exported program and the eager model.
 
     `eager_cache`: a dict (call index -> the eager model's outputs, or the exception
@@ -173,8 +218,10 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
     module = program.module()
     rows = []
     cache = eager_cache if eager_cache is not None else {}
-    for i, call in enumerate(calls):
-        progress("verify", "call %d of %d" % (i + 1, len(calls)), (i + 1) / max(1, len(calls)))
+    among = list(range(len(calls))) if among is None else among
+    for n, i in enumerate(among):
+        call = calls[i]
+        progress("verify", "call %d (%d of %d)" % (i, n + 1, len(among)), (n + 1) / max(1, len(among)))
         args, kwargs = call_arguments(call)
         row = {"call": i, "status": "ok", "message": None, "outputs": []}
         if example_keys is not None and set(call_inputs(call)) != example_keys:
@@ -259,9 +306,24 @@ def save_atomically(program, output):
             os.unlink(tmp)
 
 
+def _check_among(calls, among):
+    if among is None:
+        return None
+    if not isinstance(among, list) or not among or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(calls) for i in among):
+        raise WorkerError("bad_request", "calls must be a non-empty list of call indices below %d, got %r"
+                          % (len(calls), among))
+    return sorted(set(among))
+
+
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
-               verify_calls=True, progress=_noop, log=_noop, eager_cache=None):
-    """The whole export; returns the result dict, raises WorkerError or torch's exception."""
+               verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None):
+    """The whole export; returns the result dict, raises WorkerError or torch's exception.
+
+    `among`: the indices of the calls this program serves (one phase of a capture whose
+    calls one program cannot serve); the example call is one of them and only they are
+    replayed. Default: every call."""
+    among = _check_among(calls, among)
     import torch
 
     timings = {}
@@ -270,9 +332,9 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         shapes = speclib.load_dynamic_shapes(spec_doc)
     except speclib.SpecError as e:
         raise WorkerError("bad_spec", "the dynamic_shapes spec is invalid: %s" % e) from e
-    index = choose_example(shapes, calls, call, log)
+    index = choose_example(shapes, calls, call, log, among)
     named = call_inputs(calls[index])
-    shapes = with_constants(shapes, named)
+    shapes = with_constants(shapes, bound_inputs(calls[index]))
     args, kwargs = call_arguments(calls[index])
     progress("export", "torch.export.export on call %d (%s, %s)"
              % (index, device, "strict" if strict else "non-strict"), None)
@@ -287,8 +349,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     result.update(describe_program(program))
     if verify_calls:
         t = time.perf_counter()
-        reused = eager_cache is not None and len(eager_cache) >= len(calls)
-        rows = verify(model, program, calls, progress, example_keys=set(named), eager_cache=eager_cache)
+        served = among if among is not None else range(len(calls))
+        reused = eager_cache is not None and all(i in eager_cache for i in served)
+        rows = verify(model, program, calls, progress, example_keys=set(named), eager_cache=eager_cache,
+                      among=among)
         timings["verify"] = time.perf_counter() - t
         result["eager_reused"] = reused
         result["verification"] = rows

@@ -6,11 +6,14 @@ Works on torch 2.1+; `"auto"` / `"dynamic"` entries need a torch whose `Dim` has
 `AUTO` / `DYNAMIC` (2.4 or so) and raise a clear error on older ones.
 """
 
+import collections
 import keyword
 
 SPEC_FORMAT = "dimscope.dynamic_shapes"
 SPEC_VERSIONS = (1,)
 _KEYWORDS = ("static", "auto", "dynamic")
+# Containers torch flattens itself; captures record them as dict/list/tuple nodes.
+_BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.defaultdict)
 
 
 class SpecError(ValueError):
@@ -191,7 +194,10 @@ def walk(spec, value, path=""):
         return
     if spec is None:
         return  # None covers any non-tensor subtree as static
-    if isinstance(value, dict):
+    # A registered dict subclass (transformers' ModelOutput) flattens through its own
+    # registration, so its spec is the list of its children, as for any custom class.
+    custom = None if type(value) in _BUILTIN_CONTAINERS else _children(value)
+    if isinstance(value, dict) and custom is None:
         if not isinstance(spec, dict):
             raise StructureMismatch(path, "is a dict, but its spec is a %s" % type(spec).__name__)
         if set(spec) != set(value):
@@ -201,15 +207,15 @@ def walk(spec, value, path=""):
             sub = ("%s['%s']" % (path, k)) if path else k
             yield from walk(spec[k], value[k], sub)
         return
-    if isinstance(value, (list, tuple)):
+    if custom is not None:
+        children = custom
+    elif isinstance(value, (list, tuple)):
         children = list(value)
+    elif isinstance(value, (int, float, bool, str)) or value is None:
+        return  # constants: a spec entry for them is ignored by torch
     else:
-        children = _children(value)
-        if children is None:
-            if isinstance(value, (int, float, bool, str)) or value is None:
-                return  # constants: a spec entry for them is ignored by torch
-            raise StructureMismatch(path, "%s.%s is not a pytree-registered class"
-                                    % (type(value).__module__, type(value).__qualname__))
+        raise StructureMismatch(path, "%s.%s is not a pytree-registered class"
+                                % (type(value).__module__, type(value).__qualname__))
     if not isinstance(spec, (list, tuple)):
         raise StructureMismatch(path, "is a %s with %d children, but its spec is a %s"
                                 % (type(value).__name__, len(children), type(spec).__name__))

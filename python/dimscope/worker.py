@@ -190,7 +190,10 @@ class Worker:
             cap = capture.load_capture(path, device=device)
         except Exception as e:
             raise WorkerError("capture", "%s: %s" % (path, e), user_traceback=traceback.format_exc()) from e
-        caches.register_capture_flattening(cap.manifest)
+        try:
+            caches.register_capture_flattening(cap.manifest)
+        except caches.CaptureError as e:
+            raise WorkerError("capture", "%s: %s" % (path, e)) from e
         self.capture_cache = {key: cap}  # keep one: captures can be large
         return cap, key, False
 
@@ -231,6 +234,7 @@ class Worker:
             self.model, cap.calls, spec, params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
+            among=params.get("calls"),
             eager_cache=self.eager_outputs)
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused

@@ -71,11 +71,12 @@ def test_constants_none_and_defaults(tmp_path):
     capture = load_capture(tmp_path / "c.safetensors")
     first, second = capture.manifest["calls"]
     assert first["inputs"]["keys"] == ["x"]
-    assert first["constant_kwargs"] == {"scale": 2.0}  # use_cache/mode equal their defaults
+    # Every constant the call passed, also those equal to their defaults (use_cache, mode).
+    assert first["constant_kwargs"] == {"use_cache": True, "scale": 2.0, "mode": "a"}
     assert first["missing"] == ["extra"]               # passed as None
     assert second["num_positional"] == 4
     assert second["inputs"]["keys"] == ["x", "extra"]
-    assert second["constant_kwargs"] == {"use_cache": False, "mode": "b"}
+    assert second["constant_kwargs"] == {"use_cache": False, "scale": 1.0, "mode": "b"}
     assert second["missing"] == []
     sig = {p["name"]: p for p in capture.manifest["model"]["signature"]}
     assert sig["scale"]["default"] == 1.0 and sig["extra"]["kind"] == "KEYWORD_ONLY"

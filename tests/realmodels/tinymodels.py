@@ -1,0 +1,143 @@
+"""Tiny random-weight Hugging Face models, built from configs in code (no hub, no
+downloads), for the real-model suite. Each factory is a model reference dimscope can
+load (``tests/realmodels/tinymodels.py:llama``): it seeds torch, so the worker's model
+has the weights the capture was recorded with.
+
+``RECIPES`` says how a user would drive each model: ``generate()`` twice (prompts of 5
+and 8 tokens, batch 2, left padding, 4 new tokens each), a vision-language model with
+images in both prompts."""
+
+import torch
+
+VOCAB = 128
+
+
+def _seed():
+    torch.manual_seed(0)
+
+
+def _finish(model):
+    model.eval()
+    return model
+
+
+def _decoder_common(**extra):
+    common = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                  pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    common.update(extra)
+    return common
+
+
+def llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+    _seed()
+    return _finish(LlamaForCausalLM(LlamaConfig(**_decoder_common())))
+
+
+def qwen2():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    _seed()
+    return _finish(Qwen2ForCausalLM(Qwen2Config(**_decoder_common())))
+
+
+def mistral():
+    from transformers import MistralConfig, MistralForCausalLM
+    _seed()
+    return _finish(MistralForCausalLM(MistralConfig(**_decoder_common(sliding_window=8))))
+
+
+def gemma2():
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+    _seed()
+    cfg = Gemma2Config(**_decoder_common(head_dim=8, sliding_window=8, query_pre_attn_scalar=8))
+    return _finish(Gemma2ForCausalLM(cfg))
+
+
+def gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+    _seed()
+    cfg = GPT2Config(vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=256,
+                     bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    return _finish(GPT2LMHeadModel(cfg))
+
+
+def t5():
+    from transformers import T5Config, T5ForConditionalGeneration
+    _seed()
+    cfg = T5Config(vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                   decoder_start_token_id=0, pad_token_id=0, eos_token_id=2)
+    return _finish(T5ForConditionalGeneration(cfg))
+
+
+IMAGE_TOKEN = 100
+
+
+def llava():
+    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration
+    _seed()
+    vision = CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, image_size=16, patch_size=8, projection_dim=32)
+    text = LlamaConfig(**_decoder_common())
+    cfg = LlavaConfig(vision_config=vision, text_config=text, image_token_index=IMAGE_TOKEN,
+                      vision_feature_layer=-1, vision_feature_select_strategy="full")
+    return _finish(LlavaForConditionalGeneration(cfg))
+
+
+def mamba():
+    from transformers import MambaConfig, MambaForCausalLM
+    _seed()
+    cfg = MambaConfig(vocab_size=VOCAB, hidden_size=32, state_size=8, num_hidden_layers=2,
+                      expand=2, conv_kernel=4, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    return _finish(MambaForCausalLM(cfg))
+
+
+# ------------------------------------------------------------------------ recording
+
+
+def prompt(length, batch=2, pad=2, image_tokens=0):
+    """Left-padded token ids and attention mask: row 0 has `pad` pad tokens."""
+    g = torch.Generator().manual_seed(length)
+    ids = torch.randint(3, IMAGE_TOKEN, (batch, length), generator=g)
+    mask = torch.ones(batch, length, dtype=torch.long)
+    ids[0, :pad] = 0
+    mask[0, :pad] = 0
+    if image_tokens:
+        ids[:, pad:pad + image_tokens] = IMAGE_TOKEN
+    return ids, mask
+
+
+def generate_kwargs(name, length):
+    if name == "llava":
+        # 16x16 images with 8x8 patches: 4 patch tokens (+ CLS, kept by "full").
+        ids, mask = prompt(length + 5, image_tokens=5)
+        g = torch.Generator().manual_seed(length)
+        return dict(input_ids=ids, attention_mask=mask,
+                    pixel_values=torch.randn(2, 3, 16, 16, generator=g))
+    ids, mask = prompt(length)
+    return dict(input_ids=ids, attention_mask=mask)
+
+
+FACTORIES = {
+    "llama": llama, "qwen2": qwen2, "mistral": mistral, "gemma2": gemma2, "gpt2": gpt2,
+    "t5": t5, "llava": llava, "mamba": mamba,
+}
+
+
+def record(name, path, prompt_lengths=(5, 8), new_tokens=4):
+    """Records `generate()` of model `name` the way a user would, into `path`."""
+    from dimscope.capture import InputRecorder
+
+    model = FACTORIES[name]()
+    rec = InputRecorder(store_n_calls=len(prompt_lengths) * new_tokens)
+    with torch.no_grad(), rec(model):
+        for length in prompt_lengths:
+            model.generate(**generate_kwargs(name, length), max_new_tokens=new_tokens,
+                           min_new_tokens=new_tokens, do_sample=False)
+    rec.save(path)
+    return rec
+
+
+if __name__ == "__main__":
+    import sys
+    record(sys.argv[1], sys.argv[2])
