@@ -293,6 +293,7 @@ int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet 
         for (int c : std::as_const(p.calls))
             served.insert(c);
     }
+    int attempt = 1;
     for (int pass = 0; pass < 4 && served.size() < all.size(); ++pass) {
         QVector<int> remaining;
         for (int c : all) {
@@ -301,9 +302,9 @@ int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet 
         }
         const int before = served.size();
         for (const QVector<int> &group : ExportPhases::split(capture, remaining)) {
-            const int phase = int(programs.size()) + 1;
+            const int phase = int(programs.size()) + 1; // names the output
             const QString description = ExportPhases::describe(capture, group);
-            out << "\n== phase " << phase << ": calls " << ExportPhases::callsText(group) << " (" << description
+            out << "\n== phase " << ++attempt << ": calls " << ExportPhases::callsText(group) << " (" << description
                 << ") ==\n";
             const Capture sub = ExportPhases::subset(capture, group);
             const InferenceResult inferred = ShapeInference::infer(sub, InferenceOptions::defaultsFor(capture));

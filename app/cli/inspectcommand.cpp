@@ -39,12 +39,14 @@ struct LeafRow {
     QVector<const Leaf *> perCall; // nullptr where the call has no such leaf
 };
 
-QVector<LeafRow> leafRows(const Capture &capture)
+// One row per key path of the calls' inputs (or, with `outputs`, their outputs).
+QVector<LeafRow> leafRows(const Capture &capture, bool outputs = false)
 {
     QVector<LeafRow> rows;
     QHash<QString, int> byPath;
     for (int c = 0; c < capture.calls.size(); ++c) {
-        for (const Leaf &leaf : capture.calls.at(c).inputs.leaves) {
+        const CapturedCall &call = capture.calls.at(c);
+        for (const Leaf &leaf : (outputs ? call.outputs : call.inputs).leaves) {
             auto it = byPath.constFind(leaf.path);
             int row;
             if (it == byPath.constEnd()) {
@@ -177,6 +179,8 @@ QJsonArray shapeJson(const QVector<qint64> &shape)
 
 QJsonValue optionalString(const QString &s) { return s.isEmpty() ? QJsonValue() : QJsonValue(s); }
 
+QJsonArray leavesJson(const QVector<LeafRow> &rows);
+
 QJsonObject toJson(const Capture &capture)
 {
     QJsonObject root;
@@ -220,8 +224,15 @@ QJsonObject toJson(const Capture &capture)
         });
     }
     root.insert(QStringLiteral("calls"), calls);
+    root.insert(QStringLiteral("leaves"), leavesJson(leafRows(capture)));
+    root.insert(QStringLiteral("output_leaves"), leavesJson(leafRows(capture, true)));
+    return root;
+}
+
+QJsonArray leavesJson(const QVector<LeafRow> &rows)
+{
     QJsonArray leaves;
-    for (const LeafRow &r : leafRows(capture)) {
+    for (const LeafRow &r : rows) {
         const Leaf *first = firstLeaf(r);
         QJsonArray perCall;
         for (const Leaf *l : r.perCall) {
@@ -247,8 +258,7 @@ QJsonObject toJson(const Capture &capture)
         leaf.insert(QStringLiteral("calls"), perCall);
         leaves.append(leaf);
     }
-    root.insert(QStringLiteral("leaves"), leaves);
-    return root;
+    return leaves;
 }
 
 int runInspect(const QStringList &args)

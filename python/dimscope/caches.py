@@ -97,6 +97,10 @@ def _registered_type(name: str) -> Optional[type]:
 
 
 def _is_transformers_cache(cls: type) -> bool:
+    """A cache class of the loaded transformers: one of the caches dimscope knows by
+    name, or any subclass of its ``Cache`` base."""
+    if qualified_name(cls) in _TRANSFORMERS_FLAVOURS:
+        return True
     cache_utils = sys.modules.get("transformers.cache_utils")
     base = getattr(cache_utils, "Cache", None)
     return isinstance(base, type) and issubclass(cls, base)
@@ -382,6 +386,30 @@ def register_encoder_decoder_cache(cls: type) -> None:
     _register(cls, flatten, unflatten, _with_keys(flatten))
 
 
+def _ensure_flatten_with_keys(cls: type) -> None:
+    """torch.export needs a flatten-with-keys function for every pytree class among
+    the inputs; transformers registers its ModelOutput classes (``encoder_outputs``)
+    without one. Keys from the context when it names the children (a ModelOutput's
+    field names), else positions."""
+    node = _pytree.SUPPORTED_NODES.get(cls)
+    if node is None or getattr(node, "flatten_with_keys_fn", "absent") is not None:
+        return
+    mapping_key, sequence_key = getattr(_pytree, "MappingKey", None), getattr(_pytree, "SequenceKey", None)
+    if mapping_key is None or not hasattr(node, "_replace"):
+        return
+    flatten_fn = node.flatten_fn
+
+    def flatten_with_keys(obj: Any):
+        children, context = flatten_fn(obj)
+        children = list(children)
+        names = context if isinstance(context, (list, tuple)) and len(context) == len(children) and \
+            all(isinstance(k, str) for k in context) else None
+        keys = [mapping_key(n) for n in names] if names else [sequence_key(i) for i in range(len(children))]
+        return list(zip(keys, children)), context
+
+    _pytree.SUPPORTED_NODES[cls] = node._replace(flatten_with_keys_fn=flatten_with_keys)
+
+
 def _register_transformers_dynamic_cache(cls: type) -> bool:
     """transformers' own DynamicCache registration (its executorch integration), when
     the loaded transformers has one: programs exported with it load where transformers
@@ -411,7 +439,7 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     for type_name, flavour in (manifest.get("flattening") or {}).items():
         where = f"flattening[{type_name!r}]"
         if flavour == PYTREE:
-            resolve_type(type_name, PYTREE, where)
+            _ensure_flatten_with_keys(resolve_type(type_name, PYTREE, where))
             actions[type_name] = "already registered"
             continue
         cls = loaded_object(type_name)

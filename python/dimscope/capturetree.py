@@ -140,7 +140,9 @@ def _namedtuple_type(type_name: str, fields: List[str], where: str) -> type:
     """The named tuple class of a loaded module with these fields, else a plain
     namedtuple with the recorded name and fields (built from data, no code)."""
     obj = loaded_object(type_name)
-    if isinstance(obj, type):
+    if obj is not None:
+        # Something by that name is loaded: only a named tuple class of it is used
+        # (a function named as a type, `os.system`, is refused, never called).
         cls = resolve_type(type_name, "namedtuple", where)
         if list(cls._fields) == list(fields):
             return cls

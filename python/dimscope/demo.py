@@ -81,6 +81,12 @@ def cache_class() -> type:
     return DynamicCache
 
 
+# Resolved when the model's module loads, as a user's model module imports its cache
+# class: a worker that loaded this model can then rebuild captured caches of it
+# (captures never make the worker import a module).
+CACHE_CLASS = cache_class()
+
+
 def make_cache(pairs: List[Tuple[torch.Tensor, torch.Tensor]]) -> Any:
     """A cache of :func:`cache_class` holding one (key, value) pair per layer."""
     cache = cache_class()()

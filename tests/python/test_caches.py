@@ -194,8 +194,17 @@ from dimscope.capture import load_capture
 from dimscope.caches import register_capture_flattening
 import capture_models
 
-capture = load_capture(sys.argv[1])
+from dimscope.caches import CaptureError, register_key_value_cache
+
 before = capture_models.PlainKV in pytree.SUPPORTED_NODES
+# A capture never makes the worker build a class nobody registered.
+try:
+    load_capture(sys.argv[1])
+    refused = None
+except CaptureError as e:
+    refused = str(e)
+register_key_value_cache(capture_models.PlainKV)  # what the user's model code does
+capture = load_capture(sys.argv[1])
 actions = register_capture_flattening(capture.manifest)
 again = register_capture_flattening(capture.manifest)
 call = capture.calls[0]
@@ -205,14 +214,14 @@ model = capture_models.CacheSumModel()
 ep = torch.export.export(model, (), dict(call.kwargs), strict=False,
                          dynamic_shapes={"input_ids": {0: batch}, "past_key_values": cache_spec})
 other = capture.calls[1].kwargs
-print(json.dumps({"before": before, "actions": actions, "again": again,
+print(json.dumps({"before": before, "refused": refused, "actions": actions, "again": again,
                   "placeholders": [str(list(n.meta["val"].shape)) for n in ep.graph.nodes
                                    if n.op == "placeholder"],
                   "replay_equal": bool(torch.allclose(ep.module()(**other), model(**other)))}))
 """
 
 
-def test_worker_registers_the_recorded_flattening(tmp_path):
+def test_worker_uses_the_registered_flattening(tmp_path):
     caches.register_key_value_cache(PlainKV)
     model = CacheSumModel()
     rec = record(model,
@@ -227,7 +236,8 @@ def test_worker_registers_the_recorded_flattening(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["before"] is False
-    assert report["actions"] == {"capture_models.PlainKV": "registered"}
+    assert "past_key_values.key_cache[0]: capture_models.PlainKV is not a key_value_dict class" in report["refused"]
+    assert report["actions"] == {"capture_models.PlainKV": "already registered"}
     assert report["again"] == {"capture_models.PlainKV": "already registered"}
     # The cache tensors are graph inputs sharing input_ids' symbolic batch, with a
     # symbolic sequence length (symbol numbering varies between torch versions).
@@ -240,7 +250,7 @@ def test_worker_registers_the_recorded_flattening(tmp_path):
 
 
 def test_register_capture_flattening_errors():
-    with pytest.raises(CaptureError, match="cannot import 'no_such_module.Cache'"):
+    with pytest.raises(CaptureError, match="no_such_module.Cache is not a class loaded in this process"):
         caches.register_capture_flattening({"flattening": {"no_such_module.Cache": "key_value_dict"}})
-    with pytest.raises(CaptureError, match="is not registered with torch.utils._pytree"):
+    with pytest.raises(CaptureError, match="capture_models.AddModel is not a pytree class dimscope may build"):
         caches.register_capture_flattening({"flattening": {"capture_models.AddModel": "pytree"}})
