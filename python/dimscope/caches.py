@@ -439,7 +439,9 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     for type_name, flavour in (manifest.get("flattening") or {}).items():
         where = f"flattening[{type_name!r}]"
         if flavour == PYTREE:
-            _ensure_flatten_with_keys(resolve_type(type_name, PYTREE, where))
+            cls = resolve_type(type_name, PYTREE, where)
+            _ensure_flatten_with_keys(cls)
+            _ensure_fx_flatten_spec(cls)
             actions[type_name] = "already registered"
             continue
         cls = loaded_object(type_name)

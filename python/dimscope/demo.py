@@ -73,18 +73,10 @@ register_key_value_cache(DemoCache)
 
 
 def cache_class() -> type:
-    """transformers' DynamicCache when transformers is installed, else DemoCache."""
-    try:
-        from transformers.cache_utils import DynamicCache
-    except ImportError:
-        return DemoCache
-    return DynamicCache
-
-
-# Resolved when the model's module loads, as a user's model module imports its cache
-# class: a worker that loaded this model can then rebuild captured caches of it
-# (captures never make the worker import a module).
-CACHE_CLASS = cache_class()
+    """The demo's cache class: always DemoCache, so the demo behaves the same whichever
+    transformers (or none) the runtime has (transformers 5.x registers no DynamicCache
+    pytree node, and its layer-based cache is another structure)."""
+    return DemoCache
 
 
 def make_cache(pairs: List[Tuple[torch.Tensor, torch.Tensor]]) -> Any:

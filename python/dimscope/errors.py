@@ -58,7 +58,14 @@ def _violation(text):
         p = source_to_path(src)
         if p and {"path": p[0], "dim": p[1]} not in v["sources"]:
             v["sources"].append({"source": src, "path": p[0], "dim": p[1]})
-    if "RelaxedUnspecConstraint" in text or "as dynamic but your code specialized" in text:
+    named = re.match(r"\s*(?:- )?You marked ([A-Za-z_]\w*) as dynamic but your code specialized it "
+                     r"to be a constant", text)
+    if named:
+        # torch 2.8+'s wording of 2.6's "<name> ... inferred to be a constant" for a
+        # named Dim (the Dim.DYNAMIC form names a source, not a Dim).
+        v["kind"] = "constant"
+        v["dims"] = sorted(set(v["dims"]) | {named.group(1)})
+    elif "RelaxedUnspecConstraint" in text or "as dynamic but your code specialized" in text:
         v["kind"] = "dynamic_specialized"
     elif "inferred to be a constant" in text:
         v["kind"] = "constant"
