@@ -12,7 +12,7 @@ namespace pt2fixtures {
 
 QString samplePath()
 {
-    return QStringLiteral(DIMSCOPE_SHARED_DIR "/reference/torch-2.6-samples/llm-like-cache.pt2");
+    return QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/llm-like-cache.pt2");
 }
 
 bool writeZip(const QString &path, const Records &records, bool store)

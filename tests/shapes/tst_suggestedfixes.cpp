@@ -6,10 +6,10 @@
 
 using namespace dimscope;
 
-// The real torch 2.6 messages in shared/reference/torch-2.6-samples, by section.
+// The real torch 2.6 messages in tests/fixtures/torch-2.6 (torch 2.6 output), by section.
 static QMap<QString, QString> samples(const QString &file)
 {
-    QFile f(QStringLiteral(DIMSCOPE_SHARED_DIR "/reference/torch-2.6-samples/") + file);
+    QFile f(QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/") + file);
     if (!f.open(QIODevice::ReadOnly))
         return {};
     QMap<QString, QString> out;
@@ -202,7 +202,7 @@ void TestSuggestedFixes::structureErrorsHaveNoFixes()
     // Bare fix lines are accepted when all of them are fixes.
     QCOMPARE(SuggestedFixApplier::apply(twoInputs(), QStringLiteral("dy = dx\ndx = Dim('dx', max=9)\n")).applied.size(), 2);
     // The file's "divisible" follow-up (ERR2) lists a violation and no fix.
-    QFile f(QStringLiteral(DIMSCOPE_SHARED_DIR "/reference/torch-2.6-samples/spec-structure-errors.txt"));
+    QFile f(QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/spec-structure-errors.txt"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(f.readAll());
     const QString err2 = text.mid(text.indexOf(QLatin1String("ERR2 ")) + 5);
