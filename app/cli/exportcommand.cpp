@@ -10,12 +10,11 @@
 #include "export/dimintent.h"
 #include "export/exportphases.h"
 #include "export/exportclient.h"
-#include "export/fixloop.h"
+#include "export/phasedexport.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/examplecall.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/shapeinference.h"
-#include "shapes/suggestedfixapplier.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -190,174 +189,76 @@ void printFailure(QTextStream &err, const ExportResult &r)
 }
 
 
-// One fix loop over `calls` (empty: every call) of the capture, on `set` (updated to
-// the constraints of the last round). *success: the last round exported and every
-// call it serves replayed.
-ExportResult fixLoopOn(ExportClient &client, const Capture &capture, const QVector<int> &calls, ConstraintSet *set,
-                       ExportRequest request, QTextStream &out, QTextStream &err, bool *success)
+// --fix-loop: the PhasedExport pipeline (one program for every call when torch can,
+// else a program per phase), printed as it goes; then each program read back and the
+// list of programs with the calls each serves. Exit 1 when a call is served by none.
+int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet &initial, const ExportRequest &base,
+              QTextStream &out, QTextStream &err)
 {
-    const Capture sub = calls.isEmpty() ? capture : ExportPhases::subset(capture, calls);
-    const int subCall = chooseExampleCall(ShapeTable(sub), *set);
-    request.call = calls.isEmpty() ? subCall : calls.value(subCall, calls.first());
-    request.calls = calls;
-    FixLoop loop(&client);
-    QEventLoop events;
-    bool done = false;
-    QString why;
-    *success = false;
-    QObject::connect(&loop, &FixLoop::roundStarted, [&](int round) {
+    PhasedExport pipeline(&client);
+    QObject::connect(&pipeline, &PhasedExport::attemptStarted,
+                     [&](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
+                         if (attempt == 1)
+                             return;
+                         out << "\n== phase " << attempt << ": calls " << ExportPhases::callsText(calls) << " ("
+                             << description << ") ==\n  dims: " << dimsText(set) << "\n";
+                     });
+    QObject::connect(&pipeline, &PhasedExport::attemptSkipped,
+                     [&](int, const QVector<int> &, const QString &why) { err << "phase skipped: " << why << "\n"; });
+    QObject::connect(&pipeline, &PhasedExport::roundStarted, [&](int, int round) {
         out << "\n== fix loop round " << round << " ==\n";
         out.flush();
     });
-    QObject::connect(&loop, &FixLoop::roundFinished, [&](int, const ExportResult &r) {
+    QObject::connect(&pipeline, &PhasedExport::roundFinished, [&](int, int, const ExportResult &r) {
         printVerification(out, r);
         if (!r.ok)
             printFailure(err, r);
         err.flush();
     });
-    QObject::connect(&loop, &FixLoop::finished, [&](bool ok, const QString &reason) {
-        done = true;
-        *success = ok;
-        why = reason;
-        events.quit();
+    QObject::connect(&pipeline, &PhasedExport::fixesApplied,
+                     [&](int, int, const QStringList &applied, const QStringList &unapplied, const ConstraintSet &set,
+                         bool changed) {
+                         for (const QString &line : applied)
+                             out << "applied: " << line << "\n";
+                         for (const QString &line : unapplied)
+                             out << "not applied: " << line << "\n";
+                         if (changed)
+                             out << "constraints now: " << dimsText(set) << "\n";
+                     });
+    QObject::connect(&pipeline, &PhasedExport::attemptFinished, [&](int, bool, const QString &why) {
+        out << "\nfix loop: " << why << "\n";
     });
-    auto spec = [&]() { return emitSpec(sub, *set, subCall); };
-    auto apply = [&](const QStringList &fixes, QString *applyError) {
-        const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(*set, fixes.join(QLatin1Char('\n')));
-        for (const SuggestedFix &f : r.applied)
-            out << "applied: " << f.line << "\n";
-        for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
-            out << "not applied: " << u.line << " (" << u.reason << ")\n";
-        const QString invalid = r.constraints.checkInvariants();
-        if (!invalid.isEmpty()) {
-            *applyError = invalid;
-            return false;
-        }
-        const bool changed = r.constraints != *set;
-        *set = r.constraints;
-        if (changed)
-            out << "constraints now: " << dimsText(*set) << "\n";
-        return changed;
-    };
-    loop.start(request, spec, apply);
-    if (!done)
+    QEventLoop events;
+    QObject::connect(&pipeline, &PhasedExport::finished, &events, &QEventLoop::quit);
+    pipeline.start(capture, initial, base, PhasedExport::Options{});
+    if (pipeline.isRunning())
         events.exec();
-    out << "\nfix loop: " << why << "\n";
-    if (*success && loop.rounds().size() > 1) {
-        // What the user should keep: the constraints that exported.
-        out << "constraints that exported (dimscope.constraints):\n" << ConstraintSetJson::write(*set);
-    }
-    return loop.rounds().isEmpty() ? ExportResult{} : loop.rounds().last();
-}
-
-// One exported program and the calls it serves.
-struct Program {
-    ExportResult result;
-    ConstraintSet set;
-    QVector<int> calls;
-    QString description;
-};
-
-QVector<int> servedCalls(const ExportResult &r)
-{
-    QVector<int> served;
-    if (!r.exported)
-        return served;
-    for (const CallVerification &v : r.verification) {
-        if (v.ok())
-            served << v.call;
-    }
-    return served;
-}
-
-// --fix-loop: one program for every call when torch can; otherwise the calls it could
-// not serve are split into phases (ExportPhases::split), each exported with the
-// constraints inferred from its own calls and replayed on them, until every call is
-// served or a pass serves nothing new. No call is dropped silently: the summary lists
-// each program's calls and any call no program serves.
-int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet &initial, const ExportRequest &base,
-              QTextStream &out, QTextStream &err)
-{
-    QVector<int> all;
-    for (int c = 0; c < capture.calls.size(); ++c)
-        all << c;
-    QVector<Program> programs;
-    QSet<int> served;
-    {
-        Program p{{}, initial, all, QStringLiteral("every call")};
-        bool ok = false;
-        p.result = fixLoopOn(client, capture, {}, &p.set, base, out, err, &ok);
-        p.calls = servedCalls(p.result);
-        if (!p.calls.isEmpty())
-            programs << p;
-        for (int c : std::as_const(p.calls))
-            served.insert(c);
-    }
-    int attempt = 1;
-    for (int pass = 0; pass < 4 && served.size() < all.size(); ++pass) {
-        QVector<int> remaining;
-        for (int c : all) {
-            if (!served.contains(c))
-                remaining << c;
-        }
-        const int before = served.size();
-        for (const QVector<int> &group : ExportPhases::split(capture, remaining)) {
-            const int phase = int(programs.size()) + 1; // names the output
-            const QString description = ExportPhases::describe(capture, group);
-            out << "\n== phase " << ++attempt << ": calls " << ExportPhases::callsText(group) << " (" << description
-                << ") ==\n";
-            const Capture sub = ExportPhases::subset(capture, group);
-            const InferenceResult inferred = ShapeInference::infer(sub, InferenceOptions::defaultsFor(capture));
-            if (inferred.hasErrors()) {
-                err << "phase " << phase << ": the constraints inferred from calls " << ExportPhases::callsText(group)
-                    << " are unusable: " << inferred.texts(InferenceMessage::Severity::Error).join(QStringLiteral("; "))
-                    << "\n";
-                continue;
-            }
-            Program p{{}, inferred.constraints, group, description};
-            out << "  dims: " << dimsText(p.set) << "\n";
-            ExportRequest request = base;
-            request.output = ExportPhases::outputPath(base.output, phase);
-            bool ok = false;
-            p.result = fixLoopOn(client, capture, group, &p.set, request, out, err, &ok);
-            p.calls = servedCalls(p.result);
-            if (p.calls.isEmpty())
-                continue;
-            programs << p;
-            for (int c : std::as_const(p.calls))
-                served.insert(c);
-        }
-        if (served.size() == before)
-            break;
-    }
     client.shutdown();
 
+    const PhasedExportOutcome &outcome = pipeline.outcome();
     int specializedTotal = 0;
-    for (const Program &p : std::as_const(programs)) {
+    for (const ExportedProgram &p : outcome.programs) {
         const ExportResult &r = p.result;
+        if (!p.appliedFixes.isEmpty()) // what the user should keep: the constraints that exported
+            out << "\nconstraints that exported"
+                << (outcome.programs.size() > 1 ? QStringLiteral(" ") + r.output : QString())
+                << " (dimscope.constraints):\n"
+                << ConstraintSetJson::write(p.constraints);
         out << "\nexported " << r.output << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
             << ", example call " << r.exampleCall << ") serving calls " << ExportPhases::callsText(p.calls) << "\n";
         const CallTree &tree = capture.calls.at(qBound(0, r.exampleCall, int(capture.calls.size()) - 1)).inputs;
-        const int specialized = printExportReadBack(out, err, r.output, DimIntent::fromConstraints(tree, p.set));
+        const int specialized = printExportReadBack(out, err, r.output, DimIntent::fromConstraints(tree, p.constraints));
         specializedTotal += specialized < 0 ? 1 : specialized;
     }
-    QVector<int> unserved;
-    for (int c : all) {
-        if (!served.contains(c))
-            unserved << c;
-    }
-    if (programs.size() > 1)
-        programs.first().description = ExportPhases::describe(capture, programs.first().calls);
-    out << "\nprograms (" << programs.size() << "):\n";
-    for (const Program &p : std::as_const(programs))
+    out << "\nprograms (" << outcome.programs.size() << "):\n";
+    for (const ExportedProgram &p : outcome.programs)
         out << "  " << p.result.output << "  calls " << ExportPhases::callsText(p.calls) << "  (" << p.description
             << ")\n";
-    if (!unserved.isEmpty()) {
-        err << "calls served by no exported program: " << ExportPhases::callsText(unserved) << "\n";
+    if (!outcome.servesEveryCall()) {
+        err << outcome.summary() << "\n";
         return 1;
     }
-    out << "every captured call (" << all.size() << ") replays through " << (programs.size() == 1 ? "the" : "its")
-        << " program\n";
+    out << outcome.summary() << "\n";
     if (specializedTotal > 0) {
         err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
         return 1;

@@ -52,6 +52,13 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
         finish(false, QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind));
         return;
     }
+    if (round >= m_maxRounds) {
+        // The fixes of a round that cannot be retried are left to the user.
+        finish(false, m_maxRounds == 1 ? QStringLiteral("the export failed (%1); its suggested fixes were not applied")
+                                             .arg(result.failure.kind)
+                                       : QStringLiteral("gave up after %1 rounds").arg(round));
+        return;
+    }
     if (m_seenFixes.contains(fixes)) {
         finish(false, QStringLiteral("torch suggested the same fixes again; applying them changes nothing"));
         return;
@@ -70,10 +77,6 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
     emit fixesApplied(round, fixes);
     if (m_stopRequested) {
         finish(false, QStringLiteral("stopped"));
-        return;
-    }
-    if (round >= m_maxRounds) {
-        finish(false, QStringLiteral("gave up after %1 rounds").arg(round));
         return;
     }
     runRound();

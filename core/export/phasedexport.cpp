@@ -1,0 +1,196 @@
+#include "export/phasedexport.h"
+
+#include "export/exportclient.h"
+#include "export/exportphases.h"
+#include "export/fixloop.h"
+#include "shapes/examplecall.h"
+#include "shapes/jsonspecemitter.h"
+#include "shapes/shapeinference.h"
+#include "shapes/shapetable.h"
+#include "shapes/suggestedfixapplier.h"
+
+#include <QJsonDocument>
+#include <QSet>
+
+namespace dimscope {
+
+namespace {
+
+QVector<int> servedBy(const ExportResult &r)
+{
+    QVector<int> served;
+    if (!r.exported)
+        return served;
+    for (const CallVerification &v : r.verification) {
+        if (v.ok())
+            served << v.call;
+    }
+    return served;
+}
+
+} // namespace
+
+PhasedExport::PhasedExport(ExportClient *client, QObject *parent)
+    : QObject(parent), m_client(client), m_loop(new FixLoop(client, this))
+{
+    connect(m_loop, &FixLoop::roundStarted, this, [this](int round) { emit roundStarted(m_attempt, round); });
+    connect(m_loop, &FixLoop::roundFinished, this,
+            [this](int round, const ExportResult &r) { emit roundFinished(m_attempt, round, r); });
+    connect(m_loop, &FixLoop::finished, this, &PhasedExport::onAttemptFinished);
+}
+
+PhasedExport::~PhasedExport() = default;
+
+void PhasedExport::start(const Capture &capture, const ConstraintSet &constraints, const ExportRequest &base,
+                         const Options &options)
+{
+    Q_ASSERT(!m_running);
+    m_capture = capture;
+    m_base = base;
+    m_options = options;
+    m_queue.clear();
+    m_outcome = PhasedExportOutcome{};
+    m_outcome.callCount = int(capture.calls.size());
+    m_attempt = 0;
+    m_pass = 0;
+    m_servedBeforePass = 0;
+    m_stopRequested = false;
+    m_running = true;
+    m_queue.append(Attempt{{}, QStringLiteral("every call"), constraints, base.output, base.call});
+    runNext();
+}
+
+void PhasedExport::stop()
+{
+    m_stopRequested = true;
+    m_loop->stop();
+}
+
+void PhasedExport::runNext()
+{
+    if (m_stopRequested || m_outcome.cancelled) {
+        finish();
+        return;
+    }
+    if (m_queue.isEmpty())
+        planNextPass();
+    if (m_queue.isEmpty()) {
+        finish();
+        return;
+    }
+    runAttempt(m_queue.takeFirst());
+}
+
+void PhasedExport::runAttempt(const Attempt &attempt)
+{
+    m_current = attempt;
+    m_currentFixes.clear();
+    ++m_attempt;
+    m_currentCapture = attempt.calls.isEmpty() ? m_capture : ExportPhases::subset(m_capture, attempt.calls);
+    m_currentExampleCall = attempt.exampleCall >= 0 && attempt.calls.isEmpty()
+                               ? attempt.exampleCall
+                               : chooseExampleCall(ShapeTable(m_currentCapture), attempt.constraints);
+    if (attempt.calls.isEmpty())
+        m_current.output = m_base.output;
+    else // the first program keeps OUT.pt2, the next ones OUT.phaseN.pt2 in the order they serve
+        m_current.output = ExportPhases::outputPath(m_base.output, int(m_outcome.programs.size()) + 1);
+    emit attemptStarted(m_attempt, attempt.calls, attempt.description, attempt.constraints);
+
+    ExportRequest request = m_base;
+    request.output = m_current.output;
+    request.calls = attempt.calls;
+    request.call = attempt.calls.isEmpty() ? m_currentExampleCall
+                                           : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
+    m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
+    auto spec = [this]() {
+        return QJsonDocument::fromJson(
+                   JsonSpecEmitter::generate(m_currentCapture, m_current.constraints, m_currentExampleCall))
+            .object();
+    };
+    m_loop->start(request, spec, [this](const QStringList &fixes, QString *error) { return apply(fixes, error); });
+}
+
+bool PhasedExport::apply(const QStringList &fixes, QString *error)
+{
+    const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_current.constraints, fixes.join(QLatin1Char('\n')));
+    QStringList applied, unapplied;
+    for (const SuggestedFix &f : r.applied)
+        applied << f.line;
+    for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
+        unapplied << QStringLiteral("%1 (%2)").arg(u.line, u.reason);
+    const QString invalid = r.constraints.checkInvariants();
+    if (!invalid.isEmpty()) {
+        *error = invalid;
+        return false;
+    }
+    const bool changed = r.constraints != m_current.constraints;
+    m_current.constraints = r.constraints;
+    m_currentFixes += applied;
+    emit fixesApplied(m_attempt, int(m_loop->rounds().size()), applied, unapplied, m_current.constraints, changed);
+    return changed;
+}
+
+void PhasedExport::onAttemptFinished(bool success, const QString &why)
+{
+    Q_UNUSED(success);
+    const ExportResult last = m_loop->rounds().isEmpty() ? ExportResult{} : m_loop->rounds().last();
+    if (m_attempt == 1)
+        m_outcome.firstAttempt = last;
+    if (last.failure.kind == QLatin1String("cancelled"))
+        m_outcome.cancelled = true;
+    const QVector<int> served = servedBy(last);
+    if (!served.isEmpty())
+        m_outcome.programs.append(
+            ExportedProgram{last, m_current.constraints, served, m_current.description, m_currentFixes});
+    emit attemptFinished(m_attempt, !served.isEmpty(), why);
+    runNext();
+}
+
+// The calls no program serves yet, split into phases; nothing when phases are off,
+// every call is served, or the previous pass served nothing new.
+void PhasedExport::planNextPass()
+{
+    const QVector<int> served = m_outcome.servedCalls();
+    if (!m_options.phases || served.size() == m_outcome.callCount || m_pass >= m_options.maxPasses)
+        return;
+    if (m_pass > 0 && served.size() == m_servedBeforePass)
+        return;
+    ++m_pass;
+    m_servedBeforePass = int(served.size());
+    const QSet<int> done(served.begin(), served.end());
+    QVector<int> remaining;
+    for (int c = 0; c < m_outcome.callCount; ++c) {
+        if (!done.contains(c))
+            remaining << c;
+    }
+    const InferenceOptions inference = InferenceOptions::defaultsFor(m_capture);
+    for (const QVector<int> &group : ExportPhases::split(m_capture, remaining)) {
+        const InferenceResult inferred = ShapeInference::infer(ExportPhases::subset(m_capture, group), inference);
+        if (inferred.hasErrors()) {
+            emit attemptSkipped(m_attempt, group,
+                                QStringLiteral("the constraints inferred from calls %1 are unusable: %2")
+                                    .arg(ExportPhases::callsText(group),
+                                         inferred.texts(InferenceMessage::Severity::Error).join(QStringLiteral("; "))));
+            continue;
+        }
+        m_queue.append(Attempt{group, ExportPhases::describe(m_capture, group), inferred.constraints, {}, -1});
+    }
+}
+
+void PhasedExport::finish()
+{
+    const QVector<int> served = m_outcome.servedCalls();
+    const QSet<int> done(served.begin(), served.end());
+    m_outcome.unserved.clear();
+    for (int c = 0; c < m_outcome.callCount; ++c) {
+        if (!done.contains(c))
+            m_outcome.unserved << c;
+    }
+    // With several programs, the first is described by what sets its calls apart too.
+    if (m_outcome.programs.size() > 1 && m_outcome.programs.first().description == QLatin1String("every call"))
+        m_outcome.programs.first().description = ExportPhases::describe(m_capture, m_outcome.programs.first().calls);
+    m_running = false;
+    emit finished(m_outcome);
+}
+
+} // namespace dimscope

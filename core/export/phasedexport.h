@@ -1,0 +1,96 @@
+#pragma once
+
+#include "capture/capture.h"
+#include "export/exportrequest.h"
+#include "export/phasedexportoutcome.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QVector>
+
+namespace dimscope {
+
+class ExportClient;
+class FixLoop;
+
+// The export pipeline both front ends run (the CLI's `export`, the GUI's Export on
+// CPU/CUDA): one program for every captured call when torch can; with `fixLoop`,
+// torch's suggested fixes are applied to a copy of the constraints and the export
+// retried (FixLoop); with `phases`, the calls that program does not serve are split
+// into phases (ExportPhases::split), each exported with the constraints inferred from
+// its own calls into OUT.phaseN.pt2 and replayed on them, until every call is served
+// or a pass serves nothing new. A call is never dropped silently: the outcome lists
+// the calls no program serves. Asynchronous; one run at a time.
+class PhasedExport : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options {
+        bool fixLoop = true;  // apply torch's suggested fixes and export again
+        bool phases = true;   // a program per phase for calls the first program does not serve
+        int maxRounds = 8;    // fix loop rounds per program
+        int maxPasses = 4;    // splitting passes over the still unserved calls
+    };
+
+    explicit PhasedExport(ExportClient *client, QObject *parent = nullptr);
+    ~PhasedExport() override;
+
+    // `base` carries the model, capture path, output, device, strictness and, when
+    // >= 0, the example call of the first attempt; its spec, call and calls are set
+    // per round. `constraints` are copied: the user's document is never changed.
+    void start(const Capture &capture, const ConstraintSet &constraints, const ExportRequest &base,
+               const Options &options);
+    bool isRunning() const { return m_running; }
+    // Stops after the current round (a cancelled worker request ends it at once).
+    void stop();
+    const PhasedExportOutcome &outcome() const { return m_outcome; }
+
+signals:
+    // attempt: 1 for the program for every call, then 2, 3, … per phase.
+    void attemptStarted(int attempt, const QVector<int> &calls, const QString &description,
+                        const dimscope::ConstraintSet &constraints);
+    void attemptSkipped(int attempt, const QVector<int> &calls, const QString &why);
+    void roundStarted(int attempt, int round);
+    void roundFinished(int attempt, int round, const dimscope::ExportResult &result);
+    // `unapplied`: "line (reason)"; `constraints`: the copy after applying.
+    void fixesApplied(int attempt, int round, const QStringList &applied, const QStringList &unapplied,
+                      const dimscope::ConstraintSet &constraints, bool changed);
+    void attemptFinished(int attempt, bool exported, const QString &why);
+    void finished(const dimscope::PhasedExportOutcome &outcome);
+
+private:
+    struct Attempt {
+        QVector<int> calls;   // empty: every call
+        QString description;
+        ConstraintSet constraints;
+        QString output;
+        int exampleCall = -1; // -1: chosen from the constraints
+    };
+
+    void runNext();
+    void runAttempt(const Attempt &attempt);
+    void onAttemptFinished(bool success, const QString &why);
+    void planNextPass();
+    void finish();
+    bool apply(const QStringList &fixes, QString *error);
+
+    QPointer<ExportClient> m_client;
+    FixLoop *m_loop = nullptr;
+    Capture m_capture;
+    ExportRequest m_base;
+    Options m_options;
+    QVector<Attempt> m_queue;
+    Attempt m_current;
+    Capture m_currentCapture; // m_capture restricted to the current attempt's calls
+    int m_currentExampleCall = 0; // in m_currentCapture
+    QStringList m_currentFixes;
+    int m_attempt = 0;
+    int m_pass = 0;
+    int m_servedBeforePass = 0;
+    bool m_running = false;
+    bool m_stopRequested = false;
+    PhasedExportOutcome m_outcome;
+};
+
+} // namespace dimscope

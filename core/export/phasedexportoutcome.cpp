@@ -1,0 +1,35 @@
+#include "export/phasedexportoutcome.h"
+
+#include "export/exportphases.h"
+
+#include <algorithm>
+
+namespace dimscope {
+
+QVector<int> PhasedExportOutcome::servedCalls() const
+{
+    QVector<int> served;
+    for (const ExportedProgram &p : programs)
+        served += p.calls;
+    std::sort(served.begin(), served.end());
+    served.erase(std::unique(served.begin(), served.end()), served.end());
+    return served;
+}
+
+QString PhasedExportOutcome::summary() const
+{
+    if (cancelled)
+        return QStringLiteral("export cancelled");
+    if (programs.isEmpty())
+        return QStringLiteral("no program was exported that serves a captured call");
+    if (!unserved.isEmpty())
+        return QStringLiteral("calls %1 (%2 of %3) are served by no exported program")
+            .arg(ExportPhases::callsText(unserved))
+            .arg(unserved.size())
+            .arg(callCount);
+    if (programs.size() == 1)
+        return QStringLiteral("every captured call (%1) replays through the program").arg(callCount);
+    return QStringLiteral("every captured call (%1) replays through its %2 programs").arg(callCount).arg(programs.size());
+}
+
+} // namespace dimscope

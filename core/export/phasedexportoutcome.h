@@ -1,0 +1,42 @@
+#pragma once
+
+#include "export/exportresult.h"
+#include "shapes/constraintset.h"
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace dimscope {
+
+// One exported program and the captured calls it serves (replayed, outputs compared).
+struct ExportedProgram {
+    ExportResult result;         // the round that exported it
+    ConstraintSet constraints;   // what it was exported with (after applied fixes)
+    QVector<int> calls;          // capture call indices it serves
+    QString description;         // what sets its calls apart ("every call", "… dim 2 = 0")
+    QStringList appliedFixes;    // torch's fixes the fix loop applied on the way
+};
+
+// Everything one export produced (PhasedExport): the programs, the calls none serves,
+// and the last round of the first attempt (the program for every call), whose failure
+// explains why phases were needed.
+struct PhasedExportOutcome {
+    QVector<ExportedProgram> programs;
+    QVector<int> unserved;
+    ExportResult firstAttempt;
+    int callCount = 0;
+    bool cancelled = false;
+
+    bool servesEveryCall() const { return !programs.isEmpty() && unserved.isEmpty(); }
+    // The calls served, over all programs, in capture order.
+    QVector<int> servedCalls() const;
+    // "every captured call (8) replays through its 2 programs",
+    // "calls 0, 4 (2 of 8) are served by no exported program", "export cancelled".
+    QString summary() const;
+};
+
+} // namespace dimscope
+
+Q_DECLARE_METATYPE(dimscope::PhasedExportOutcome)
