@@ -1,6 +1,9 @@
 #include "exportcontroller.h"
 
+#include "export/dimintent.h"
 #include "export/exportclient.h"
+#include "export/exportphases.h"
+#include "export/phasedexport.h"
 #include "export/pythonruntime.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
@@ -8,7 +11,6 @@
 #include "projectdocument.h"
 #include "pt2/pt2reader.h"
 #include "settingskeys.h"
-#include "shapes/jsonspecemitter.h"
 #include "shapes/suggestedfixapplier.h"
 
 #include <QAction>
@@ -34,7 +36,7 @@ PythonRuntime runtimeFromSettings()
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
     : QObject(parent), m_document(document), m_window(window), m_client(new ExportClient(this)),
-      m_panel(new ExportPanel), m_result(new ExportResultView)
+      m_pipeline(new PhasedExport(m_client, this)), m_panel(new ExportPanel), m_result(new ExportResultView)
 {
     m_client->setRuntime(runtimeFromSettings());
 
@@ -91,13 +93,13 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
             });
     connect(m_client, &ExportClient::progress, this,
             [this](int id, const QString &stage, const QString &text, double fraction) {
-                if (id == m_exportId)
+                if (id != m_helloId && isExporting())
                     m_panel->setProgress(stage, text, fraction);
             });
     connect(m_client, &ExportClient::logLine, this, [this](int, const QString &stream, const QString &text) {
         m_panel->appendLog(stream, text);
     });
-    connect(m_client, &ExportClient::exportFinished, this, &ExportController::onExportFinished);
+    connectPipeline();
     if (m_document) {
         connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::updateActions);
         connect(m_document, &ProjectDocument::captureChanged, this, [this] { m_outputPath.clear(); });
@@ -202,14 +204,14 @@ void ExportController::onHello(const QJsonObject &result)
 {
     m_environment = result;
     m_stateDetail.clear();
-    setState(m_exportId >= 0 ? WorkerState::Exporting : WorkerState::Idle);
+    setState(isExporting() ? WorkerState::Exporting : WorkerState::Idle);
     updateActions();
     emit environmentChanged();
 }
 
 void ExportController::updateActions()
 {
-    const bool busy = m_exportId >= 0;
+    const bool busy = isExporting();
     const bool haveCapture = m_document && m_document->hasCapture();
     const QString noCapture = tr("Open a capture or a project first.");
     m_cpu->setEnabled(haveCapture && !busy);
@@ -272,7 +274,7 @@ void ExportController::fail(const QString &text)
 bool ExportController::startExport(const QString &device)
 {
     m_lastError.clear();
-    if (m_exportId >= 0) {
+    if (isExporting()) {
         fail(tr("An export is already running."));
         return false;
     }
@@ -297,18 +299,10 @@ bool ExportController::startExport(const QString &device)
     const ExportOptions options = m_document->exportOptions();
     m_exportConstraints = m_document->constraints();
     m_exportCapture = m_document->capture();
-    const QByteArray specText = JsonSpecEmitter::generate(m_exportCapture, m_exportConstraints, options.exampleCall);
-    QJsonParseError perr;
-    const QJsonDocument spec = QJsonDocument::fromJson(specText, &perr);
-    if (!spec.isObject()) {
-        fail(tr("Cannot build the dynamic_shapes spec: %1").arg(perr.errorString()));
-        return false;
-    }
 
     ExportRequest request;
     request.model = m_document->modelRef();
     request.capture = m_document->capturePath();
-    request.spec = spec.object();
     request.output = output;
     request.device = device;
     request.strict = options.strict;
@@ -316,69 +310,110 @@ bool ExportController::startExport(const QString &device)
     m_lastDevice = device;
     m_cancelling = false;
     ensureWorker(); // hello first: the versions and CUDA come with the first export
-    m_exportId = m_client->exportModel(request);
-    setState(WorkerState::Exporting);
+    PhasedExport::Options pipeline;
+    pipeline.fixLoop = options.fixLoop;
+    pipeline.phases = options.fixLoop;
     m_panel->started(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
+    m_pipeline->start(m_exportCapture, m_exportConstraints, request, pipeline);
+    setState(WorkerState::Exporting);
+    updateActions();
     emit exportStarted(device, output);
     return true;
 }
 
+bool ExportController::isExporting() const { return m_pipeline->isRunning(); }
+
+// The pipeline's steps, in the Export panel's log (the worker's own lines come too).
+void ExportController::connectPipeline()
+{
+    connect(m_pipeline, &PhasedExport::attemptStarted, this,
+            [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &) {
+                if (attempt > 1)
+                    m_panel->appendLog(QStringLiteral("dimscope"),
+                                       tr("phase %1: calls %2 (%3), with the constraints inferred from them")
+                                           .arg(attempt)
+                                           .arg(ExportPhases::callsText(calls), description));
+            });
+    connect(m_pipeline, &PhasedExport::attemptSkipped, this,
+            [this](int, const QVector<int> &, const QString &why) { m_panel->appendLog(QStringLiteral("dimscope"), why); });
+    connect(m_pipeline, &PhasedExport::roundStarted, this, [this](int, int round) {
+        if (round > 1)
+            m_panel->appendLog(QStringLiteral("dimscope"), tr("fix loop round %1").arg(round));
+    });
+    connect(m_pipeline, &PhasedExport::fixesApplied, this,
+            [this](int, int, const QStringList &applied, const QStringList &unapplied, const ConstraintSet &, bool) {
+                for (const QString &line : applied)
+                    m_panel->appendLog(QStringLiteral("dimscope"), tr("applied torch's fix: %1").arg(line));
+                for (const QString &line : unapplied)
+                    m_panel->appendLog(QStringLiteral("dimscope"), tr("not applied: %1").arg(line));
+            });
+    connect(m_pipeline, &PhasedExport::attemptFinished, this, [this](int attempt, bool, const QString &why) {
+        m_panel->appendLog(QStringLiteral("dimscope"), tr("attempt %1: %2").arg(attempt).arg(why));
+    });
+    connect(m_pipeline, &PhasedExport::finished, this, &ExportController::onPipelineFinished);
+}
+
 void ExportController::cancel()
 {
-    if (m_exportId < 0 && m_helloId < 0)
+    if (!isExporting() && m_helloId < 0)
         return;
     m_cancelling = true;
+    m_pipeline->stop();
     m_client->cancel(); // fails the export with kind "cancelled"; onExportFinished follows
     m_cancelling = false;
     m_helloId = -1;
     setState(WorkerState::NotStarted);
 }
 
-void ExportController::onExportFinished(int id, const ExportResult &result)
+namespace {
+
+// A program read back from its .pt2, its symbols mapped to the Dim names of the
+// constraints it was exported with.
+ExportResultView::ReadBack readBack(const ExportedProgram &p, const Capture &capture)
 {
-    if (id != m_exportId)
-        return;
-    m_exportId = -1;
-    m_lastResult = result;
+    ExportResultView::ReadBack back;
+    back.program = Pt2Reader::open(p.result.output, &back.error);
+    if (back.program && !capture.calls.isEmpty()) {
+        const int call = qBound(0, p.result.exampleCall, int(capture.calls.size()) - 1);
+        back.mapping = DimIntent::fromConstraints(capture.calls.at(call).inputs, p.constraints).map(*back.program);
+    }
+    return back;
+}
+
+} // namespace
+
+void ExportController::onPipelineFinished(const PhasedExportOutcome &outcome)
+{
+    m_lastOutcome = outcome;
+    m_lastResult = outcome.programs.isEmpty() ? outcome.firstAttempt : outcome.programs.first().result;
     m_lastProgram.reset();
     m_lastMapping.reset();
     if (m_state == WorkerState::Exporting)
         setState(m_client->isWorkerRunning() ? WorkerState::Idle : WorkerState::Crashed);
     updateActions();
 
-    QString programError;
-    if (result.exported) {
-        m_lastProgram = Pt2Reader::open(result.output, &programError);
-        if (m_lastProgram) {
-            const int call = result.exampleCall >= 0 && result.exampleCall < m_exportCapture.calls.size()
-                                 ? result.exampleCall
-                                 : 0;
-            QStringList leafPaths;
-            if (call < m_exportCapture.calls.size())
-                for (const Leaf &leaf : m_exportCapture.calls.at(call).inputs.leaves)
-                    leafPaths << leaf.path;
-            QHash<QString, QStringList> leafDims;
-            for (const LeafConstraint &leaf : m_exportConstraints.leaves()) {
-                QStringList dims;
-                for (const DimAssignment &a : leaf.dims)
-                    dims << a.toString();
-                leafDims.insert(leaf.path, dims);
-            }
-            QHash<QString, Pt2DerivedDim> derived;
-            for (const DimDecl &d : m_exportConstraints.dims())
-                if (d.isDerived())
-                    derived.insert(d.name, Pt2DerivedDim{d.root, d.a, d.b});
-            m_lastMapping = Pt2DimMapper::map(*m_lastProgram, leafPaths, leafDims, derived);
-        }
+    QVector<ExportResultView::ReadBack> readBacks;
+    for (const ExportedProgram &p : outcome.programs)
+        readBacks << readBack(p, m_exportCapture);
+    if (!readBacks.isEmpty()) {
+        m_lastProgram = readBacks.first().program;
+        m_lastMapping = readBacks.first().mapping;
     }
-    m_result->showResult(result, m_lastProgram, m_lastMapping, programError);
-    if (result.failure.kind == QLatin1String("cancelled"))
+    m_result->showOutcome(outcome, readBacks);
+    const ExportResult &result = m_lastResult;
+    if (outcome.cancelled)
         m_panel->finished(false, tr("Export cancelled; the next export starts a fresh worker."));
-    else if (result.ok)
+    else if (outcome.servesEveryCall() && outcome.programs.size() == 1 && result.ok)
         m_panel->finished(true, tr("Exported %1; %2 of %3 captured calls replay.")
                                     .arg(QDir::toNativeSeparators(result.output))
                                     .arg(result.verification.size())
                                     .arg(result.verification.size()));
+    else if (outcome.servesEveryCall())
+        m_panel->finished(true, tr("Exported %n program(s): %1.", nullptr, int(outcome.programs.size()))
+                                    .arg(outcome.summary()));
+    else if (!outcome.programs.isEmpty())
+        m_panel->finished(false, tr("Exported %n program(s), but %1.", nullptr, int(outcome.programs.size()))
+                                     .arg(outcome.summary()));
     else
         m_panel->finished(false, tr("Export failed (%1): %2").arg(result.failure.kind, result.failure.message));
     emit exportDone(result);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "export/exportresult.h"
+#include "export/phasedexportoutcome.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 #include "capture/capture.h"
@@ -18,16 +19,19 @@ class QWidget;
 namespace dimscope {
 
 class ExportClient;
+class PhasedExport;
 class ExportPanel;
 class ExportResultView;
 class ProjectDocument;
 
 // Export from the menu: owns the ExportClient (the Python worker, started lazily and
 // kept warm), the Export on CPU / CUDA actions, the Export panel (progress, log,
-// Cancel) and the result view. Builds each request from the document: its capture,
-// model reference (asked for with Open Model… when missing), the JSON spec of the
-// current constraints and the export options. Everything runs asynchronously: the GUI
-// thread only sends lines to the worker and reads its answers.
+// Cancel) and the result view. Builds each export from the document: its capture,
+// model reference (asked for with Open Model… when missing), the current constraints
+// and the export options, and runs it through core's PhasedExport (the pipeline the
+// CLI's --fix-loop runs: fixes applied to a copy, a program per phase when one cannot
+// serve every call). Everything runs asynchronously: the GUI thread only sends lines
+// to the worker and reads its answers.
 class ExportController : public QObject
 {
     Q_OBJECT
@@ -82,7 +86,11 @@ public:
     // is shown. Returns false when cancelled.
     bool openModelDialog();
 
+    // The shown program's export round, or the first attempt's when none exported.
     ExportResult lastResult() const { return m_lastResult; }
+    // Everything the last export produced: its programs and the calls none serves.
+    const PhasedExportOutcome &lastOutcome() const { return m_lastOutcome; }
+    bool isExporting() const;
     std::optional<Pt2Program> lastProgram() const { return m_lastProgram; }
     std::optional<Pt2DimMapping> lastMapping() const { return m_lastMapping; }
     QString lastError() const { return m_lastError; }
@@ -101,7 +109,8 @@ private:
     void setState(WorkerState state);
     void updateActions();
     void onHello(const QJsonObject &result);
-    void onExportFinished(int id, const ExportResult &result);
+    void connectPipeline();
+    void onPipelineFinished(const PhasedExportOutcome &outcome);
     void fail(const QString &message);
     bool chooseOutputFile();
     QString defaultOutputPath() const;
@@ -109,6 +118,7 @@ private:
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
     ExportClient *m_client;
+    PhasedExport *m_pipeline;
     ExportPanel *m_panel;
     ExportResultView *m_result;
     QAction *m_cpu;
@@ -121,7 +131,6 @@ private:
     QString m_stateDetail; // why it crashed / did not start
     QJsonObject m_environment;
     int m_helloId = -1;
-    int m_exportId = -1;
     QString m_lastDevice = QStringLiteral("cpu");
     QString m_outputPath;
     bool m_cancelling = false;
@@ -131,6 +140,7 @@ private:
     ConstraintSet m_exportConstraints;
     Capture m_exportCapture;
     ExportResult m_lastResult;
+    PhasedExportOutcome m_lastOutcome;
     std::optional<Pt2Program> m_lastProgram;
     std::optional<Pt2DimMapping> m_lastMapping;
     QString m_lastError;

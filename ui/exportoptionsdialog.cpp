@@ -12,7 +12,8 @@
 namespace dimscope {
 
 ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidget *parent)
-    : QDialog(parent), m_initial(document->exportOptions()), m_example(new QComboBox(this)), m_strict(new QCheckBox(this))
+    : QDialog(parent), m_initial(document->exportOptions()), m_example(new QComboBox(this)), m_strict(new QCheckBox(this)),
+      m_fixLoop(new QCheckBox(this))
 {
     setObjectName(QStringLiteral("exportOptionsDialog"));
     setWindowTitle(tr("Export Options"));
@@ -29,6 +30,13 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
                              "are specialized, so the automatic choice avoids them."));
     m_strict->setText(tr("Strict mode (TorchDynamo tracing)"));
     m_strict->setChecked(m_initial.strict);
+    m_fixLoop->setObjectName(QStringLiteral("fixLoop"));
+    m_fixLoop->setText(tr("Apply torch's fixes and export a program per phase when one cannot serve every call"));
+    m_fixLoop->setToolTip(tr("On: Export retries with torch's suggested fixes applied to a copy of the constraints, "
+                             "then exports the calls that program does not serve (e.g. generate()'s prefill) "
+                             "into OUT.phaseN.pt2. Your constraints are not changed.\n"
+                             "Off: one export with the constraints as they are; torch's fixes are offered."));
+    m_fixLoop->setChecked(m_initial.fixLoop);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -36,6 +44,7 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
     auto *form = new QFormLayout(this);
     form->addRow(tr("Example call:"), m_example);
     form->addRow(QString(), m_strict);
+    form->addRow(QString(), m_fixLoop);
     form->addRow(buttons);
 }
 
@@ -44,6 +53,7 @@ ExportOptions ExportOptionsDialog::options() const
     ExportOptions o = m_initial; // the device is chosen by the Export action
     o.exampleCall = m_example->currentData().toInt();
     o.strict = m_strict->isChecked();
+    o.fixLoop = m_fixLoop->isChecked();
     return o;
 }
 

@@ -27,6 +27,7 @@ private:
     ExportOptions m_initial;
     QComboBox *m_example;
     QCheckBox *m_strict;
+    QCheckBox *m_fixLoop;
 };
 
 } // namespace dimscope

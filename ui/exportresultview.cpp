@@ -1,5 +1,7 @@
 #include "exportresultview.h"
 
+#include "export/exportphases.h"
+#include "models/programsmodel.h"
 #include "models/verificationmodel.h"
 #include "pt2programview.h"
 
@@ -19,7 +21,8 @@
 namespace dimscope {
 
 ExportResultView::ExportResultView(QWidget *parent)
-    : QWidget(parent), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)), m_program(new Pt2ProgramView),
+    : QWidget(parent), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)),
+      m_programsModel(new ProgramsModel(this)), m_programsView(new QTableView(this)), m_program(new Pt2ProgramView),
       m_verification(new VerificationModel(this)), m_verificationView(new QTableView), m_violations(new QTreeWidget),
       m_fixes(new QListWidget), m_apply(new QPushButton(tr("Apply fixes"))), m_reexport(new QPushButton(tr("Re-export"))),
       m_fixOutcome(new QLabel), m_details(new QPlainTextEdit)
@@ -28,6 +31,19 @@ ExportResultView::ExportResultView(QWidget *parent)
     m_headline->setWordWrap(true);
     m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_headline->setText(tr("No export yet. Export > Export on CPU runs torch.export with the current constraints."));
+    m_programsView->setObjectName(QStringLiteral("programsTable"));
+    m_programsView->setModel(m_programsModel);
+    m_programsView->verticalHeader()->hide();
+    m_programsView->horizontalHeader()->setStretchLastSection(true);
+    m_programsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_programsView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_programsView->setMaximumHeight(m_programsView->fontMetrics().height() * 7);
+    m_programsView->hide();
+    connect(m_programsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid() && current.row() != m_selected)
+                    selectProgram(current.row());
+            });
     m_pages->addWidget(new QWidget); // empty
     m_pages->addWidget(createSuccessPage());
     m_failurePage = createFailurePage();
@@ -35,6 +51,7 @@ ExportResultView::ExportResultView(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_headline);
+    layout->addWidget(m_programsView);
     layout->addWidget(m_pages, 1);
 }
 
@@ -99,6 +116,11 @@ bool ExportResultView::showsFailure() const { return m_pages->currentWidget() ==
 
 void ExportResultView::clear()
 {
+    m_outcome = {};
+    m_readBacks.clear();
+    m_selected = -1;
+    m_programsModel->clear();
+    m_programsView->hide();
     m_pages->setCurrentIndex(0);
     m_program->clear();
     m_verification->clear();
@@ -140,8 +162,69 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
     m_pages->setCurrentIndex(1);
 }
 
+void ExportResultView::showOutcome(const PhasedExportOutcome &outcome, const QVector<ReadBack> &readBacks)
+{
+    m_outcome = outcome;
+    m_readBacks = readBacks;
+    m_readBacks.resize(outcome.programs.size());
+    m_selected = -1;
+    m_programsModel->setPrograms(outcome.programs);
+    if (outcome.programs.isEmpty()) {
+        m_programsView->hide();
+        showResult(outcome.firstAttempt, std::nullopt, std::nullopt, QString());
+        return;
+    }
+    bool fixed = false;
+    for (const ExportedProgram &p : outcome.programs)
+        fixed = fixed || !p.appliedFixes.isEmpty();
+    // One program for every call, exported as the constraints were: nothing to list.
+    m_programsView->setVisible(outcome.programs.size() > 1 || !outcome.unserved.isEmpty() || fixed);
+    m_programsView->resizeColumnsToContents();
+    selectProgram(0);
+}
+
+void ExportResultView::selectProgram(int row)
+{
+    if (row < 0 || row >= m_outcome.programs.size())
+        return;
+    m_selected = row;
+    const ExportedProgram &p = m_outcome.programs.at(row);
+    const ReadBack &back = m_readBacks.at(row);
+    showResult(p.result, back.program, back.mapping, back.error);
+    if (m_outcome.programs.size() > 1 || !m_outcome.unserved.isEmpty())
+        m_headline->setText(outcomeHeadline());
+    const QModelIndex index = m_programsModel->index(row, 0);
+    if (m_programsView->selectionModel()->currentIndex().row() != row)
+        m_programsView->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect
+                                                                     | QItemSelectionModel::Rows);
+}
+
+// Several programs, or calls none serves: what the export delivered as a whole, and
+// which program is shown.
+QString ExportResultView::outcomeHeadline() const
+{
+    const ExportedProgram &shown = m_outcome.programs.at(m_selected);
+    QString text = m_outcome.servesEveryCall()
+                       ? tr("<b style='color:#1b7f2a'>Exported %n program(s)</b>", nullptr, int(m_outcome.programs.size()))
+                       : tr("<b style='color:#c0392b'>Exported %n program(s), but not every captured call is served</b>",
+                            nullptr, int(m_outcome.programs.size()));
+    text += QStringLiteral(" — ") + m_outcome.summary().toHtmlEscaped() + QLatin1Char('.');
+    if (!m_outcome.unserved.isEmpty() && !m_outcome.firstAttempt.failure.message.isEmpty())
+        text += QStringLiteral("<br>") + tr("The program for every call failed: %1")
+                                             .arg(m_outcome.firstAttempt.failure.message.toHtmlEscaped());
+    text += QStringLiteral("<br>") + tr("Shown: %1, serving calls %2 (%3).")
+                                         .arg(shown.result.output.toHtmlEscaped(), ExportPhases::callsText(shown.calls),
+                                              shown.description.toHtmlEscaped());
+    return text;
+}
+
 void ExportResultView::showProgram(const Pt2Program &program)
 {
+    m_outcome = {};
+    m_readBacks.clear();
+    m_selected = -1;
+    m_programsModel->clear();
+    m_programsView->hide();
     m_fixOutcome->hide();
     m_verification->clear();
     m_program->setProgram(program);

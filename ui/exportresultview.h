@@ -1,6 +1,7 @@
 #pragma once
 
 #include "export/exportresult.h"
+#include "export/phasedexportoutcome.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 
@@ -15,14 +16,18 @@ class QPushButton;
 class QStackedWidget;
 class QTableView;
 class QTreeWidget;
+class QItemSelection;
 
 namespace dimscope {
 
+class ProgramsModel;
 class Pt2ProgramView;
 class VerificationModel;
 
-// The outcome of an export, or a .pt2 opened on its own. Success: the exported
-// program (inputs with their sizes in Dim names, ranges) and the verification table.
+// The outcome of an export, or a .pt2 opened on its own. Success: the programs
+// exported (one, or one per phase of the captured calls, with the calls each serves),
+// and for the selected one its inputs with their sizes in Dim names, ranges and the
+// verification table of its calls.
 // Failure: the violations with the Dims and leaves they name, torch's suggested fixes
 // with "Apply fixes" and "Re-export", and for the other kinds of failure the
 // explanation, the user's source line and the traceback.
@@ -30,7 +35,22 @@ class ExportResultView : public QWidget
 {
     Q_OBJECT
 public:
+    // A program as read back from its .pt2 (nullopt program with `error` when it
+    // could not be).
+    struct ReadBack {
+        std::optional<Pt2Program> program;
+        std::optional<Pt2DimMapping> mapping;
+        QString error;
+    };
+
     explicit ExportResultView(QWidget *parent = nullptr);
+
+    // What one export produced: `readBacks` parallel to outcome.programs. With no
+    // program, the first attempt's failure.
+    void showOutcome(const PhasedExportOutcome &outcome, const QVector<ReadBack> &readBacks);
+    // Shows program `row` of the outcome: its interface and the replay of its calls.
+    void selectProgram(int row);
+    int selectedProgram() const { return m_selected; }
 
     // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
     void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
@@ -42,6 +62,8 @@ public:
     void clear();
 
     QLabel *headline() const { return m_headline; }
+    ProgramsModel *programsModel() const { return m_programsModel; }
+    QTableView *programsView() const { return m_programsView; }
     Pt2ProgramView *programView() const { return m_program; }
     VerificationModel *verificationModel() const { return m_verification; }
     QTreeWidget *violationsView() const { return m_violations; }
@@ -60,9 +82,16 @@ private:
     QWidget *createSuccessPage();
     QWidget *createFailurePage();
     void showFailure(const WorkerFailure &failure);
+    QString outcomeHeadline() const;
 
     QLabel *m_headline;
     QStackedWidget *m_pages;
+    // the programs of the last export
+    ProgramsModel *m_programsModel;
+    QTableView *m_programsView;
+    PhasedExportOutcome m_outcome;
+    QVector<ReadBack> m_readBacks;
+    int m_selected = -1;
     // success
     Pt2ProgramView *m_program;
     VerificationModel *m_verification;

@@ -227,6 +227,9 @@ int runAnalyze(const QStringList &argv)
         return report.ok() ? 0 : 1;
     }
 
+    // Without --batch-dim, what export and the GUI infer: a transformers model's batch dim is dynamic.
+    if (!a.options.batchForAll && a.options.batchFor.isEmpty())
+        a.options.batchForAll = InferenceOptions::defaultsFor(*capture).batchForAll;
     const InferenceResult r = ShapeInference::infer(*capture, a.options);
     if (a.format == QLatin1String("table")) {
         printTable(out, *capture, r, a);

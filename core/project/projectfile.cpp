@@ -34,6 +34,7 @@ QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projec
                                                  ? QJsonValue(QJsonValue::Null)
                                                  : QJsonValue(project.exportOptions.exampleCall));
     exportObj.insert(QStringLiteral("strict"), project.exportOptions.strict);
+    exportObj.insert(QStringLiteral("fix_loop"), project.exportOptions.fixLoop);
     root.insert(QStringLiteral("export"), exportObj);
     QByteArray text = QJsonDocument(root).toJson(QJsonDocument::Indented);
     const QByteArray constraints = project.constraints
@@ -140,6 +141,12 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
             return std::nullopt;
         }
         project.exportOptions.strict = e.value(QStringLiteral("strict")).toBool(false);
+        const QJsonValue fixLoop = e.value(QStringLiteral("fix_loop"));
+        if (!fixLoop.isBool() && !fixLoop.isUndefined()) {
+            fail(error, path, QStringLiteral("export.fix_loop: expected true or false"));
+            return std::nullopt;
+        }
+        project.exportOptions.fixLoop = fixLoop.toBool(true);
     } else if (!exportValue.isNull() && !exportValue.isUndefined()) {
         fail(error, path, QStringLiteral("export: expected an object"));
         return std::nullopt;

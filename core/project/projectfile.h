@@ -13,10 +13,15 @@ struct ExportOptions {
     QString device = QStringLiteral("cpu"); // "cpu" or "cuda"
     int exampleCall = -1;                   // -1: let dimscope choose
     bool strict = false;
+    // Apply torch's suggested fixes to a copy of the constraints and export again, and
+    // export a program per phase for calls one program cannot serve (PhasedExport).
+    // Off: one export with the constraints as they are (fixes offered, not applied).
+    bool fixLoop = true;
 
     friend bool operator==(const ExportOptions &x, const ExportOptions &y)
     {
-        return x.device == y.device && x.exampleCall == y.exampleCall && x.strict == y.strict;
+        return x.device == y.device && x.exampleCall == y.exampleCall && x.strict == y.strict
+            && x.fixLoop == y.fixLoop;
     }
 };
 

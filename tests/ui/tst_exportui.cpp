@@ -10,6 +10,7 @@
 #include "exportresultview.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
+#include "models/programsmodel.h"
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
 #include "openmodeldialog.h"
@@ -30,6 +31,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -83,6 +85,7 @@ private slots:
     void openModelDialogClassifies();
     void demoExportOnCpuThroughMenu();
     void tutorialFailsApplyFixesThenReexport();
+    void realModelExportsEveryCallThroughPhases();
 
 private:
     bool openProject(MainWindow &window, const QString &path);
@@ -138,6 +141,7 @@ void TestExportUi::initTestCase()
     QCOMPARE(set.setLeaf(QStringLiteral("x"), {DimAssignment::named(QStringLiteral("dx")), DimAssignment::named(QStringLiteral("d1"))}), QString());
     QCOMPARE(set.setLeaf(QStringLiteral("y"), {DimAssignment::named(QStringLiteral("dy")), DimAssignment::named(QStringLiteral("d1"))}), QString());
     project.constraints = set;
+    project.exportOptions.fixLoop = false; // the tutorial's loop by hand: fail, Apply fixes, Re-export
     QVERIFY2(ProjectFile::write(m_dir.filePath(QStringLiteral("tutorial.dimscope")), project, &error), qPrintable(error));
 }
 
@@ -342,6 +346,91 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QCOMPARE(view->verificationModel()->acceptedCount(), 3);
     const Pt2InputsModel *inputs = view->programView()->inputsModel();
     QCOMPARE(column(inputs, Pt2InputsModel::DimsColumn), (QStringList{"dx × 4", "dx × 4"}));
+}
+
+// A real transformers model as a new user would export it: open the generate()
+// capture, name the model, Export on CPU, no hand edits. The pipeline exports a program
+// for the decode calls and one for the prefill calls, and every call replays through
+// one of them; the document's constraints are not touched.
+void TestExportUi::realModelExportsEveryCallThroughPhases()
+{
+    if (qEnvironmentVariable("DIMSCOPE_RUNTIME") == QLatin1String("trixie"))
+        QSKIP("the trixie runtime has no transformers; the real-model GUI export runs on sid");
+    const QString capture = m_dir.filePath(QStringLiteral("llama.safetensors"));
+    const QString models = QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/realmodels");
+    QProcess python;
+    python.setProcessChannelMode(QProcess::MergedChannels);
+    python.setWorkingDirectory(models);
+    python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
+                 {QStringLiteral("tinymodels.py"), QStringLiteral("llama"), capture});
+    QVERIFY(python.waitForFinished(300000));
+    QVERIFY2(python.exitCode() == 0, python.readAll().right(3000).constData());
+
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    ExportResultView *view = exporter->resultView();
+    QAbstractItemModelTester programsTester(view->programsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester verificationTester(view->verificationModel(),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QVERIFY(window.openFile(capture));
+    QVERIFY(shown.wait(120000));
+    ProjectDocument *doc = window.document();
+    QVERIFY(doc->exportOptions().fixLoop); // the default
+    doc->setModelRef(models + QStringLiteral("/tinymodels.py:llama"));
+    const ConstraintSet before = doc->constraints();
+    const int steps = doc->undoStack()->count();
+    const QString output = m_dir.filePath(QStringLiteral("llama.pt2"));
+    exporter->setOutputPath(output);
+
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    action(&window, "actionExportCpu")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    const PhasedExportOutcome &outcome = exporter->lastOutcome();
+    const QString log = exporter->panel()->logView()->toPlainText().right(4000);
+    QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary() + QLatin1Char('\n') + log));
+    QVERIFY2(outcome.programs.size() >= 2, qPrintable(outcome.summary())); // prefill and decode differ under SDPA
+    QCOMPARE(outcome.servedCalls().size(), doc->capture().calls.size());
+    QVERIFY(doc->constraints() == before); // fixes go to a copy
+    QCOMPARE(doc->undoStack()->count(), steps);
+
+    // The programs, each with its calls; selecting one shows the replay of its calls.
+    QVERIFY(view->programsView()->isVisibleTo(view));
+    QCOMPARE(view->programsModel()->rowCount(), outcome.programs.size());
+    QVERIFY(view->headline()->text().contains(QLatin1String("every captured call")));
+    QVERIFY(exporter->panel()->stageLabel()->text().contains(QLatin1String("program")));
+    for (int row = 0; row < outcome.programs.size(); ++row) {
+        const ExportedProgram &p = outcome.programs.at(row);
+        QVERIFY2(QFileInfo(p.result.output).isFile(), qPrintable(p.result.output));
+        view->programsView()->selectRow(row);
+        QCOMPARE(view->selectedProgram(), row);
+        QVERIFY(view->headline()->text().contains(QFileInfo(p.result.output).fileName()));
+        QStringList accepted;
+        const VerificationModel *verification = view->verificationModel();
+        for (int r = 0; r < verification->rowCount(); ++r) {
+            if (verification->rows().at(r).ok())
+                accepted << QString::number(verification->rows().at(r).call);
+        }
+        QStringList calls;
+        for (int c : p.calls)
+            calls << QString::number(c);
+        QCOMPARE(accepted, calls);
+        QVERIFY(view->programView()->inputsModel()->rowCount() > 0);
+    }
+    // The cache length stays symbolic in the program that serves the decode calls.
+    bool symbolicPast = false;
+    for (int row = 0; row < outcome.programs.size(); ++row) {
+        view->programsView()->selectRow(row);
+        const Pt2InputsModel *inputs = view->programView()->inputsModel();
+        for (int r = 0; r < inputs->rowCount(); ++r) {
+            const QString name = inputs->index(r, 0).data().toString();
+            const QString dims = inputs->index(r, Pt2InputsModel::SymbolsColumn).data().toString();
+            if (name.contains(QLatin1String("key_cache")) && dims.contains(QRegularExpression(QStringLiteral("\\bs\\d+"))))
+                symbolicPast = true;
+        }
+    }
+    QVERIFY(symbolicPast);
+    shot(&window, QStringLiteral("llama-phases.png"));
 }
 
 QTEST_MAIN(TestExportUi)

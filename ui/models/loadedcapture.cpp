@@ -73,7 +73,7 @@ QSharedPointer<const LoadedCapture> LoadedCapture::build(const Capture &capture,
     }
     if (!report(total - 1))
         return loaded;
-    loaded->inference = ShapeInference::infer(capture);
+    loaded->inference = ShapeInference::infer(capture, InferenceOptions::defaultsFor(capture));
     report(total);
     return loaded;
 }
