@@ -47,6 +47,7 @@ private slots:
         project.exportOptions.device = QStringLiteral("cuda");
         project.exportOptions.exampleCall = 3;
         project.exportOptions.strict = true;
+        project.exportOptions.fixLoop = false;
         const QString path = dir.filePath(QStringLiteral("p.dimscope"));
         QString error;
         QVERIFY2(ProjectFile::write(path, project, &error), qPrintable(error));
@@ -114,6 +115,8 @@ private slots:
                                 << "bad.dimscope: export.device: \"tpu\" is neither \"cpu\" nor \"cuda\"";
         QTest::newRow("call") << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"call": -2}})")
                               << "bad.dimscope: export.call: expected a call index >= 0 or null";
+        QTest::newRow("fix_loop") << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"fix_loop": "yes"}})")
+                                  << "bad.dimscope: export.fix_loop: expected true or false";
     }
     void badDocuments()
     {
