@@ -40,12 +40,21 @@ DimNaming::Role DimNaming::roleOf(const QString &path, const QString &arg, int d
     const bool cache = isCacheLeaf(path, arg, rank);
     if (dim == 0 && rank >= 2 && (cache || isBatchedInput(arg)))
         return {QStringLiteral("batch"), 5};
+    // An encoder-decoder cache's cross-attention part holds the encoder's keys: its
+    // length is the encoder length (0 before the first decoder step fills it).
+    if (cache && dim == 2 && path.contains(QLatin1String("cross_attention")))
+        return {QStringLiteral("cross_len"), 4};
     if (cache && dim == 2)
         return {arg.toLower().contains(QLatin1String("past")) ? QStringLiteral("past_len") : QStringLiteral("cache_len"), 4};
     if (isTokenInput(arg) && ((rank >= 2 && dim == 1) || (rank == 1 && dim == 0)))
         return {QStringLiteral("seq_len"), 3};
     if (arg == QLatin1String("cache_position") && rank == 1 && dim == 0)
         return {QStringLiteral("seq_len"), 3};
+    // The encoder's output states (encoder_outputs.0 / last_hidden_state): their length
+    // is the encoder length, which the encoder's attention mask shares.
+    if ((arg == QLatin1String("encoder_outputs") || arg == QLatin1String("encoder_hidden_states")) && rank == 3
+        && dim == 1)
+        return {QStringLiteral("encoder_len"), 3};
     if (arg.toLower().contains(QLatin1String("mask")) && rank >= 2 && dim == rank - 1)
         return {QStringLiteral("total_len"), 2};
     return {};

@@ -6,7 +6,8 @@
 namespace dimscope {
 
 // The names ShapeInference gives to Dims, following conventions people know from
-// transformers and the anchors: batch, seq_len, past_len / cache_len, total_len, and
+// transformers and the anchors: batch, seq_len, past_len / cache_len, total_len,
+// encoder_len and cross_len (encoder-decoder models), and
 // `<leaf>_dim<i>` for anything else.
 class DimNaming
 {

@@ -1,4 +1,5 @@
 #include "capturefixture.h"
+#include "shapes/dimnaming.h"
 #include "shapes/shapeinference.h"
 
 #include <QtTest>
@@ -14,6 +15,7 @@ private slots:
     void infer();
     void observations();
     void exampleCall();
+    void encoderDecoderNames();
 };
 
 static const QString kLlm = QStringLiteral(
@@ -182,6 +184,24 @@ void TestShapeInference::exampleCall()
     QCOMPARE(ShapeInference::infer(makeCapture(kLlm)).exampleCall, 1);
     QCOMPARE(ShapeInference::infer(makeCapture("x=1x4 | x=3x4 | x=5x4")).exampleCall, 1);
     QCOMPARE(ShapeInference::infer(makeCapture("x=2x4 | x=3x4")).exampleCall, 0);
+    // Two Dims (a and b) that are equal in calls 0 and 1 but not in call 2: from call
+    // 2 torch cannot take them for one (a sliding window's length vs the full length).
+    const InferenceResult apart = ShapeInference::infer(makeCapture("a=3x2 b=3x2 | a=4x2 b=4x2 | a=5x2 b=4x2"));
+    QCOMPARE(apart.exampleCall, 2);
+}
+
+void TestShapeInference::encoderDecoderNames()
+{
+    // T5 under generate(): the encoder's mask and output states share the encoder
+    // length; the cross-attention cache holds it too, from the first decoder step on.
+    using dimscope::DimNaming;
+    QCOMPARE(DimNaming::roleOf(QStringLiteral("past_key_values.cross_attention_cache.key_cache[0]"),
+                               QStringLiteral("past_key_values"), 2, 4).name, QStringLiteral("cross_len"));
+    QCOMPARE(DimNaming::roleOf(QStringLiteral("past_key_values.self_attention_cache.key_cache[0]"),
+                               QStringLiteral("past_key_values"), 2, 4).name, QStringLiteral("past_len"));
+    const InferenceResult r = ShapeInference::infer(
+        makeCapture("attention_mask=2x5 encoder_outputs=2x5x32 | attention_mask=2x8 encoder_outputs=2x8x32"));
+    QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("attention_mask(static,encoder_len) encoder_outputs(static,encoder_len,static)"));
 }
 
 QTEST_GUILESS_MAIN(TestShapeInference)
