@@ -71,7 +71,7 @@ QWidget *ExportResultView::createSuccessPage()
 QWidget *ExportResultView::createFailurePage()
 {
     m_violations->setObjectName(QStringLiteral("violationsView"));
-    m_violations->setHeaderLabels({tr("Violation"), tr("Dims"), tr("Leaf dims")});
+    m_violations->setHeaderLabels({tr("Violation"), tr("Dims"), tr("Leaf dims"), tr("Where (model code)")});
     m_violations->setRootIsDecorated(false);
     m_violations->setWordWrap(true);
     m_fixes->setObjectName(QStringLiteral("fixesView"));
@@ -246,8 +246,10 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
     m_violations->clear();
     m_fixes->clear();
     for (const WorkerViolation &v : failure.violations) {
-        auto *item = new QTreeWidgetItem(m_violations, {v.text, v.dims.join(QStringLiteral(", ")), sourcesText(v)});
-        item->setToolTip(0, v.text);
+        auto *item = new QTreeWidgetItem(m_violations, {v.text, v.dims.join(QStringLiteral(", ")), sourcesText(v),
+                                                         v.source.isValid() ? v.source.toText() : QString()});
+        item->setToolTip(0, v.source.isValid() ? tr("%1\n\nSpecialized at %2").arg(v.text, v.source.toText()) : v.text);
+        item->setToolTip(3, v.source.toText());
         item->setData(0, Qt::UserRole, v.kind);
     }
     m_violations->resizeColumnToContents(1);

@@ -63,14 +63,32 @@ WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
             v.sources.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
                               so.value(QLatin1String("dim")).toInt(-1)});
         }
+        v.source = SourceLocation::fromJson(o.value(QLatin1String("source")).toObject());
         f.violations.append(v);
     }
-    const QJsonObject src = e.value(QLatin1String("source")).toObject();
-    f.source.file = src.value(QLatin1String("file")).toString();
-    f.source.line = src.value(QLatin1String("line")).toInt();
-    f.source.function = src.value(QLatin1String("function")).toString();
-    f.source.code = src.value(QLatin1String("code")).toString();
+    f.source = SourceLocation::fromJson(e.value(QLatin1String("source")).toObject());
     return f;
+}
+
+SourceLocation SourceLocation::fromJson(const QJsonObject &o)
+{
+    SourceLocation s;
+    s.file = o.value(QLatin1String("file")).toString();
+    s.line = o.value(QLatin1String("line")).toInt();
+    s.function = o.value(QLatin1String("function")).toString();
+    s.code = o.value(QLatin1String("code")).toString();
+    return s;
+}
+
+QString SourceLocation::toText() const
+{
+    // FILE:LINE first: the form editors and terminals turn into a link.
+    QString text = QStringLiteral("%1:%2").arg(file).arg(line);
+    if (!function.isEmpty())
+        text += QStringLiteral(" in ") + function;
+    if (!code.isEmpty())
+        text += QStringLiteral(": ") + code;
+    return text;
 }
 
 QString WorkerFailure::toText() const
@@ -80,8 +98,11 @@ QString WorkerFailure::toText() const
     out << kind << ": " << message << "\n";
     if (!violations.isEmpty()) {
         out << "violations:\n";
-        for (const WorkerViolation &v : violations)
+        for (const WorkerViolation &v : violations) {
             out << "  - " << v.text << "\n";
+            if (v.source.isValid()) // torch 2.8+: where the model specialized the Dim
+                out << "    at " << v.source.toText() << "\n";
+        }
     }
     if (!fixes.isEmpty()) {
         out << "suggested fixes:\n";
@@ -91,7 +112,7 @@ QString WorkerFailure::toText() const
     if (!expression.isEmpty())
         out << "expression: " << expression << "\n";
     if (source.isValid())
-        out << "at " << source.file << ":" << source.line << " in " << source.function << ": " << source.code << "\n";
+        out << "at " << source.toText() << "\n";
     if (!hint.isEmpty())
         out << "hint: " << hint << "\n";
     if (!traceback.isEmpty() && (kind == QLatin1String("model_import") || kind == QLatin1String("model_load")

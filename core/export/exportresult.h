@@ -18,6 +18,17 @@ struct ViolationSource {
     int dim = -1;
 };
 
+struct SourceLocation {
+    QString file;
+    int line = 0;
+    QString function;
+    QString code;
+    bool isValid() const { return !file.isEmpty(); }
+    // "FILE:LINE in FUNCTION: CODE"
+    QString toText() const;
+    static SourceLocation fromJson(const QJsonObject &o);
+};
+
 // One violation line of a constraint_violation failure, as the worker parsed it. (Not
 // shapes/constraintviolation.h's ConstraintViolation, which is a capture-vs-constraints finding.)
 struct WorkerViolation {
@@ -25,15 +36,9 @@ struct WorkerViolation {
     QString kind;      // constant, range, equal, derived, dynamic_specialized, guard
     QStringList dims;  // Dim names the line mentions
     QVector<ViolationSource> sources;
+    SourceLocation source; // torch 2.8+ (strict): the user's line that specialized it
 };
 
-struct SourceLocation {
-    QString file;
-    int line = 0;
-    QString function;
-    QString code;
-    bool isValid() const { return !file.isEmpty(); }
-};
 
 // A failed request: what the worker said went wrong, or what the client saw
 // (worker_crashed, timeout, cancelled, worker_start).

@@ -78,17 +78,54 @@ def _violation(text):
     return v
 
 
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (.+)$')
+
+
+def _is_library_file(path):
+    """torch's, transformers' and this package's own files: not where the user's code is."""
+    f = os.path.abspath(path)
+    here = os.path.dirname(os.path.abspath(__file__))
+    return (f.startswith(here) or "/site-packages/" in f or "/dist-packages/" in f
+            or f.startswith("<") or "/torch/" in f)
+
+
+def _stack_frames(lines):
+    """Frames of a `User stack:` block (traceback.format lines): file, line, function, code."""
+    frames = []
+    for line in lines:
+        m = _FRAME.match(line)
+        if m:
+            frames.append({"file": m.group(1), "line": int(m.group(2)), "function": m.group(3).strip(),
+                           "code": ""})
+        elif frames and not frames[-1]["code"] and line.strip() and not set(line.strip()) <= set("~^ "):
+            frames[-1]["code"] = line.strip()
+    return frames
+
+
+def _attach_stack(violation, frames):
+    """torch 2.8+ writes where a Dim was specialized as a `User stack:` block after
+    the violation line: its frames, and the innermost one in the user's code."""
+    if not frames:
+        return
+    violation["stack"] = frames
+    user = [f for f in frames if not _is_library_file(f["file"])]
+    violation["source"] = (user or frames)[-1]
+
+
 def parse_constraint_violation(message):
     """Violation lines, suggested fix lines and the names from a ConstraintViolation text.
-    Returns None when the text is not one."""
+    Returns None when the text is not one. torch 2.8+ follows a violation with a
+    `User stack:` (and `Framework stack:`) block and may repeat a violation; the stack
+    becomes the violation's `stack` and `source`, repeats are dropped."""
     m = re.search(r"Constraints violated \((.*?)\)!", message)
     if not m:
         return None
-    violations, fixes = [], []
+    violations, stacks, fixes = [], [], []
     in_fixes = False
+    stack = None  # lines of the stack block being read
     for line in message.splitlines():
         if line.startswith("Suggested fixes:"):
-            in_fixes = True
+            in_fixes, stack = True, None
             continue
         if in_fixes:
             # The fix block is indented; newer torch appends unindented hints after it.
@@ -98,13 +135,32 @@ def parse_constraint_violation(message):
             if fixes:
                 in_fixes = False
             continue
+        if line.strip() in ("User stack:", "Framework stack:"):
+            stack = [] if line.strip() == "User stack:" and violations else None
+            if stack is not None:
+                stacks[-1] = stack
+            continue
         if line.startswith("  - "):
+            stack = None
             violations.append(line[4:].rstrip())
+            stacks.append(None)
+        elif stack is not None:
+            stack.append(line)
         elif violations and line.startswith("    ") and line.strip():
             violations[-1] += " " + line.strip()
+    parsed, seen = [], {}
+    for text, lines in zip(violations, stacks):
+        v = _violation(text)
+        _attach_stack(v, _stack_frames(lines or []))
+        if text in seen:  # a repeat: keep the first, with a stack if either has one
+            if "stack" in v and "stack" not in seen[text]:
+                seen[text].update(stack=v["stack"], source=v["source"])
+            continue
+        seen[text] = v
+        parsed.append(v)
     return {
         "names": [n.strip() for n in m.group(1).split(",") if n.strip()],
-        "violations": [_violation(v) for v in violations],
+        "violations": parsed,
         "fixes": fixes,
     }
 
