@@ -1,5 +1,6 @@
 #include "capture/capturereader.h"
 
+#include "capture/headerbuffer.h"
 #include "capture/internpool.h"
 #include "capture/manifestparser.h"
 #include "capture/mappedfile.h"
@@ -28,7 +29,12 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
     if (!file)
         return failed();
 
-    const quint64 headerLength = qFromLittleEndian<quint64>(file->data());
+    // The header is read with pread, never through the mapping: a file truncated
+    // while it is parsed then gives an error, not SIGBUS (see MappedFile).
+    uchar prefix[8];
+    if (!file->readAt(0, 8, prefix, &message))
+        return failed();
+    const quint64 headerLength = qFromLittleEndian<quint64>(prefix);
     const quint64 room = quint64(file->size() - 8);
     if (headerLength == 0) {
         message = QStringLiteral("header length is 0 (a safetensors header is a JSON object)");
@@ -40,6 +46,9 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
     }
     const qint64 headerSize = qint64(headerLength);
     const qint64 dataStart = 8 + headerSize;
+    std::unique_ptr<HeaderBuffer> text = HeaderBuffer::read(*file, 8, headerSize, &message);
+    if (!text)
+        return failed();
 
     Capture capture;
     capture.filePath = path;
@@ -48,8 +57,7 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
     {
         InternPool pool;
         SafetensorsHeader header;
-        char *headerText = reinterpret_cast<char *>(file->writableData() + 8);
-        bool ok = header.parse(headerText, headerSize, file->size() - dataStart, pool, &message);
+        bool ok = header.parse(text->data(), headerSize, file->size() - dataStart, pool, &message);
         if (ok && !header.hasMetadata()) {
             message = QStringLiteral("no __metadata__ in the header: a plain safetensors file, not a dimscope capture");
             ok = false;
@@ -61,16 +69,15 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
             ManifestParser parser(header, dataStart, pool);
             // Manifest bytes already parsed are never read again: hand their pages
             // back as the calls go by, so the header is never resident all at once.
-            const uchar *base = file->data();
-            MappedFile *mapped = file.get();
-            parser.setConsumedCallback([base, mapped](const char *upTo) {
-                mapped->releaseBefore(reinterpret_cast<const uchar *>(upTo) - base);
+            // Only the manifest's own pages: the header's tensor table (names that
+            // `header` points to) may lie on either side of it.
+            const char *manifestBegin = header.manifest().data();
+            HeaderBuffer *buffer = text.get();
+            parser.setConsumedCallback([buffer, manifestBegin](const char *upTo) {
+                buffer->release(manifestBegin, upTo);
             });
             ok = parser.parse(header.manifest(), capture, &message);
         }
-        // The manifest was decoded in place (copy-on-write pages): dropping the
-        // header's pages restores the file's bytes and gives their memory back.
-        file->release(8, headerSize);
         if (!ok)
             return failed();
     }

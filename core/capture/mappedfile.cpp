@@ -1,8 +1,11 @@
 #include "capture/mappedfile.h"
 
-#include <QFileInfo>
+#include "util/regularfile.h"
 
-#include <sys/mman.h>
+#include <cerrno>
+#include <cstring>
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace dimscope {
@@ -10,20 +13,8 @@ namespace dimscope {
 std::unique_ptr<MappedFile> MappedFile::open(const QString &path, QString *error)
 {
     std::unique_ptr<MappedFile> m(new MappedFile);
-    m->m_file.setFileName(path);
-    const QFileInfo info(path);
-    if (!info.exists()) {
-        *error = QStringLiteral("no such file");
+    if (!RegularFile::open(m->m_file, path, error))
         return nullptr;
-    }
-    if (info.isDir()) {
-        *error = QStringLiteral("is a directory, not a capture file");
-        return nullptr;
-    }
-    if (!m->m_file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("cannot open: %1").arg(m->m_file.errorString());
-        return nullptr;
-    }
     m->m_size = m->m_file.size();
     if (m->m_size < 8) {
         *error = QStringLiteral("file is %1 bytes long, shorter than the 8-byte safetensors header length").arg(m->m_size);
@@ -43,23 +34,40 @@ MappedFile::~MappedFile()
         m_file.unmap(m_data);
 }
 
-void MappedFile::release(qint64 offset, qint64 length)
+qint64 MappedFile::currentSize() const
 {
-    const qint64 page = sysconf(_SC_PAGESIZE);
-    // Whole pages around the range: the rest of those pages is file bytes that were
-    // never written to, so dropping them loses nothing (they are read back on use).
-    const qint64 begin = offset / page * page;
-    const qint64 end = std::min((offset + length + page - 1) / page * page, m_size);
-    if (end > begin)
-        madvise(m_data + begin, size_t(end - begin), MADV_DONTNEED);
+    struct stat st;
+    if (::fstat(m_file.handle(), &st) != 0)
+        return -1;
+    return qint64(st.st_size);
 }
 
-void MappedFile::releaseBefore(qint64 end)
+QString MappedFile::shrankError(qint64 begin, qint64 end) const
 {
-    const qint64 page = sysconf(_SC_PAGESIZE);
-    const qint64 stop = std::min(end, m_size) / page * page;
-    if (stop > 0)
-        madvise(m_data, size_t(stop), MADV_DONTNEED);
+    return QStringLiteral("the file is now %1 bytes long, %2 when opened: bytes [%3, %4) are gone (truncated while open?)")
+        .arg(currentSize()).arg(m_size).arg(begin).arg(end);
+}
+
+bool MappedFile::readAt(qint64 offset, qint64 length, void *out, QString *error) const
+{
+    char *to = static_cast<char *>(out);
+    qint64 done = 0;
+    while (done < length) {
+        const ssize_t got = ::pread(m_file.handle(), to + done, size_t(length - done), off_t(offset + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *error = QStringLiteral("cannot read bytes [%1, %2): %3")
+                         .arg(offset).arg(offset + length).arg(QString::fromLocal8Bit(std::strerror(errno)));
+            return false;
+        }
+        if (got == 0) {
+            *error = shrankError(offset, offset + length);
+            return false;
+        }
+        done += got;
+    }
+    return true;
 }
 
 } // namespace dimscope

@@ -7,20 +7,29 @@
 
 namespace dimscope {
 
-// A file mapped read-only into memory for as long as this object lives. Captures
-// share one through a QSharedPointer, so tensor views stay valid while any copy of
-// the Capture (or any LibTorch view made from it) exists.
+// A capture file held open and mapped read-only into memory for as long as this
+// object lives. Captures share one through a QSharedPointer, so tensor views stay
+// valid while any copy of the Capture (or any LibTorch view made from it) exists.
 //
 // The mapping is private (copy-on-write): a stray write through a tensor view can
-// never reach the file on disk nor fault; it only changes this process's copy.
-// Like any mapping it shows the file's inode: the recorder replaces captures
-// atomically (temp file + rename), so an open capture keeps its old bytes; a file
-// truncated in place while open would make reads of its lost pages fault.
+// never reach the file on disk; it only changes this process's copy.
+//
+// Files that shrink under us. A mapping shows the file's inode: the recorder
+// replaces captures atomically (temp file + rename), so an open capture keeps its
+// old bytes; but a file truncated in place (by another program, or a full disk
+// that a copy gave up on) makes every read of its lost pages raise SIGBUS, which
+// kills the process. So the mapping is only the zero-copy way in for callers that
+// accept that risk (LibTorch views); dimscope's own readers never touch it:
+// - the header and manifest are read with pread() into memory (HeaderBuffer);
+// - tensorView() checks the file's current size before handing out a view;
+// - tensor statistics read their chunks with readAt() (pread), which reports a
+//   file that ends early as an error instead of faulting.
 class MappedFile
 {
 public:
-    // Opens and maps the whole file; on failure returns nullptr and sets *error
-    // (without the file name: the caller prefixes it).
+    // Opens (a regular file only: see RegularFile) and maps the whole file; on
+    // failure returns nullptr and sets *error (without the file name: the caller
+    // prefixes it).
     static std::unique_ptr<MappedFile> open(const QString &path, QString *error);
     ~MappedFile();
 
@@ -28,16 +37,17 @@ public:
     MappedFile &operator=(const MappedFile &) = delete;
 
     const uchar *data() const { return m_data; }
-    uchar *writableData() { return m_data; }
-    qint64 size() const { return m_size; }
+    qint64 size() const { return m_size; } // when opened
     QString path() const { return m_file.fileName(); }
 
-    // Tells the kernel the process no longer needs [offset, offset+length) resident:
-    // the pages are dropped from RSS and read back from the file if touched again.
-    void release(qint64 offset, qint64 length);
-    // Same for the whole pages that lie entirely before `end` (the page holding
-    // `end` itself is kept).
-    void releaseBefore(qint64 end);
+    // The file's size now (fstat of the open descriptor), or -1 when it cannot be known.
+    qint64 currentSize() const;
+    // Reads [offset, offset + length) from the file itself (pread, not the mapping);
+    // thread-safe. False with *error when the file ends before (it was truncated
+    // since it was opened) or the read fails.
+    bool readAt(qint64 offset, qint64 length, void *out, QString *error) const;
+    // The message for bytes [begin, end) that the file no longer holds.
+    QString shrankError(qint64 begin, qint64 end) const;
 
 private:
     MappedFile() = default;

@@ -52,18 +52,25 @@ at::Tensor lookupTable(DType t)
     return at::tensor(at::ArrayRef<float>(lut.data(), lut.size()), at::kFloat);
 }
 
+// Thrown by chunkAsDouble when the file no longer holds the bytes; caught below.
+struct ReadFailure {
+    QString message;
+};
+
 // A flat double tensor of elements [begin, end) of the view, whatever its dtype.
 at::Tensor chunkAsDouble(const TensorView &view, int64_t begin, int64_t end, const at::Tensor &lut)
 {
     const int64_t n = end - begin;
     const int size = dtype::byteSize(view.dtype);
-    const uchar *p = view.data + begin * size;
-    auto raw = [&](at::ScalarType st) {
-        // Zero-copy view of the chunk; its lifetime is the caller's (the view holds the mapping).
-        if (reinterpret_cast<quintptr>(p) % quintptr(size) != 0)
-            return at::from_blob(const_cast<uchar *>(p), {n * size}, at::kByte).clone().view(st);
-        return at::from_blob(const_cast<uchar *>(p), {n}, st);
-    };
+    // The chunk is read with pread into a buffer of its own, not viewed in the
+    // mapping: a file truncated while the stats run (they run off the GUI thread,
+    // for seconds on a large tensor) gives an error instead of SIGBUS. The copy is
+    // bounded (one chunk) and small next to the conversion to double.
+    at::Tensor bytes = at::empty({n * size}, at::kByte);
+    QString why;
+    if (!view.read(begin * size, n * size, bytes.data_ptr(), &why))
+        throw ReadFailure{why};
+    auto raw = [&](at::ScalarType st) { return bytes.view(st); };
     switch (view.dtype) {
     case DType::U16: return raw(at::kShort).to(at::kInt).bitwise_and(0xFFFF).to(at::kDouble);
     case DType::U32: return raw(at::kInt).to(at::kLong).bitwise_and(int64_t(0xFFFFFFFF)).to(at::kDouble);
@@ -132,6 +139,8 @@ TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf)
             s.std = std::sqrt(m2 / double(s.finiteCount));
         }
         s.ok = true;
+    } catch (const ReadFailure &f) {
+        s.error = QStringLiteral("leaf %1: %2").arg(leaf.path, f.message);
     } catch (const std::exception &e) {
         s.error = QStringLiteral("LibTorch: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
     }

@@ -21,8 +21,9 @@ struct TensorStats {
     double min = 0, max = 0, mean = 0, std = 0;
 };
 
-// Computed with LibTorch over the mapped bytes, in chunks (bounded extra memory
-// whatever the tensor's size). Thread-safe: the GUI calls it off its thread.
+// Computed with LibTorch over the tensor's bytes, read from the file in chunks
+// (bounded extra memory whatever the tensor's size; a file that shrank since it was
+// opened gives an error). Thread-safe: the GUI calls it off its thread.
 // `call`, `leaf` index capture.calls and that call's input leaves.
 TensorStats computeTensorStats(const Capture &capture, int call, int leaf);
 TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf);

@@ -2,6 +2,7 @@
 
 #include "shapes/constraintsetjson.h"
 #include "shapes/jsontext.h"
+#include "util/regularfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -63,16 +64,15 @@ static bool fail(QString *error, const QString &path, const QString &what)
 
 std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        fail(error, path, QStringLiteral("cannot open: %1").arg(f.errorString()));
+    // A regular file only (a FIFO would block the open), and never more than a
+    // project can reasonably be, whatever the file grows to while it is read.
+    QString why;
+    const std::optional<QByteArray> read = RegularFile::readAll(path, kMaxBytes, &why);
+    if (!read) {
+        fail(error, path, why);
         return std::nullopt;
     }
-    if (f.size() > 256 * 1024 * 1024) {
-        fail(error, path, QStringLiteral("file too large for a project (%1 bytes)").arg(f.size()));
-        return std::nullopt;
-    }
-    const QByteArray bytes = f.readAll();
+    const QByteArray &bytes = *read;
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {

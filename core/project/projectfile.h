@@ -35,6 +35,7 @@ struct ProjectFile {
     ExportOptions exportOptions;
 
     static constexpr int kVersion = 1;
+    static constexpr qint64 kMaxBytes = 256 * 1024 * 1024; // larger is refused unread
 
     // Errors name the file and the place ("demo.dimscope: constraints.dims[0].min: ...").
     static std::optional<ProjectFile> read(const QString &path, QString *error);

@@ -1,9 +1,10 @@
 #include "pt2/pt2archive.h"
 
-#include <QFile>
-#include <QFileInfo>
+#include "util/regularfile.h"
 
 #include <zip.h>
+
+#include <unistd.h>
 
 namespace dimscope {
 
@@ -25,6 +26,21 @@ QString zipErrorText(int code)
     zip_error_fini(&err);
     return text;
 }
+
+// Why libzip refused the file, read through the descriptor still open.
+QString openFailure(const QString &path, int fd, int code)
+{
+    if (code != ZIP_ER_NOZIP)
+        return QStringLiteral("%1: cannot open as zip: %2").arg(path, zipErrorText(code));
+    char head[4] = {};
+    const ssize_t got = ::pread(fd, head, sizeof head, 0);
+    if (got == 0)
+        return QStringLiteral("%1: empty file, not a .pt2 archive").arg(path);
+    if (got == 4 && QByteArray(head, 4) == QByteArray("PK\x03\x04", 4))
+        return QStringLiteral("%1: truncated or damaged zip archive: it starts like one but has no central directory").arg(path);
+    return QStringLiteral("%1: not a zip archive (a .pt2 file is one)").arg(path);
+}
+
 } // namespace
 
 Pt2Archive::Pt2Archive() = default;
@@ -35,29 +51,19 @@ bool Pt2Archive::open(const QString &path, QString *error)
     m_path = path;
     m_entries.clear();
     m_handle.reset();
-    const QFileInfo info(path);
-    if (!info.exists()) {
-        *error = QStringLiteral("%1: no such file").arg(path);
-        return false;
-    }
-    if (!info.isFile()) {
-        *error = QStringLiteral("%1: not a regular file").arg(path);
+    // A descriptor checked to be a regular file, handed to libzip: zip_open() on a
+    // FIFO would block forever, and a path checked first could be swapped after.
+    QString why;
+    const int fd = RegularFile::openDescriptor(path, &why);
+    if (fd < 0) {
+        *error = QStringLiteral("%1: %2").arg(path, why);
         return false;
     }
     int code = 0;
-    zip_t *zip = zip_open(QFile::encodeName(path).constData(), ZIP_RDONLY, &code);
+    zip_t *zip = zip_fdopen(fd, 0, &code); // takes the descriptor on success
     if (!zip) {
-        if (code == ZIP_ER_NOZIP) {
-            QFile f(path);
-            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4) : QByteArray();
-            if (info.size() == 0)
-                *error = QStringLiteral("%1: empty file, not a .pt2 archive").arg(path);
-            else if (head == QByteArray("PK\x03\x04", 4))
-                *error = QStringLiteral("%1: truncated or damaged zip archive: it starts like one but has no central directory").arg(path);
-            else
-                *error = QStringLiteral("%1: not a zip archive (a .pt2 file is one)").arg(path);
-        } else
-            *error = QStringLiteral("%1: cannot open as zip: %2").arg(path, zipErrorText(code));
+        *error = openFailure(path, fd, code);
+        ::close(fd);
         return false;
     }
     m_handle = std::make_unique<Handle>();

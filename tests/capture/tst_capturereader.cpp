@@ -1,9 +1,11 @@
 // CaptureReader: valid captures (written here and by the safetensors library) and
 // malformed files, each with its own error message.
+#include "hostilefiles.h"
 #include "safetensorswriter.h"
 
 #include "capture/capturereader.h"
 #include "capture/mappedfile.h"
+#include "capture/tensorview.h"
 
 #include <QFileInfo>
 #include <QProcess>
@@ -311,7 +313,75 @@ private slots:
         QVERIFY(!CaptureReader::open(path, &error));
         QCOMPARE(error, path + QStringLiteral(": no such file"));
         QVERIFY(!CaptureReader::open(m_dir.path(), &error));
-        QCOMPARE(error, m_dir.path() + QStringLiteral(": is a directory, not a capture file"));
+        QCOMPARE(error, m_dir.path() + QStringLiteral(": is a directory, not a regular file"));
+    }
+
+    // A FIFO would block open(2) until a writer came (the CLI hung); devices may never
+    // end. Both are refused before anything is read.
+    void refusesSpecialFiles()
+    {
+        const QString fifo = m_dir.filePath(QStringLiteral("capture.fifo"));
+        QVERIFY(makeFifo(fifo));
+        QString error;
+        bool opened = true;
+        QVERIFY2(!blocksOnFifo(fifo, [&] { opened = CaptureReader::open(fifo, &error).has_value(); }),
+                 "CaptureReader::open blocked on a FIFO");
+        QVERIFY(!opened);
+        QCOMPARE(error, fifo + QStringLiteral(": is a FIFO (named pipe), not a regular file"));
+        QVERIFY(!CaptureReader::open(QStringLiteral("/dev/zero"), &error));
+        QCOMPARE(error, QStringLiteral("/dev/zero: is a character device, not a regular file"));
+        // A link to a capture is its capture.
+        const QString target = write(QStringLiteral("linked.safetensors"), Base().bytes());
+        const QString link = m_dir.filePath(QStringLiteral("link.safetensors"));
+        QVERIFY(QFile::link(target, link));
+        QVERIFY2(CaptureReader::open(link, &error), qPrintable(error));
+    }
+
+    // A capture truncated in place while it is open: reading a lost tensor through
+    // the mapping would raise SIGBUS. New views are refused, views made before read
+    // through pread and report the loss, tensors still in the file read as before.
+    void truncatedWhileOpen()
+    {
+        const QString path = write(QStringLiteral("shrinking.safetensors"), Base().bytes());
+        QString error;
+        const std::optional<Capture> c = CaptureReader::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+        const Leaf &x1 = c->calls.at(1).inputs.leaves.at(0); // c1/in/0, the third tensor
+        const Leaf &x0 = c->calls.at(0).inputs.leaves.at(0); // c0/in/0, the first
+        const std::optional<TensorView> before = tensorView(*c, x1, &error);
+        QVERIFY2(before, qPrintable(error));
+
+        const qint64 cut = x1.fileOffset + 4;
+        QVERIFY(truncateFile(path, cut));
+        const QString gone = QStringLiteral("the file is now %1 bytes long, %2 when opened: bytes [%3, %4) are gone (truncated while open?)")
+                                 .arg(cut).arg(c->fileSize).arg(x1.fileOffset).arg(x1.fileOffset + x1.byteSize);
+        QVERIFY(!tensorView(*c, x1, &error));
+        QCOMPARE(error, QStringLiteral("leaf x: ") + gone);
+        QByteArray bytes(int(x1.byteSize), '\0');
+        QVERIFY(!before->read(0, x1.byteSize, bytes.data(), &error));
+        QCOMPARE(error, gone);
+
+        const std::optional<TensorView> still = tensorView(*c, x0, &error);
+        QVERIFY2(still, qPrintable(error));
+        float values[6] = {};
+        QVERIFY2(still->read(0, sizeof values, values, &error), qPrintable(error));
+        QCOMPARE(values[5], 5.0f);
+        QVERIFY(!still->read(4, 24, values, &error)); // past the tensor's own end
+    }
+
+    // The header is read with pread, not through the mapping: a file cut before its
+    // header ends gives an error, whenever the cut happens.
+    void headerReadFromTheFile()
+    {
+        const QString path = write(QStringLiteral("cut-header.safetensors"), Base().bytes());
+        QString error;
+        std::unique_ptr<MappedFile> file = MappedFile::open(path, &error);
+        QVERIFY2(file, qPrintable(error));
+        QVERIFY(truncateFile(path, 100));
+        QByteArray header(200, '\0');
+        QVERIFY(!file->readAt(8, 200, header.data(), &error));
+        QCOMPARE(error, QStringLiteral("the file is now 100 bytes long, %1 when opened: bytes [8, 208) are gone (truncated while open?)")
+                            .arg(file->size()));
     }
 
     // Damaged files (bytes flipped anywhere in the header, cut at any length) give an

@@ -1,4 +1,5 @@
 // dimscope-cli inspect: human output, --json schema, errors and exit codes.
+#include "hostilefiles.h"
 #include "safetensorswriter.h"
 
 #include <QJsonArray>
@@ -17,13 +18,16 @@ struct Run {
     QString out, err;
 };
 
-Run cli(const QStringList &args)
+Run cli(const QStringList &args, int timeoutMs = 60000)
 {
     QProcess p;
     p.start(QStringLiteral(DIMSCOPE_CLI), QStringList{QStringLiteral("inspect")} + args);
     Run r;
-    if (!p.waitForFinished(60000))
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
         return r;
+    }
     r.exitCode = p.exitCode();
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
@@ -152,6 +156,12 @@ private slots:
         r = cli({});
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        // A FIFO hung the CLI in open(2): it is refused at once.
+        const QString fifo = m_dir.filePath(QStringLiteral("capture.fifo"));
+        QVERIFY(makeFifo(fifo));
+        r = cli({fifo}, 10000);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err, QStringLiteral("dimscope-cli inspect: %1: is a FIFO (named pipe), not a regular file\n").arg(fifo));
         r = cli({m_path, QStringLiteral("--yaml")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QLatin1String("unexpected argument '--yaml'")));

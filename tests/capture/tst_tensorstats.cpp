@@ -1,6 +1,8 @@
-// Zero-copy LibTorch views and tensor statistics over mapped captures.
+// Zero-copy LibTorch views and tensor statistics over mapped captures (and over
+// captures truncated while open).
 #include <ATen/ATen.h> // LibTorch before Qt (Qt's `slots` macro breaks its headers)
 
+#include "hostilefiles.h"
 #include "safetensorswriter.h"
 
 #include "capture/capturereader.h"
@@ -213,6 +215,25 @@ private slots:
         QCOMPARE(s.max, 999.0);
         QVERIFY(qAbs(s.mean - mean) < 1e-9);
         QVERIFY(qAbs(s.std - std::sqrt(sq / double(n))) < 1e-6);
+    }
+
+    // A capture cut in place while open: the stats report the lost bytes (reading
+    // them through the mapping would have raised SIGBUS and killed the process).
+    void statsOfATruncatedCapture()
+    {
+        const qint64 n = 2 * 1024 * 1024;
+        const QString path = m_dir.filePath(QStringLiteral("shrinking.safetensors"));
+        QVERIFY(writeFile(path, captureOf({{QStringLiteral("big"), QStringLiteral("F32"), {n}, QByteArray(int(n * 4), '\0')}})));
+        QString error;
+        const std::optional<Capture> c = CaptureReader::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+        const Leaf &big = c->calls.at(0).inputs.leaves.at(0);
+        const qint64 cut = big.fileOffset + big.byteSize / 2;
+        QVERIFY(truncateFile(path, cut));
+        const TensorStats s = computeTensorStats(*c, 0, 0);
+        QVERIFY(!s.ok);
+        QCOMPARE(s.error, QStringLiteral("leaf big: the file is now %1 bytes long, %2 when opened: bytes [%3, %4) are gone (truncated while open?)")
+                              .arg(cut).arg(c->fileSize).arg(big.fileOffset).arg(big.fileOffset + big.byteSize));
     }
 };
 

@@ -1,3 +1,5 @@
+#include "hostilefiles.h"
+
 #include "project/projectfile.h"
 #include "shapes/constraintsetjson.h"
 
@@ -7,6 +9,7 @@
 #include <QTest>
 
 using namespace dimscope;
+using namespace dimscope::test;
 
 class TestProjectFile : public QObject
 {
@@ -128,6 +131,25 @@ private slots:
         QString got;
         QVERIFY(!ProjectFile::read(path, &got));
         QVERIFY2(got.startsWith(error), qPrintable(got));
+    }
+
+    // A FIFO blocked QFile::open until a writer came; a device or a directory is no
+    // project either. Each is refused with what it is.
+    void refusesSpecialFiles()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("p.dimscope"));
+        QVERIFY(makeFifo(fifo));
+        QString error;
+        bool opened = true;
+        QVERIFY2(!blocksOnFifo(fifo, [&] { opened = ProjectFile::read(fifo, &error).has_value(); }),
+                 "ProjectFile::read blocked on a FIFO");
+        QVERIFY(!opened);
+        QCOMPARE(error, QStringLiteral("p.dimscope: is a FIFO (named pipe), not a regular file"));
+        QVERIFY(!ProjectFile::read(QStringLiteral("/dev/zero"), &error));
+        QCOMPARE(error, QStringLiteral("zero: is a character device, not a regular file"));
+        QVERIFY(!ProjectFile::read(dir.path(), &error));
+        QVERIFY2(error.endsWith(QStringLiteral(": is a directory, not a regular file")), qPrintable(error));
     }
 
     void failedSaveKeepsThePreviousFile()

@@ -1,5 +1,6 @@
 // Pt2Reader on the shared torch 2.6 sample, on the same program re-packed in the
 // torch 2.8+ PT2 archive layout, on malformed archives; Pt2DimMapper on the sample.
+#include "hostilefiles.h"
 #include "pt2fixtures.h"
 
 #include "pt2/pt2dimmapper.h"
@@ -15,6 +16,7 @@
 #include <functional>
 
 using namespace dimscope;
+using namespace dimscope::test;
 using namespace pt2fixtures;
 
 namespace {
@@ -104,7 +106,11 @@ void TstPt2Reader::initTestCase()
     }
     add(QStringLiteral("truncated"), dir + QStringLiteral("truncated.pt2"), {QStringLiteral("truncated or damaged zip archive")});
     add(QStringLiteral("missing file"), dir + QStringLiteral("nope.pt2"), {QStringLiteral("no such file")});
-    add(QStringLiteral("directory"), m_dir.path(), {QStringLiteral("not a regular file")});
+    add(QStringLiteral("directory"), m_dir.path(), {QStringLiteral("is a directory, not a regular file")});
+    add(QStringLiteral("character device"), QStringLiteral("/dev/zero"), {QStringLiteral("/dev/zero: is a character device, not a regular file")});
+    // A FIFO would block zip_open until a writer came (malformed() guards the run).
+    QVERIFY(makeFifo(dir + QStringLiteral("fifo.pt2")));
+    add(QStringLiteral("fifo"), dir + QStringLiteral("fifo.pt2"), {QStringLiteral("fifo.pt2: is a FIFO (named pipe), not a regular file")});
 
     // Zips without a program.
     QVERIFY(writeZip(dir + QStringLiteral("nojson.pt2"), {{QStringLiteral("version"), "8.2"}, {QStringLiteral("serialized_state_dict.pt"), "x"}}));
@@ -404,8 +410,10 @@ void TstPt2Reader::malformed()
     QFETCH(QString, path);
     QFETCH(QStringList, expected);
     QString error;
-    const auto p = Pt2Reader::open(path, &error);
-    QVERIFY(!p);
+    bool opened = true;
+    // A reader blocked on a FIFO is released by the guard, and the row fails.
+    QVERIFY2(!blocksOnFifo(path, [&] { opened = Pt2Reader::open(path, &error).has_value(); }), "Pt2Reader::open blocked");
+    QVERIFY(!opened);
     QVERIFY2(error.startsWith(path), qPrintable(error)); // names the file first
     for (const QString &e : expected)
         QVERIFY2(error.contains(e), qPrintable(QStringLiteral("'%1' not in: %2").arg(e, error)));
