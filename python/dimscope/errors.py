@@ -218,7 +218,9 @@ def classify(exc):
     if parsed is not None:
         kinds = {v["kind"] for v in parsed["violations"]}
         kind = "dynamic_specialized" if kinds == {"dynamic_specialized"} else "constraint_violation"
-        return error_dict(kind, message.splitlines()[0], tb, raw=message, **parsed)
+        err = error_dict(kind, message.splitlines()[0], tb, raw=message, **parsed)
+        bounds = getattr(exc, "dimscope_bounds", None)  # set by exporter.run_export
+        return bound_unbounded_fixes(err, *bounds) if bounds else err
 
     if name == "GuardOnDataDependentSymNode" or "data-dependent expression" in message:
         return error_dict("data_dependent", message.split("\n")[0], tb, raw=message,
@@ -245,3 +247,63 @@ def classify(exc):
                           hint="strict mode lost the symbols of an input (often a cache class): "
                                "export with strict=False")
     return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message)
+
+
+# --- unbounded maxima (torch 2.6) ---------------------------------------------------
+
+# torch 2.6 cannot bound some Dims that the model slices with (`mask[:, past_len:]`,
+# transformers' cache handling): it suggests `Dim('past_len', max=9223372036854775807)`,
+# which changes nothing, so the fix loop would stop. A finite max exports.
+_UNBOUNDED = 2 ** 62
+DEFAULT_MAX_POSITIONS = 4096
+_FIX_DIM = re.compile(r"^(\w+) = Dim\('(\w+)'((?:,\s*\w+=-?\d+)*)\)$")
+_POSITION_ATTRS = ("max_position_embeddings", "n_positions", "max_target_positions", "max_seq_len",
+                   "seq_length", "n_ctx")
+
+
+def max_positions(model):
+    """(limit, why): the longest sequence the model's config allows, else dimscope's default."""
+    config = getattr(model, "config", None)
+    configs = [config]
+    get_text = getattr(config, "get_text_config", None)
+    if callable(get_text):
+        try:
+            configs.insert(0, get_text())
+        except Exception:  # an odd config: the default below
+            pass
+    for cfg in configs:
+        for attr in _POSITION_ATTRS:
+            value = getattr(cfg, attr, None) if cfg is not None else None
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value < _UNBOUNDED:
+                return value, "the model's config.%s" % attr
+    return DEFAULT_MAX_POSITIONS, "dimscope's default (the model has no max_position_embeddings in its config)"
+
+
+def bound_unbounded_fixes(err, spec_doc, limit, why):
+    """Rewrites, in a classified constraint violation, every suggested fix that gives a
+    Dim a max of 2^62 or more into the same Dim with max `limit` (and its min from the
+    fix, else from the spec), and says so in `notes`. Returns `err`."""
+    if err.get("kind") not in ("constraint_violation", "dynamic_specialized") or not err.get("fixes"):
+        return err
+    spec_min = {d.get("name"): d.get("min") for d in (spec_doc or {}).get("dims", []) if isinstance(d, dict)}
+    fixes, notes = [], []
+    for line in err["fixes"]:
+        m = _FIX_DIM.match(line)
+        if not m or m.group(1) != m.group(2):
+            fixes.append(line)
+            continue
+        name = m.group(1)
+        args = dict(kv.strip().split("=") for kv in m.group(3).split(",") if kv.strip())
+        if int(args.get("max", 0)) < _UNBOUNDED:
+            fixes.append(line)
+            continue
+        low = int(args["min"]) if "min" in args else spec_min.get(name)
+        low_text = "min=%d, " % low if isinstance(low, int) else ""
+        fixes.append("%s = Dim('%s', %smax=%d)" % (name, name, low_text, max(limit, low or 0)))
+        notes.append("torch cannot bound %s (it suggested max=%s); dimscope sets its max to %d, %s"
+                     % (name, args["max"], max(limit, low or 0), why))
+    if notes:
+        err["fixes"] = fixes
+        err["notes"] = err.get("notes", []) + notes
+        err["hint"] = "; ".join(filter(None, [err.get("hint"), *notes]))
+    return err

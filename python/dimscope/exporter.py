@@ -10,7 +10,7 @@ import os
 import time
 
 from . import spec as speclib
-from .errors import WorkerError
+from .errors import WorkerError, max_positions
 
 
 def _noop(*_args, **_kwargs):
@@ -339,7 +339,12 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     progress("export", "torch.export.export on call %d (%s, %s)"
              % (index, device, "strict" if strict else "non-strict"), None)
     t = time.perf_counter()
-    program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+    try:
+        program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+    except Exception as e:
+        # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
+        e.dimscope_bounds = (spec_doc, *max_positions(model))
+        raise
     timings["export"] = time.perf_counter() - t
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)

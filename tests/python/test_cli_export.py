@@ -315,3 +315,42 @@ def test_model_that_does_not_import_shows_the_traceback(tmp_path):
     assert "export failed: model_import" in done.stderr, done.stderr
     assert "Traceback (most recent call last)" in done.stderr
     assert "broken_model.py" in done.stderr and "the model file is broken on purpose" in done.stderr
+
+
+# --- a Dim torch 2.6 cannot bound -----------------------------------------------------
+
+SLICE_MODEL = '''
+import torch
+
+class SliceFromPast(torch.nn.Module):
+    """Takes the new tokens' part of a mask that covers past + new tokens, as
+    transformers' attention code does: torch 2.6 cannot bound the past length."""
+    def forward(self, past, mask):
+        return mask[:, past.shape[2]:].float().sum(-1) + past.sum((1, 2, 3))
+'''
+
+
+def test_fix_loop_gives_an_unbounded_dim_a_finite_max(tmp_path):
+    (tmp_path / "slicemodel.py").write_text(SLICE_MODEL)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("slicemodel", tmp_path / "slicemodel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.SliceFromPast()
+    rec = InputRecorder(store_n_calls=4)
+    with rec(model):
+        for past in (3, 4, 5, 6):
+            model(torch.randn(2, 2, past, 8), torch.ones(2, past + 1))
+    capture = tmp_path / "slice.safetensors"
+    rec.save(capture)
+    out_pt2 = tmp_path / "slice.pt2"
+    done = cli("export", "--model", f"{tmp_path / 'slicemodel.py'}:SliceFromPast", "--capture", capture,
+               "--fix-loop", "-o", out_pt2)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "every captured call (4) replays" in done.stdout
+    assert "9223372036854775807)" not in done.stdout.split("applied:", 1)[-1].split("\n", 1)[0]
+    if tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 7):
+        # torch 2.6 suggests max=2^63-1; the loop applies a finite max instead, and says why.
+        assert re.search(r"^applied: past_len = Dim\('past_len', min=\d+, max=4096\)$", done.stdout, re.M), \
+            done.stdout[-4000:]
+        assert "dimscope's default" in done.stderr

@@ -277,3 +277,20 @@ def test_user_stack_blocks_become_the_violation_source():
     assert len(first["stack"]) == 2
     assert "source" not in parsed["violations"][1]
     assert parsed["fixes"] == ["d1 = 4", "dy = dx"]
+
+
+def test_unbounded_max_fix_becomes_the_models_max_positions():
+    """torch 2.6's `Dim('past_len', max=9223372036854775807)` changes nothing; the
+    worker offers the model's config.max_position_embeddings instead, keeping min."""
+    from types import SimpleNamespace
+    from dimscope.errors import bound_unbounded_fixes, max_positions
+    model = SimpleNamespace(config=SimpleNamespace(max_position_embeddings=256))
+    limit, why = max_positions(model)
+    assert (limit, why) == (256, "the model's config.max_position_embeddings")
+    assert max_positions(object())[0] == 4096
+    err = {"kind": "constraint_violation", "fixes": [
+        "past_len = Dim('past_len', max=9223372036854775807)", "total_len = past_len + 1", "d1 = 4"]}
+    spec = {"dims": [{"name": "past_len", "min": 0, "max": None}]}
+    out = bound_unbounded_fixes(err, spec, limit, why)
+    assert out["fixes"] == ["past_len = Dim('past_len', min=0, max=256)", "total_len = past_len + 1", "d1 = 4"]
+    assert "config.max_position_embeddings" in out["notes"][0] and out["hint"]
