@@ -54,6 +54,29 @@ bool readShape(JsonCursor &c, QVarLengthArray<qint64, 8> &shape)
     return c.ok();
 }
 
+// The first key that appears twice. Nodes have a handful of keys: comparing pairs
+// costs less than a hash; only large nodes pay for a sorted copy.
+std::optional<QString> repeatedKey(const QStringList &keys)
+{
+    const qsizetype n = keys.size();
+    if (n <= 16) {
+        for (qsizetype i = 1; i < n; ++i) {
+            for (qsizetype j = 0; j < i; ++j) {
+                if (keys.at(i) == keys.at(j))
+                    return keys.at(i);
+            }
+        }
+        return std::nullopt;
+    }
+    QStringList sorted = keys;
+    sorted.sort();
+    for (qsizetype i = 1; i < n; ++i) {
+        if (sorted.at(i) == sorted.at(i - 1))
+            return sorted.at(i);
+    }
+    return std::nullopt;
+}
+
 const QStringList kParameterKinds = {
     QStringLiteral("POSITIONAL_ONLY"), QStringLiteral("POSITIONAL_OR_KEYWORD"), QStringLiteral("VAR_POSITIONAL"),
     QStringLiteral("KEYWORD_ONLY"), QStringLiteral("VAR_KEYWORD"),
@@ -626,13 +649,20 @@ bool ManifestParser::finishContainer(CallTree &tree, int self, NodeKind kind, No
     default:
         break;
     }
-    if ((kind == NodeKind::Dict || kind == NodeKind::NamedTuple || kind == NodeKind::Custom)
-        && n.keys.size() != n.children.size()) {
+    const bool keyed = kind == NodeKind::Dict || kind == NodeKind::NamedTuple || kind == NodeKind::Custom;
+    if (keyed && n.keys.size() != n.children.size()) {
         return fail(QStringLiteral("%1: %2 %3 for %4 children")
                         .arg(where())
                         .arg(n.keys.size())
                         .arg(kind == NodeKind::NamedTuple ? QStringLiteral("fields") : QStringLiteral("keys"))
                         .arg(n.children.size()));
+    }
+    // Two children under one key would get one key path: everything keyed by path
+    // (constraints, shapes, the export) would see one of them and lose the other.
+    if (keyed) {
+        if (const std::optional<QString> twice = repeatedKey(n.keys))
+            return fail(QStringLiteral("%1: %2 %3 appears twice")
+                            .arg(where(), kind == NodeKind::NamedTuple ? QStringLiteral("field") : QStringLiteral("key"), quoted(twice->toStdString())));
     }
     return true;
 }

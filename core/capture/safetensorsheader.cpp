@@ -186,13 +186,25 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
                      .arg(QString(where)).arg(t.begin).arg(t.end).arg(dataSize);
         return false;
     }
+    // The size check must not depend on the order of the dimensions: multiplied as
+    // given, [0, 2^62, 2^62] reached 0 before it could overflow while [2^62, 2^62, 0]
+    // overflowed. Zeros count as 1 here: a shape whose other dimensions overflow is
+    // refused even though a 0 makes it empty: the contiguous strides that LibTorch
+    // and torch derive from it (products of the sizes to the right, zeros taken as
+    // 1) would overflow, and so would any count that multiplies the sizes in
+    // another order than this loop. No real tensor has such a shape.
     qint64 bytes = dtype::byteSize(t.dtype);
     for (qint64 d : t.shape) {
-        if (__builtin_mul_overflow(bytes, d, &bytes)) {
-            *error = QStringLiteral("%1: shape %2 is too large (its byte size overflows)").arg(QString(where), shapeText(t.shape));
+        if (__builtin_mul_overflow(bytes, std::max<qint64>(d, 1), &bytes)) {
+            *error = t.shape.contains(0)
+                ? QStringLiteral("%1: shape %2 is too large (its other dimensions overflow 64 bits, though a 0 makes it empty)")
+                      .arg(QString(where), shapeText(t.shape))
+                : QStringLiteral("%1: shape %2 is too large (its byte size overflows)").arg(QString(where), shapeText(t.shape));
             return false;
         }
     }
+    if (t.shape.contains(0))
+        bytes = 0;
     if (bytes != t.end - t.begin) {
         *error = QStringLiteral("%1: data_offsets [%2, %3] hold %4 bytes but shape %5 of %6 needs %7")
                      .arg(QString(where)).arg(t.begin).arg(t.end).arg(t.end - t.begin)

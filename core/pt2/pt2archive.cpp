@@ -2,6 +2,10 @@
 
 #include "util/regularfile.h"
 
+#include <QSet>
+
+#include <optional>
+
 #include <zip.h>
 
 #include <unistd.h>
@@ -41,6 +45,18 @@ QString openFailure(const QString &path, int fd, int code)
     return QStringLiteral("%1: not a zip archive (a .pt2 file is one)").arg(path);
 }
 
+std::optional<QString> repeatedName(const QStringList &names)
+{
+    QSet<QString> seen;
+    seen.reserve(names.size());
+    for (const QString &n : names) {
+        if (seen.contains(n))
+            return n;
+        seen.insert(n);
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Pt2Archive::Pt2Archive() = default;
@@ -78,6 +94,20 @@ bool Pt2Archive::open(const QString &path, QString *error)
             return false;
         }
         m_entries << QString::fromUtf8(name);
+    }
+    // Two records of one name: libzip finds the first, Python's zipfile (which torch
+    // loads with) the last, so this reader could show a program that torch never
+    // runs. Such an archive is refused rather than read one way or the other.
+    if (const std::optional<QString> twice = repeatedName(m_entries)) {
+        QString shown = *twice; // one line, whatever the name holds
+        for (QChar &c : shown) {
+            if (c.unicode() < 0x20)
+                c = QLatin1Char('?');
+        }
+        *error = QStringLiteral("%1: the archive has two records named '%2' (tools disagree on which one counts)").arg(path, shown);
+        m_handle.reset();
+        m_entries.clear();
+        return false;
     }
     return true;
 }

@@ -1,5 +1,6 @@
 #include "pt2/pt2programparser.h"
 
+#include "pt2/jsoninteger.h"
 #include "pt2/pt2treespec.h"
 
 #include <QJsonArray>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dimscope {
 
@@ -73,10 +75,21 @@ qint64 asInt(const QJsonValue &v, const QString &where)
 {
     if (!v.isDouble())
         failAt(where, QStringLiteral("expected an integer, got %1").arg(typeOf(v)));
+    if (const std::optional<qint64> i = exactInteger(v))
+        return *i;
     const double d = v.toDouble();
-    if (!std::isfinite(d) || std::floor(d) != d)
-        failAt(where, QStringLiteral("expected an integer, got %1").arg(d));
-    return v.toInteger(qint64(d));
+    if (std::isfinite(d) && std::floor(d) == d) // 1e21: whole, but no 64-bit integer
+        failAt(where, QStringLiteral("expected an integer, got %1, which does not fit in 64 bits").arg(d));
+    failAt(where, QStringLiteral("expected an integer, got %1").arg(d));
+}
+
+// Small integers (dtype codes, versions): an int, never a truncated qint64.
+int asInt32(const QJsonValue &v, const QString &where)
+{
+    const qint64 i = asInt(v, where);
+    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+        failAt(where, QStringLiteral("%1 is out of range (at most %2)").arg(i).arg(std::numeric_limits<int>::max()));
+    return int(i);
 }
 
 std::optional<qint64> asOptionalInt(const QJsonValue &v, const QString &where)
@@ -165,8 +178,8 @@ private:
         const QJsonValue sv = root.value(QLatin1String("schema_version"));
         if (!sv.isUndefined() && !sv.isNull()) {
             const QJsonObject o = asObject(sv, QStringLiteral("schema_version"));
-            m_p->schemaMajor = int(asInt(member(o, "major", QStringLiteral("schema_version")), QStringLiteral("schema_version.major")));
-            m_p->schemaMinor = int(asInt(member(o, "minor", QStringLiteral("schema_version")), QStringLiteral("schema_version.minor")));
+            m_p->schemaMajor = asInt32(member(o, "major", QStringLiteral("schema_version")), QStringLiteral("schema_version.major"));
+            m_p->schemaMinor = asInt32(member(o, "minor", QStringLiteral("schema_version")), QStringLiteral("schema_version.minor"));
         }
         const QJsonValue tv = root.value(QLatin1String("torch_version"));
         if (!tv.isUndefined() && !tv.isNull())
@@ -175,7 +188,7 @@ private:
         if (!ov.isUndefined() && !ov.isNull()) {
             const QJsonObject o = asObject(ov, QStringLiteral("opset_version"));
             for (auto it = o.constBegin(); it != o.constEnd(); ++it)
-                m_p->opsetVersion.insert(it.key(), int(asInt(it.value(), namePath(QStringLiteral("opset_version"), it.key()))));
+                m_p->opsetVersion.insert(it.key(), asInt32(it.value(), namePath(QStringLiteral("opset_version"), it.key())));
         }
     }
 
@@ -215,7 +228,7 @@ private:
     {
         const QJsonObject o = asObject(v, where);
         Pt2TensorMeta t;
-        t.scalarType = int(asInt(member(o, "dtype", where), keyPath(where, QStringLiteral("dtype"))));
+        t.scalarType = asInt32(member(o, "dtype", where), keyPath(where, QStringLiteral("dtype")));
         t.dtype = dtypeName(t.scalarType);
         t.sizes = readSymInts(member(o, "sizes", where), keyPath(where, QStringLiteral("sizes")));
         const QJsonValue strides = o.value(QLatin1String("strides"));

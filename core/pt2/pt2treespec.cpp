@@ -1,5 +1,7 @@
 #include "pt2/pt2treespec.h"
 
+#include "pt2/jsoninteger.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,12 +13,19 @@ namespace {
 
 constexpr int kMaxDepth = 200; // a spec nested deeper than this is not a real model's
 
-QString segmentForKey(const QJsonValue &key)
+// The path segment of a dict key; nullopt for a number that is no 64-bit integer
+// (1e21, 1.5): a cast would make up a key (and is undefined past the range), and a
+// capture's keys are never such numbers anyway.
+std::optional<QString> segmentForKey(const QJsonValue &key)
 {
     if (key.isString())
         return QStringLiteral("['%1']").arg(key.toString());
-    if (key.isDouble())
-        return QStringLiteral("[%1]").arg(qint64(key.toDouble()));
+    if (key.isDouble()) {
+        const std::optional<qint64> i = exactInteger(key);
+        if (!i)
+            return std::nullopt;
+        return QStringLiteral("[%1]").arg(*i);
+    }
     return QStringLiteral("[%1]").arg(QString::fromUtf8(QJsonDocument(QJsonArray{key}).toJson(QJsonDocument::Compact)));
 }
 
@@ -74,7 +83,13 @@ bool walk(const QJsonValue &node, const QString &path, int depth, QStringList *o
         if (isSequence) {
             segment = QStringLiteral("[%1]").arg(i);
         } else if (isDict && keys.size() == kids.size()) {
-            segment = segmentForKey(keys.at(i));
+            const std::optional<QString> keySegment = segmentForKey(keys.at(i));
+            if (!keySegment) {
+                *error = QStringLiteral("in_spec dict at '%1': key %2 is %3, not a 64-bit integer")
+                             .arg(path).arg(i).arg(keys.at(i).toDouble());
+                return false;
+            }
+            segment = *keySegment;
         } else if (keys.size() == kids.size() && keys.at(i).isString()) {
             // custom classes and namedtuple-like nodes whose context lists child names
             segment = QLatin1Char('.') + keys.at(i).toString();
@@ -111,8 +126,8 @@ std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const Q
         *error = QStringLiteral("in_spec is not [version, tree]");
         return std::nullopt;
     }
-    if (top.at(0).toInt() != 1) {
-        *error = QStringLiteral("in_spec has TreeSpec version %1; this reader knows version 1").arg(top.at(0).toInt());
+    if (exactInteger(top.at(0)) != 1) {
+        *error = QStringLiteral("in_spec has TreeSpec version %1; this reader knows version 1").arg(top.at(0).toDouble());
         return std::nullopt;
     }
     const QJsonObject root = top.at(1).toObject();
@@ -141,6 +156,11 @@ std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const Q
         return std::nullopt;
     }
     for (int i = 0; i < kwKids.size(); ++i) {
+        // Keyword names are strings; a number here would become an empty name.
+        if (!kwKeys.at(i).isString()) {
+            *error = QStringLiteral("in_spec kwargs key %1 is not a string").arg(i);
+            return std::nullopt;
+        }
         if (!walk(kwKids.at(i), kwKeys.at(i).toString(), 1, &out, error))
             return std::nullopt;
     }

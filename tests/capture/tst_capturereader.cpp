@@ -141,6 +141,19 @@ QByteArray withHeader(const std::function<void(QJsonObject &)> &edit)
     return assemble(QJsonDocument(header).toJson(QJsonDocument::Compact), data);
 }
 
+// Inputs x, cache, x: the int leaf is renamed "x" too, so that every key path
+// agrees with the tree and only the repeated key is wrong.
+QByteArray withTwoKeys()
+{
+    Base b;
+    const QStringList root{QStringLiteral("calls"), QStringLiteral("0"), QStringLiteral("inputs")};
+    b.manifest = setAt(b.manifest, root + QStringList{QStringLiteral("keys")},
+                       QJsonArray{QStringLiteral("x"), QStringLiteral("cache"), QStringLiteral("x")}).toObject();
+    b.manifest = setAt(b.manifest, root + QStringList{QStringLiteral("children"), QStringLiteral("2"), QStringLiteral("path")},
+                       QStringLiteral("x")).toObject();
+    return b.bytes();
+}
+
 QByteArray lengthPrefix(quint64 n)
 {
     QByteArray out(8, '\0');
@@ -316,6 +329,16 @@ private slots:
         QCOMPARE(error, m_dir.path() + QStringLiteral(": is a directory, not a regular file"));
     }
 
+    // A zero-sized tensor whose other dimensions fit (bytes and strides) is fine.
+    void emptyTensorWithLargeDims()
+    {
+        const QString path = write(QStringLiteral("empty-large.safetensors"), withHeader([](QJsonObject &h) {
+            h[QStringLiteral("zero")] = entry(QStringLiteral("F32"), {qint64(1) << 30, 0, qint64(1) << 30}, {0, 0});
+        }));
+        QString error;
+        QVERIFY2(CaptureReader::open(path, &error), qPrintable(error));
+    }
+
     // A FIFO would block open(2) until a writer came (the CLI hung); devices may never
     // end. Both are refused before anything is read.
     void refusesSpecialFiles()
@@ -486,6 +509,16 @@ private slots:
         QTest::newRow("size overflow") << withHeader([](QJsonObject &h) {
             h[QStringLiteral("c0/in/0")] = entry(QStringLiteral("F32"), {qint64(1) << 62, 4}, {0, 24});
         }) << "tensor 'c0/in/0': shape [4611686018427387904, 4] is too large (its byte size overflows)";
+        // Order-independent: a 0 anywhere does not excuse dimensions that overflow.
+        QTest::newRow("size overflow, zero last") << withHeader([](QJsonObject &h) {
+            h[QStringLiteral("zero")] = entry(QStringLiteral("F32"), {qint64(1) << 62, qint64(1) << 62, 0}, {0, 0});
+        }) << "tensor 'zero': shape [4611686018427387904, 4611686018427387904, 0] is too large (its other dimensions overflow 64 bits, though a 0 makes it empty)";
+        QTest::newRow("size overflow, zero first") << withHeader([](QJsonObject &h) {
+            h[QStringLiteral("zero")] = entry(QStringLiteral("F32"), {0, qint64(1) << 62, qint64(1) << 62}, {0, 0});
+        }) << "tensor 'zero': shape [0, 4611686018427387904, 4611686018427387904] is too large (its other dimensions overflow 64 bits, though a 0 makes it empty)";
+        QTest::newRow("size overflow by the element size") << withHeader([](QJsonObject &h) {
+            h[QStringLiteral("zero")] = entry(QStringLiteral("F64"), {0, qint64(1) << 31, qint64(1) << 31}, {0, 0});
+        }) << "tensor 'zero': shape [0, 2147483648, 2147483648] is too large (its other dimensions overflow 64 bits, though a 0 makes it empty)";
         QTest::newRow("missing data_offsets") << withHeader([](QJsonObject &h) {
             h[QStringLiteral("c0/in/0")] = QJsonObject{{QStringLiteral("dtype"), QStringLiteral("F32")}, {QStringLiteral("shape"), QJsonArray{2, 3}}};
         }) << "tensor 'c0/in/0': no data_offsets";
@@ -547,6 +580,9 @@ private slots:
                                                 << "call 0, leaf cache.value_cache[0]: path does not match its place in the tree (expected cache.key_cache[0])";
         QTest::newRow("keys/children mismatch") << withManifest(QStringLiteral("calls/0/inputs/keys"), QJsonArray{QStringLiteral("x"), QStringLiteral("cache")})
                                                 << "call 0, inputs: 2 keys for 3 children";
+        // Two inputs under one key would share a key path: one of them vanished.
+        QTest::newRow("dict key twice") << withTwoKeys()
+                                        << "call 0, inputs: key 'x' appears twice";
         QTest::newRow("custom without flavour") << withManifest(QStringLiteral("calls/0/inputs/children/1/flavour"), QJsonValue::Undefined)
                                                 << "call 0, inputs child 1: custom node needs 'type', 'flavour' and 'keys'";
         QTest::newRow("int leaf with text") << withManifest(QStringLiteral("calls/0/inputs/children/2/value"), QStringLiteral("3"))

@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <limits>
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -54,6 +55,7 @@ private slots:
     void archiveModelChoice();
     void malformed_data();
     void malformed();
+    void integersAtTheLimits();
     void mapping();
     void mappingSpecializedAndConflicts();
     void mappingFallbacks();
@@ -265,6 +267,41 @@ void TstPt2Reader::initTestCase()
         }),
         {QStringLiteral("module_call_graph[0].signature.in_spec: expected a string")});
 
+    // Numbers that are no 64-bit integers: refused where they are, never cast.
+    add(QStringLiteral("size 1e21"),
+        writeJsonVariant(QStringLiteral("size-1e21"), editInput(QStringLiteral("attention_mask"), [](QJsonObject &m) {
+            QJsonArray s = m[QStringLiteral("sizes")].toArray();
+            s[1] = QJsonObject{{QStringLiteral("as_int"), 1e21}};
+            m[QStringLiteral("sizes")] = s;
+        })),
+        {QStringLiteral("tensor_values['attention_mask'].sizes[1].as_int: expected an integer, got 1e+21, which does not fit in 64 bits")});
+    add(QStringLiteral("range bound 1e300"),
+        writeJsonVariant(QStringLiteral("range-1e300"), [](QJsonObject &root) {
+            QJsonObject r = root[QStringLiteral("range_constraints")].toObject();
+            r[QStringLiteral("s5")] = QJsonObject{{QStringLiteral("min_val"), 1}, {QStringLiteral("max_val"), -1e300}};
+            root[QStringLiteral("range_constraints")] = r;
+        }),
+        {QStringLiteral("range_constraints['s5'].max_val: expected an integer, got -1e+300, which does not fit in 64 bits")});
+    add(QStringLiteral("dtype past int"),
+        writeJsonVariant(QStringLiteral("dtype-big"), editInput(QStringLiteral("input_ids"), [](QJsonObject &m) { m[QStringLiteral("dtype")] = qint64(1) << 40; })),
+        {QStringLiteral("tensor_values['input_ids'].dtype: 1099511627776 is out of range")});
+
+    // Two records of one name: libzip would read the first, Python's zipfile the last.
+    {
+        const QString path = dir + QStringLiteral("twice.pt2");
+        QVERIFY(writeZip(path, {{QStringLiteral("serialized_exported_program.json"), m_sampleJson},
+                                {QStringLiteral("serialized_exported_program.jsoX"), "[1, 2]"}}, true));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QByteArray all = f.readAll();
+        QCOMPARE(all.count("serialized_exported_program.jsoX"), 2); // local header, central directory
+        all.replace("serialized_exported_program.jsoX", "serialized_exported_program.json");
+        f.seek(0);
+        f.write(all);
+    }
+    add(QStringLiteral("two records of one name"), dir + QStringLiteral("twice.pt2"),
+        {QStringLiteral("the archive has two records named 'serialized_exported_program.json'")});
+
     // 2.8+ layout whose archive_format is not "pt2".
     {
         Records r{{QStringLiteral("m/archive_format"), "zip"}, {QStringLiteral("m/models/model.json"), m_sampleJson}};
@@ -419,6 +456,48 @@ void TstPt2Reader::malformed()
         QVERIFY2(error.contains(e), qPrintable(QStringLiteral("'%1' not in: %2").arg(e, error)));
     // a null error pointer is allowed too
     QVERIFY(!Pt2Reader::open(path, nullptr));
+}
+
+// Integers written as such keep their exact value up to the qint64 limits; a dict
+// key in in_spec that is no 64-bit integer gets no made-up key path.
+void TstPt2Reader::integersAtTheLimits()
+{
+    const QString limits = writeJsonVariant(QStringLiteral("limits"), [](QJsonObject &root) {
+        QJsonObject r = root[QStringLiteral("range_constraints")].toObject();
+        r[QStringLiteral("s5")] = QJsonObject{{QStringLiteral("min_val"), std::numeric_limits<qint64>::min()},
+                                              {QStringLiteral("max_val"), std::numeric_limits<qint64>::max()}};
+        root[QStringLiteral("range_constraints")] = r;
+    });
+    QString error;
+    auto p = Pt2Reader::open(limits, &error);
+    QVERIFY2(p, qPrintable(error));
+    const auto s5 = p->rangeOf(SymExpr::symbol(QStringLiteral("s5")));
+    QVERIFY(s5);
+    QCOMPARE(s5->min, std::optional<qint64>(std::numeric_limits<qint64>::min()));
+    QCOMPARE(s5->max, std::optional<qint64>(std::numeric_limits<qint64>::max()));
+
+    const QString floatKeys = writeJsonVariant(QStringLiteral("inspec-floatkeys"), [](QJsonObject &root) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonArray mcg = gm[QStringLiteral("module_call_graph")].toArray();
+        QJsonObject e = mcg[0].toObject();
+        QJsonObject sig = e[QStringLiteral("signature")].toObject();
+        QString spec = sig[QStringLiteral("in_spec")].toString();
+        const QString cache = QStringLiteral(R"("type": "demo.Cache", "context": "[\"key_cache\", \"value_cache\"]")");
+        if (!spec.contains(cache))
+            qFatal("the sample's in_spec changed: %s", qPrintable(spec));
+        spec.replace(cache, QStringLiteral(R"("type": "builtins.dict", "context": "[1e21, 1e300]")"));
+        sig[QStringLiteral("in_spec")] = spec;
+        e[QStringLiteral("signature")] = sig;
+        mcg[0] = e;
+        gm[QStringLiteral("module_call_graph")] = mcg;
+        root[QStringLiteral("graph_module")] = gm;
+    });
+    p = Pt2Reader::open(floatKeys, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->warnings, QStringList{QStringLiteral("in_spec: in_spec dict at 'past_key_values': key 0 is 1e+21, not a 64-bit integer; "
+                                                     "inputs have no key paths")});
+    for (const Pt2UserInput &in : p->inputs)
+        QVERIFY2(in.path.isEmpty(), qPrintable(in.path));
 }
 
 void TstPt2Reader::mapping()
