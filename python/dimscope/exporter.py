@@ -7,6 +7,8 @@ import contextlib
 import copy
 import logging
 import os
+import re
+import shutil
 import time
 
 from . import spec as speclib
@@ -291,19 +293,68 @@ def describe_program(program):
     return {"inputs": inputs, "range_constraints": ranges}
 
 
-def save_atomically(program, output):
-    import torch
+_SAVE_FOLDER = ".dimscope-save-%d"
+_STALE = re.compile(r"^(?:\.dimscope-save-(\d+)|\..+\.(\d+)\.tmp)$")
 
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale_saves(folder):
+    """Removes what a killed worker left in `folder` while saving (its save folder, or an
+    older dimscope's `.NAME.PID.tmp` file) when that process is gone."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        m = _STALE.match(name)
+        if not m or _pid_alive(int(m.group(1) or m.group(2))) or int(m.group(1) or m.group(2)) == os.getpid():
+            continue
+        path = os.path.join(folder, name)
+        try:
+            shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
+        except OSError:
+            pass
+
+
+def check_output(output):
+    """Before minutes of exporting: the .pt2 can be written there (one-line errors)."""
     folder = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(folder):
         raise WorkerError("bad_request", "output folder %s does not exist" % folder)
-    tmp = os.path.join(folder, ".%s.%d.tmp" % (os.path.basename(output), os.getpid()))
+    if os.path.isdir(output):
+        raise WorkerError("save_failed", "cannot save %s: it is a folder" % output)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise WorkerError("save_failed", "cannot save %s: the folder is not writable" % output)
+    remove_stale_saves(folder)
+
+
+def save_atomically(program, output):
+    """Saves into a private folder beside `output` under its final name (so the archive
+    inside is named like the file), then renames it into place: an interrupted save
+    leaves the previous file intact. A failure is one line naming the file and the cause."""
+    import torch
+
+    check_output(output)
+    folder = os.path.dirname(os.path.abspath(output))
+    staging = os.path.join(folder, _SAVE_FOLDER % os.getpid())
+    tmp = os.path.join(staging, os.path.basename(output))
     try:
+        os.makedirs(staging, exist_ok=True)
         torch.export.save(program, tmp)
         os.replace(tmp, output)
+    except OSError as e:
+        raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _check_among(calls, among):
@@ -332,6 +383,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         shapes = speclib.load_dynamic_shapes(spec_doc)
     except speclib.SpecError as e:
         raise WorkerError("bad_spec", "the dynamic_shapes spec is invalid: %s" % e) from e
+    check_output(output)
     index = choose_example(shapes, calls, call, log, among)
     named = call_inputs(calls[index])
     shapes = with_constants(shapes, bound_inputs(calls[index]))

@@ -1,6 +1,7 @@
 """Exports of captured models through the real worker (needs dimscope.capture)."""
 
 import json
+import os
 
 import pytest
 
@@ -74,3 +75,42 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
         assert ev4["event"] == "result"
     finally:
         w.close()
+
+
+def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
+    """The output is a folder: a one-line save_failed before any export work. A save
+    folder left by a killed worker (a pid that no longer runs) is removed."""
+    import subprocess
+    from dimscope.errors import WorkerError
+    import torch
+    from dimscope.exporter import check_output, save_atomically
+
+    (tmp_path / "out.pt2").mkdir()
+    with pytest.raises(WorkerError) as e:
+        check_output(str(tmp_path / "out.pt2"))
+    assert e.value.kind == "save_failed" and "\n" not in str(e.value) and "out.pt2" in str(e.value)
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = tmp_path / (".dimscope-save-%d" % gone.pid)
+    stale.mkdir()
+    (stale / "x.pt2").write_bytes(b"half a file")
+    old_style = tmp_path / (".x.pt2.%d.tmp" % gone.pid)
+    old_style.write_bytes(b"half a file")
+    mine = tmp_path / (".dimscope-save-%d" % os.getpid())
+    mine.mkdir()
+    check_output(str(tmp_path / "x.pt2"))
+    assert not stale.exists() and not old_style.exists() and mine.exists()
+
+    # A real save: the archive inside is named like the file, nothing is left beside it.
+    class Tiny(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+    program = torch.export.export(Tiny(), (torch.randn(2),))
+    mine.rmdir()
+    save_atomically(program, str(tmp_path / "tiny.pt2"))
+    import zipfile
+    names = zipfile.ZipFile(tmp_path / "tiny.pt2").namelist()
+    # torch 2.6 writes flat records; newer torch one folder, named after the file.
+    assert {n.split("/")[0] for n in names if "/" in n} <= {"tiny"}, names[:3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pt2", "tiny.pt2"]
