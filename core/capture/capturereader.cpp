@@ -11,6 +11,25 @@
 
 namespace dimscope {
 
+namespace {
+
+// Why the header length does not fit, without the length itself: for a file that
+// is no capture at all (/etc/shadow, a key) it is the file's first 8 bytes read as
+// a number, and an error message must not print a file's content.
+QString tooLongHeader(const MappedFile &file)
+{
+    char first = 0;
+    QString ignored;
+    // A safetensors header is a JSON object: a '{' after the length says the file
+    // is one, cut short; anything else, that it never was one.
+    if (file.size() > 8 && file.readAt(8, 1, &first, &ignored) && first == '{')
+        return QStringLiteral("truncated safetensors file: its header runs past the end of the file (%1 bytes)").arg(file.size());
+    return QStringLiteral("not a safetensors file: it does not start with the length of a header that fits in it (%1 bytes)")
+        .arg(file.size());
+}
+
+} // namespace
+
 std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
 {
     QString message;
@@ -41,7 +60,7 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
         return failed();
     }
     if (headerLength > room) {
-        message = QStringLiteral("header length %1 runs past the end of the file (%2 bytes)").arg(headerLength).arg(file->size());
+        message = tooLongHeader(*file);
         return failed();
     }
     const qint64 headerSize = qint64(headerLength);

@@ -456,12 +456,15 @@ private slots:
         QTest::newRow("5 bytes") << QByteArray("\x10\0\0\0\0", 5) << "file is 5 bytes long, shorter than the 8-byte safetensors header length";
         QTest::newRow("header length 0") << lengthPrefix(0) + "{}" << "header length is 0 (a safetensors header is a JSON object)";
         QTest::newRow("header length past end") << lengthPrefix(1000) + "{\"a\":1}"
-                                                << "header length 1000 runs past the end of the file (15 bytes)";
+                                                << "truncated safetensors file: its header runs past the end of the file (15 bytes)";
         QTest::newRow("absurd header length") << lengthPrefix(~quint64(0)) + "{}"
-                                              << "header length 18446744073709551615 runs past the end of the file (10 bytes)";
+                                              << "truncated safetensors file: its header runs past the end of the file (10 bytes)";
         const QByteArray full = Base().bytes();
-        QTest::newRow("truncated file") << full.left(200) << QStringLiteral("header length %1 runs past the end of the file (200 bytes)")
-                                                                 .arg(qFromLittleEndian<quint64>(full.constData()));
+        QTest::newRow("truncated file") << full.left(200) << "truncated safetensors file: its header runs past the end of the file (200 bytes)";
+        // Any other file: its first bytes are not printed as a "header length".
+        QTest::newRow("text file") << QByteArray("root:$y$j9T$secret-hash-here:19000:0:99999:7:::\n")
+                                   << "not a safetensors file: it does not start with the length of a header that fits in it (48 bytes)";
+        QTest::newRow("8 bytes only") << QByteArray("password") << "not a safetensors file: it does not start with the length of a header that fits in it (8 bytes)";
         QTest::newRow("truncated header JSON") << assemble("{\"c0/in/0\":{\"dtype\":\"F32\",", QByteArray(), false)
                                                << "header is not valid JSON: at byte 34: unexpected end of JSON, expected a member name";
         QTest::newRow("bad JSON") << assemble("{\"a\" 1}", QByteArray(), false)
