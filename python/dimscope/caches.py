@@ -10,6 +10,11 @@ registrations, so that a ``dynamic_shapes`` spec written against a capture match
     ``.layers[i].keys/.values``) and classes registered with :func:`register_key_value_cache`
     (the demo's own cache): children ``[key_cache_list, value_cache_list]``, context
     ``["key_cache", "value_cache"]``.
+``dynamic_layers``
+    a layer-based DynamicCache with layers that are not full-attention layers
+    (sliding-window layers: transformers 5.x), flattened and rebuilt by dimscope's own
+    registration with the recorded layer kinds (module cachelayers): children
+    ``key_cache``/``value_cache``.
 ``static_key_value_dict``
     StaticCache, same children.
 ``encoder_decoder``
@@ -35,6 +40,7 @@ import torch
 import torch.utils._pytree as _pytree
 
 KEY_VALUE_DICT = "key_value_dict"
+DYNAMIC_LAYERS = "dynamic_layers"
 STATIC_KEY_VALUE_DICT = "static_key_value_dict"
 ENCODER_DECODER = "encoder_decoder"
 PYTREE = "pytree"
@@ -123,6 +129,8 @@ def resolve_type(name: str, flavour: Optional[str], where: str = "") -> type:
             f"{name.rsplit('.', 1)[-1]}, first)")
     if flavour == "namedtuple":
         ok = issubclass(obj, tuple) and isinstance(getattr(obj, "_fields", None), tuple)
+    elif flavour == DYNAMIC_LAYERS:
+        ok = _is_transformers_cache(obj)
     elif flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
         ok = obj in _KEY_VALUE_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
     elif flavour == ENCODER_DECODER:
@@ -141,15 +149,16 @@ def resolve_type(name: str, flavour: Optional[str], where: str = "") -> type:
 class CustomParts:
     """How one custom-class instance flattens: its flavour, child keys, context, children."""
 
-    __slots__ = ("type_name", "flavour", "keys", "context", "children")
+    __slots__ = ("type_name", "flavour", "keys", "context", "children", "layers")
 
     def __init__(self, type_name: str, flavour: str, keys: List[str], context: Any,
-                 children: List[Any]) -> None:
+                 children: List[Any], layers: Optional[List[Dict[str, Any]]] = None) -> None:
         self.type_name = type_name
         self.flavour = flavour
         self.keys = keys
         self.context = context
         self.children = children
+        self.layers = layers  # a layer-based DynamicCache's layer kinds (cachelayers)
 
 
 def _layer_tensors(cache: Any, attr: str) -> List[torch.Tensor]:
@@ -173,9 +182,20 @@ def key_value_lists(cache: Any) -> Tuple[List[Any], List[Any]]:
         f"{qualified_name(type(cache))} has neither .layers nor key_cache/value_cache")
 
 
+def _dynamic_cache_layers(value: Any, seen: bool = True) -> Optional[List[Dict[str, Any]]]:
+    if qualified_name(type(value)) != DYNAMIC_CACHE:
+        return None
+    from .cachelayers import describe_layers
+    return describe_layers(value, seen)
+
+
 def _flavour_of(value: Any) -> Optional[str]:
     cls = type(value)
     flavour = _TRANSFORMERS_FLAVOURS.get(qualified_name(cls))
+    if flavour == KEY_VALUE_DICT:
+        from .cachelayers import is_layered
+        if is_layered(_dynamic_cache_layers(value, seen=False)):
+            return DYNAMIC_LAYERS
     if flavour is not None:
         return flavour
     if cls in _KEY_VALUE_CLASSES:
@@ -224,10 +244,15 @@ def describe_custom(value: Any) -> Optional[CustomParts]:
     if flavour is None:
         return None
     type_name = qualified_name(type(value))
+    if flavour == DYNAMIC_LAYERS:
+        from .cachelayers import flatten_layers
+        layers = _dynamic_cache_layers(value)
+        children, names = flatten_layers(value, layers)
+        return CustomParts(type_name, flavour, list(names), list(names), children, layers)
     if flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
         keys, values = key_value_lists(value)
         return CustomParts(type_name, flavour, list(KEY_VALUE_CONTEXT), list(KEY_VALUE_CONTEXT),
-                           [keys, values])
+                           [keys, values], _dynamic_cache_layers(value))
     if flavour == ENCODER_DECODER:
         children = [value.self_attention_cache, value.cross_attention_cache]
         return CustomParts(type_name, flavour, list(ENCODER_DECODER_CONTEXT),
@@ -266,13 +291,21 @@ def build_key_value_cache(cls: type, keys: Sequence[Any], values: Sequence[Any])
 
 def rebuild_custom(type_name: str, flavour: str, children: List[Any], context: Any,
                    factories: Optional[Dict[str, Callable[[List[Any], Any], Any]]] = None,
-                   where: str = "") -> Any:
+                   where: str = "", keys: Optional[List[str]] = None,
+                   layers: Optional[List[Dict[str, Any]]] = None, restored: Any = None) -> Any:
     """Rebuilds a custom-class instance from its flattened children. Only classes
     `resolve_type` accepts are built (``where``, the node's key path, names the place
-    in errors)."""
+    in errors). ``keys``, ``layers``: the node's child names and layer kinds (flavour
+    ``dynamic_layers``); ``restored`` collects what such a rebuild inferred."""
     if factories and type_name in factories:
         return factories[type_name](children, context)
     cls = resolve_type(type_name, flavour, where)
+    if flavour == DYNAMIC_LAYERS:
+        from .cachelayers import build_layered_cache
+        if not isinstance(layers, list) or not all(isinstance(d, dict) for d in layers):
+            raise CaptureError(f"{where}: a {DYNAMIC_LAYERS} node needs its 'layers'")
+        return build_layered_cache(cls, list(keys if keys is not None else context or []), children, layers,
+                                   where, restored=restored)
     if flavour == KEY_VALUE_DICT:
         return build_key_value_cache(cls, children[0], children[1])
     if flavour == ENCODER_DECODER:
@@ -410,6 +443,63 @@ def _ensure_flatten_with_keys(cls: type) -> None:
     _pytree.SUPPORTED_NODES[cls] = node._replace(flatten_with_keys_fn=flatten_with_keys)
 
 
+def registration_module(cls: type) -> Optional[str]:
+    """The module whose function flattens ``cls`` in this process's torch.utils._pytree
+    registry (``transformers.integrations.executorch`` for transformers' DynamicCache
+    registration, ``dimscope.caches``/``dimscope.cachelayers`` for dimscope's), or None
+    when ``cls`` is not registered."""
+    node = _pytree.SUPPORTED_NODES.get(cls)
+    if node is None:
+        return None
+    return getattr(node.flatten_fn, "__module__", None) or "?"
+
+
+# The registration a capture's nodes follow (manifest "pytree_registrations").
+FOLLOWS_TRANSFORMERS = "transformers"  # transformers.integrations.executorch (DynamicCache)
+FOLLOWS_DIMSCOPE = "dimscope"          # dimscope.caches / dimscope.cachelayers
+FOLLOWS_OWN = "own"                    # the class's own registration (flavour pytree)
+
+
+def follows(type_name: str, flavour: str) -> str:
+    """Which registration the flattening of a class with this flavour follows: the one
+    the worker makes active for it."""
+    if flavour == PYTREE or flavour == STATIC_KEY_VALUE_DICT:
+        return FOLLOWS_OWN
+    if flavour == KEY_VALUE_DICT and type_name == DYNAMIC_CACHE:
+        return FOLLOWS_TRANSFORMERS
+    return FOLLOWS_DIMSCOPE
+
+
+def recorded_registrations(flattening: Dict[str, str]) -> Dict[str, Dict[str, Any]]:
+    """The manifest's ``pytree_registrations`` for the classes of ``flattening``:
+    ``{"follows": …, "recording": module or None}``."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for type_name, flavour in sorted(flattening.items()):
+        cls = loaded_object(type_name)
+        recording = registration_module(cls) if isinstance(cls, type) else None
+        out[type_name] = {"follows": follows(type_name, flavour), "recording": recording}
+    return out
+
+
+def _deregister(cls: type) -> None:
+    """Removes ``cls``'s registration (to replace it with another flattening)."""
+    deregister = getattr(_pytree, "_deregister_pytree_node", None)
+    if deregister is not None:
+        deregister(cls)
+    else:  # torch < 2.3
+        _pytree.SUPPORTED_NODES.pop(cls, None)
+        node = getattr(_pytree, "SUPPORTED_SERIALIZED_TYPES", {}).pop(cls, None)
+        if node is not None:
+            getattr(_pytree, "SERIALIZED_TYPE_TO_PYTHON_TYPE", {}).pop(
+                getattr(node, "serialized_type_name", None), None)
+    try:
+        import torch.fx._pytree as fx_pytree
+        for table in ("SUPPORTED_NODES", "SUPPORTED_NODES_EXACT_MATCH"):
+            getattr(fx_pytree, table, {}).pop(cls, None)
+    except ImportError:
+        pass
+
+
 def _register_transformers_dynamic_cache(cls: type) -> bool:
     """transformers' own DynamicCache registration (its executorch integration), when
     the loaded transformers has one: programs exported with it load where transformers
@@ -424,6 +514,59 @@ def _register_transformers_dynamic_cache(cls: type) -> bool:
     return is_registered(cls)
 
 
+def _capture_layouts(manifest: Dict[str, Any], type_name: str) -> List[List[Dict[str, Any]]]:
+    """The layer layouts of every ``dynamic_layers`` node of ``type_name`` in the
+    capture (inputs and outputs of every call)."""
+    from .cachelayers import layout_of
+
+    found: Dict[str, List[Dict[str, Any]]] = {}
+
+    def walk(node: Any) -> None:
+        if not isinstance(node, dict):
+            return
+        if node.get("kind") == "custom" and node.get("type") == type_name and \
+                node.get("flavour") == DYNAMIC_LAYERS and isinstance(node.get("layers"), list):
+            found.setdefault(repr(layout_of(node["layers"])), node["layers"])
+        for child in node.get("children") or []:
+            walk(child)
+
+    for call in manifest.get("calls") or []:
+        walk(call.get("inputs"))
+        walk(call.get("outputs"))
+    return list(found.values())
+
+
+def register_dynamic_layers(cls: type, layers: Sequence[Dict[str, Any]]) -> str:
+    """Makes dimscope's layer-aware flattening of ``cls`` (a layer-based DynamicCache)
+    active with these layer kinds, replacing any other registration of ``cls`` (see
+    cachelayers). Returns what it did."""
+    from .cachelayers import make_registration, registered_layout, layout_of
+
+    before = registration_module(cls)
+    if before == "dimscope.cachelayers" and registered_layout(cls) is not None and \
+            layout_of(registered_layout(cls)) == layout_of(layers):
+        return "already registered"
+    flatten, unflatten, with_keys = make_registration(cls, layers)
+    if before is not None:
+        _deregister(cls)
+    _register(cls, flatten, unflatten, with_keys)
+    return "registered" if before is None else f"registered in place of {before}'s registration"
+
+
+def layers_text(layers: Sequence[Dict[str, Any]]) -> str:
+    """``sliding(8), full`` for messages."""
+    parts = []
+    for d in layers:
+        kind = d.get("type")
+        if kind == "sliding":
+            parts.append(f"sliding({d.get('sliding_window')})")
+        elif kind == "other":
+            parts.append(str(d.get("class")))
+        else:
+            parts.append(str(kind))
+    return ", ".join(parts)
+
+
 def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     """Makes the flattening a capture recorded active in this process.
 
@@ -431,10 +574,13 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     process has loaded (`resolve_type`: nothing is imported because a capture names
     it); registers it with torch.utils._pytree when it is not registered yet:
     transformers' own registration for DynamicCache when transformers has one, else
-    dimscope's flavour. ``pytree`` classes must already be registered (importing
-    their module, e.g. loading the model, does it). Returns ``{type name:
-    "registered" | "registered by transformers" | "already registered"}``; raises
-    CaptureError when a class is unknown here or cannot be registered."""
+    dimscope's flavour; a ``dynamic_layers`` DynamicCache always gets dimscope's
+    layer-aware registration with the capture's layer kinds (replacing transformers',
+    which rebuilds every layer as a full layer), and a ``key_value_dict`` one gets
+    transformers' back when dimscope's layer-aware one is active. ``pytree`` classes
+    must already be registered (importing their module, e.g. loading the model, does
+    it). Returns ``{type name: what was done}``; raises CaptureError when a class is
+    unknown here or cannot be registered."""
     actions: Dict[str, str] = {}
     for type_name, flavour in (manifest.get("flattening") or {}).items():
         where = f"flattening[{type_name!r}]"
@@ -444,9 +590,23 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
             _ensure_fx_flatten_spec(cls)
             actions[type_name] = "already registered"
             continue
+        if flavour == DYNAMIC_LAYERS:
+            cls = resolve_type(type_name, flavour, where)
+            layouts = _capture_layouts(manifest, type_name)
+            if len(layouts) != 1:
+                raise CaptureError(
+                    f"{where}: the capture's {type_name} nodes record "
+                    + ("no layer kinds" if not layouts else
+                       "different layer kinds (" + "; ".join(layers_text(l) for l in layouts) + ")"))
+            done = register_dynamic_layers(cls, layouts[0])
+            actions[type_name] = f"{done} by dimscope (layers: {layers_text(layouts[0])})"
+            continue
         cls = loaded_object(type_name)
         if not isinstance(cls, type) or qualified_name(cls) != type_name:
             resolve_type(type_name, flavour, where)  # raises the error that says why
+        if is_registered(cls) and registration_module(cls) == "dimscope.cachelayers":
+            # A previous capture's layer-aware registration: not this capture's flattening.
+            _deregister(cls)
         if is_registered(cls):
             resolve_type(type_name, flavour, where)
             if flavour == KEY_VALUE_DICT and cls not in _KEY_VALUE_CLASSES and type_name != DYNAMIC_CACHE:
@@ -471,3 +631,21 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
             raise CaptureError(f"{where}: unknown flattening flavour {flavour!r}")
         actions[type_name] = "registered"
     return actions
+
+
+def registration_report(manifest: Dict[str, Any]) -> List[str]:
+    """Lines comparing the registrations the capture recorded (manifest
+    ``pytree_registrations``) with the ones active now, for the classes whose
+    registration differs from the one active when the capture was recorded."""
+    lines = []
+    for type_name, entry in sorted((manifest.get("pytree_registrations") or {}).items()):
+        if not isinstance(entry, dict):
+            continue
+        cls = loaded_object(type_name)
+        now = registration_module(cls) if isinstance(cls, type) else None
+        recording = entry.get("recording")
+        if recording is not None and now != recording:
+            lines.append(f"{type_name}: registered by {recording} when the capture was recorded, "
+                         f"by {now or 'nothing'} here (the capture's flattening follows "
+                         f"{entry.get('follows')}'s)")
+    return lines

@@ -83,6 +83,10 @@ class Capture:
         self.path = path
         self.manifest = manifest
         self.calls: List[CapturedCall] = []
+        # (call, key path, layer, tokens seen when recorded, as rebuilt) for the
+        # sliding-window layers of the calls' inputs whose tokens seen the rebuild could
+        # not restore (a cache without a full-attention layer, past the window).
+        self.inexact: List[Tuple[int, str, int, int, int]] = []
 
     @property
     def signature(self) -> List[Dict[str, Any]]:
@@ -134,11 +138,28 @@ def load_capture(path: "os.PathLike[str] | str", device: Any = "cpu", reader: st
     rebuilder = Rebuilder(path, tensors, device, factories)
     for entry in entries:
         inputs = rebuilder.build(entry["inputs"])
+        capture.inexact.extend((entry["index"], *note) for note in rebuilder.inexact)
         outputs = None
         if entry.get("outputs") is not None:
             try:
                 outputs = rebuilder.build(entry["outputs"])
             except CaptureError:
                 outputs = None
+        rebuilder.inexact.clear()
         capture.calls.append(CapturedCall(capture, entry, inputs, outputs))
+    if capture.inexact:
+        import warnings
+        warnings.warn(inexact_text(capture))
     return capture
+
+
+def inexact_text(capture: Capture) -> str:
+    """What `Capture.inexact` means, in one message."""
+    calls = sorted({c for c, *_ in capture.inexact})
+    seen = sorted({s for *_, s, _ in capture.inexact})
+    rebuilt = sorted({r for *_, r in capture.inexact})
+    return (f"{capture.path}: in call(s) {', '.join(map(str, calls))} sliding-window cache layers had seen "
+            f"{'-'.join(map(str, sorted({seen[0], seen[-1]})))} tokens; their cache has no full-attention layer "
+            f"to restore that from, so they are rebuilt as having seen {', '.join(map(str, rebuilt))} (the "
+            f"tokens they hold): past the window, the rebuilt calls (and programs exported from them) read "
+            f"the padding of the 2D attention mask from its start instead of from its end")

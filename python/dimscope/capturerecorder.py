@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from . import __version__
-from .caches import CaptureError, qualified_name
+from .caches import CaptureError, qualified_name, recorded_registrations
 from .capturefile import FORMAT_ID, FORMAT_VERSION, write_capture
 from .capturetree import Flattener
 
@@ -223,7 +223,10 @@ class InputRecorder:
             raise CaptureError("no model was recorded (use `with recorder(model): ...`)")
         flattening: Dict[str, str] = {}
         for call in self._calls:
-            flattening.update(call.flattening)
+            for type_name, flavour in call.flattening.items():
+                if flattening.setdefault(type_name, flavour) != flavour:
+                    raise CaptureError(f"{type_name} was flattened as {flattening[type_name]} and as {flavour} "
+                                       f"(call {call.manifest['index']}); a capture records one flattening per class")
         transformers = sys.modules.get("transformers")
         return {
             "format": FORMAT_ID,
@@ -236,6 +239,7 @@ class InputRecorder:
                 "signature": [_default_json(p) for p in self._signature.parameters.values()],
             },
             "flattening": dict(sorted(flattening.items())),
+            "pytree_registrations": recorded_registrations(flattening),
             "value_if_missing": list(self.value_if_missing),
             "calls": [call.manifest for call in self._calls],
         }

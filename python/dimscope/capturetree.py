@@ -10,8 +10,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import torch
 
-from .caches import (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, CaptureError, describe_custom,
-                     key_value_lists, loaded_object, qualified_name, rebuild_custom, resolve_type)
+from .caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, CaptureError,
+                     describe_custom, key_value_lists, loaded_object, qualified_name, rebuild_custom,
+                     resolve_type)
 
 DTYPE_TO_ST: Dict[torch.dtype, str] = {
     torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8", torch.int16: "I16",
@@ -31,7 +32,8 @@ ST_ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "U16": 2, "I32": 4, "U32":
 class EmptyCache:
     """A key/value cache that held no tensors when the call was recorded, with the
     manifest node recorded for it; `fill` records it as zero-length layers once the
-    model has filled the cache object in place."""
+    model has filled the cache object in place (keys and values with their sequence
+    dim -2 at 0)."""
 
     def __init__(self, cache: Any, node: Dict[str, Any], path: str) -> None:
         self.cache = cache
@@ -39,17 +41,45 @@ class EmptyCache:
         self.path = path
 
     def fill(self, flattener: "Flattener") -> bool:
+        names = self.node.get("keys") or []
+        if self.node.get("flavour") == DYNAMIC_LAYERS:
+            return self._fill_layers(flattener, names)
         try:
             keys, values = key_value_lists(self.cache)
         except CaptureError:
             return False
         if not keys or len(keys) != len(values):
-            return False  # still empty (a state-space model's cache has no keys)
-        for child, tensors, attr in zip(self.node["children"], (keys, values), ("key_cache", "value_cache")):
-            for i, t in enumerate(tensors):
-                shape = list(t.shape)
-                shape[-2] = 0
-                child["children"].append(flattener.node(t.new_empty(shape), f"{self.path}.{attr}[{i}]"))
+            return False  # still empty
+        if "key_cache" not in names or "value_cache" not in names:
+            return False
+        if "layers" in self.node and not self.node["layers"]:
+            # A cache that creates its layers as they are updated: their kinds are known
+            # now; before the call they had seen no token.
+            from .cachelayers import describe_layers
+            layers = describe_layers(self.cache) or []
+            for d in layers:
+                if "seen" in d:
+                    d["seen"] = 0
+            self.node["layers"] = layers
+        for attr, tensors in (("key_cache", keys), ("value_cache", values)):
+            self._append(flattener, names, attr, tensors, -2)
+        return True
+
+    def _append(self, flattener: "Flattener", names: List[str], attr: str, tensors: List[torch.Tensor],
+                dim: int) -> None:
+        child = self.node["children"][names.index(attr)]
+        for i, t in enumerate(tensors):
+            shape = list(t.shape)
+            shape[dim] = 0
+            child["children"].append(flattener.node(t.new_empty(shape), f"{self.path}.{attr}[{i}]"))
+
+    def _fill_layers(self, flattener: "Flattener", names: List[str]) -> bool:
+        from .cachelayers import flatten_layers
+        children, now = flatten_layers(self.cache)
+        if list(now) != list(names) or not any(children):
+            return False
+        for attr, tensors in zip(names, children):
+            self._append(flattener, names, attr, tensors, -2)
         return True
 
 
@@ -92,7 +122,9 @@ class Flattener:
             children = [self.node(c, f"{path}.{k}") for k, c in zip(custom.keys, custom.children)]
             node = {"kind": "custom", "type": custom.type_name, "flavour": custom.flavour,
                     "keys": custom.keys, "context": custom.context, "children": children}
-            if custom.flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT) and \
+            if custom.layers is not None:
+                node["layers"] = custom.layers
+            if custom.flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, DYNAMIC_LAYERS) and \
                     not any(c["children"] for c in children):
                 self.empty_caches.append(EmptyCache(value, node, path))
             return node
@@ -175,6 +207,9 @@ class Rebuilder:
         self.tensors = tensors
         self.device = device
         self.factories = factories
+        # (key path, layer, tokens seen when recorded, as rebuilt): sliding-window layers
+        # whose tokens seen could not be restored from the cache (cachelayers).
+        self.inexact: List[Any] = []
 
     def build(self, node: Dict[str, Any]) -> Any:
         kind = node.get("kind")
@@ -198,6 +233,15 @@ class Rebuilder:
             return _namedtuple_type(node["type"], node["fields"], where)(*children)
         if kind == "custom":
             where = f"{self.path}: {_node_path(node)}"
-            return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
-                                  self.factories, where)
+            if node.get("flavour") != DYNAMIC_LAYERS:
+                return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
+                                      self.factories, where)
+            from .cachelayers import Restored
+            restored = Restored()
+            value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
+                                   self.factories, where, keys=node.get("keys"), layers=node.get("layers"),
+                                   restored=restored)
+            cache_path = _node_path(node).rsplit(".", 1)[0]  # past_key_values.key_cache[0] -> past_key_values
+            self.inexact.extend((cache_path, *note) for note in restored.notes)
+            return value
         raise CaptureError(f"{self.path}: unknown node kind {kind!r}")

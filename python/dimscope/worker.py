@@ -191,9 +191,16 @@ class Worker:
         except Exception as e:
             raise WorkerError("capture", "%s: %s" % (path, e), user_traceback=traceback.format_exc()) from e
         try:
-            caches.register_capture_flattening(cap.manifest)
+            actions = caches.register_capture_flattening(cap.manifest)
         except caches.CaptureError as e:
             raise WorkerError("capture", "%s: %s" % (path, e)) from e
+        for type_name, action in sorted(actions.items()):
+            if cap.flattening.get(type_name) == caches.DYNAMIC_LAYERS:
+                # The .pt2 then takes this class flattened by dimscope's registration.
+                self.log("%s: %s; programs exported from this capture take it flattened that way "
+                         "(docs/real-models.md)" % (type_name, action))
+        for line in caches.registration_report(cap.manifest):
+            self.log(line, stream="warning")
         self.capture_cache = {key: cap}  # keep one: captures can be large
         return cap, key, False
 
@@ -252,6 +259,10 @@ class Worker:
         return {"bye": True}
 
     # --- loop -----------------------------------------------------------------
+    def _log_warnings(self, caught):
+        for w in caught:
+            self.log("%s: %s" % (w.category.__name__, w.message), stream="warning")
+
     def handle(self, line):
         from .errors import classify, error_dict
 
@@ -266,6 +277,7 @@ class Worker:
         rid, method = req.get("id"), req.get("method")
         self.ch.request_id = rid
         handler = getattr(self, method, None) if method in METHODS else None
+        caught = []
         try:
             if handler is None:
                 self.ch.send("error", error=error_dict("bad_request", "unknown method %r (known: %s)"
@@ -275,14 +287,16 @@ class Worker:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("default")
                 result = handler(params)
-            for w in caught:
-                self.log("%s: %s" % (w.category.__name__, w.message), stream="warning")
+            self._log_warnings(caught)
             sys.stdout.flush()
             sys.stderr.flush()
             self.ch.send("result", result=result)
         except BaseException as e:  # noqa: B902 - the worker must survive user code
             if isinstance(e, KeyboardInterrupt):
                 raise
+            # Warnings of a request that failed matter too (a capture is loaded once
+            # and kept: its warnings are not raised again by the next request).
+            self._log_warnings(caught or [])
             sys.stdout.flush()
             sys.stderr.flush()
             try:

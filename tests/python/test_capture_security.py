@@ -71,7 +71,7 @@ def test_flattening_key_never_imports_a_module(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     manifest, tensors = base_capture(tmp_path)
-    for flavour in ("key_value_dict", "encoder_decoder", "pytree"):
+    for flavour in ("key_value_dict", "dynamic_layers", "encoder_decoder", "pytree"):
         manifest = dict(manifest, flattening={"evil_cache_module.Cache": flavour})
         with pytest.raises(CaptureError, match="evil_cache_module.Cache is not a class loaded in this process"):
             caches.register_capture_flattening(manifest)

@@ -1,0 +1,300 @@
+"""Layer-based DynamicCaches whose layers are not all full-attention layers
+(transformers 5.x): sliding-window layers (Gemma2, Mistral).
+
+transformers' own pytree registration of ``DynamicCache`` (its executorch integration)
+flattens the keys and values of every layer and rebuilds every layer as a full
+``DynamicLayer``: a sliding-window layer loses its window and the number of tokens it
+has seen. Captures of such
+caches use the ``dynamic_layers`` flavour (docs/capture-format.md): their nodes record
+each layer's kind, and the worker registers dimscope's own ``DynamicCache`` flattening,
+which rebuilds the same kinds of layers.
+
+Children (context: the child names): ``key_cache``, ``value_cache``, one tensor per
+layer that holds keys, in layer order (exactly what transformers' registration gives, so
+leaf paths such as ``past_key_values.key_cache[0]`` and the ``.pt2``'s input spec are
+the same).
+
+Layer kinds recorded in a node's ``layers`` (one entry per layer):
+``{"type": "full"}``, ``{"type": "sliding", "sliding_window": W, "seen": N}``
+(``seen``: the tokens the layer had seen when the call was recorded, for checking the
+rebuild), and ``{"type": "other", "class": NAME}`` for layer
+classes dimscope does not rebuild.
+
+A sliding-window layer keeps only its last ``W - 1`` tokens, so the number of tokens it
+has seen (its ``cumulative_length``, which sets the mask's offset into the 2D attention
+mask) is not in its tensors. It is restored as the length of the cache's first
+full-attention layer (every layer sees the same tokens); in a cache without one (all
+layers sliding, Mistral) as the layer's own length, which is exact until the layer has
+seen ``W - 1`` tokens (``Capture.inexact`` lists where it is not).
+
+Programs are traced with two stand-ins for transformers' attention layers that compute
+the same values without Python branches on sizes (see `export_layer_class`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+from .caches import CaptureError, qualified_name
+
+FULL = "full"
+SLIDING = "sliding"
+OTHER = "other"
+
+KEY_NAMES = ("key_cache", "value_cache")
+
+# transformers' layer classes, by the name they have in transformers.cache_utils.
+_LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING}
+_CLASS_OF_KIND = {kind: name for name, kind in _LAYER_CLASSES.items()}
+
+
+def _kind_of(layer: Any) -> str:
+    kind = getattr(type(layer), "_dimscope_kind", None)  # dimscope's export layers
+    if kind is not None:
+        return kind
+    cls = type(layer)
+    if cls.__name__ in _LAYER_CLASSES and cls.__module__ == "transformers.cache_utils":
+        return _LAYER_CLASSES[cls.__name__]
+    return OTHER
+
+
+def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, Any]]]:
+    """One descriptor per layer of a layer-based cache (None for other caches).
+    ``seen``: include the tokens a sliding-window layer has seen (not while tracing: it
+    is a symbolic size there)."""
+    layers = getattr(cache, "layers", None)
+    if not isinstance(layers, (list, tuple)):
+        return None
+    out: List[Dict[str, Any]] = []
+    for layer in layers:
+        kind = _kind_of(layer)
+        if kind == SLIDING:
+            d = {"type": SLIDING, "sliding_window": int(layer.sliding_window)}
+            if seen:
+                d["seen"] = int(getattr(layer, "cumulative_length", 0) or 0)
+            out.append(d)
+        elif kind == OTHER:
+            out.append({"type": OTHER, "class": qualified_name(type(layer))})
+        else:
+            out.append({"type": kind})
+    return out
+
+
+def is_layered(layers: Optional[Sequence[Dict[str, Any]]]) -> bool:
+    """Whether a cache with these layers needs the ``dynamic_layers`` flattening: it has
+    a layer that is not a full-attention layer."""
+    return bool(layers) and any(d.get("type") != FULL for d in layers)
+
+
+def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int]]]:
+    """The kinds (and windows) of the layers, without what changes from call to call."""
+    return [(d.get("type"), d.get("sliding_window")) for d in layers]
+
+
+def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
+    return list(KEY_NAMES)
+
+
+def _set(layer: Any, attr: str) -> Optional[torch.Tensor]:
+    value = getattr(layer, attr, None)
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
+                   ) -> Tuple[List[List[torch.Tensor]], List[str]]:
+    """(children, names): the tensors of the layers that hold some, grouped as the
+    module docstring says."""
+    if layers is None:
+        layers = describe_layers(cache, seen=False) or []
+    names = child_names(layers)
+    groups: Dict[str, List[torch.Tensor]] = {n: [] for n in names}
+    for layer in cache.layers:
+        for name, attr in zip(KEY_NAMES, ("keys", "values")):
+            value = _set(layer, attr)
+            # a layer initialized by transformers but never updated holds a 1-D empty tensor
+            if value is not None and value.dim() >= 2:
+                groups[name].append(value)
+    return [groups[n] for n in names], names
+
+
+# ---------------------------------------------------------------------------- rebuild
+
+
+def _layer_class(cache_cls: type, kind: str, where: str) -> type:
+    """transformers' class for a layer kind, from the module of the cache class (loaded
+    by the model; nothing is imported here)."""
+    module = sys.modules.get(cache_cls.__module__)
+    cls = getattr(module, _CLASS_OF_KIND.get(kind, ""), None)
+    if not isinstance(cls, type):
+        raise CaptureError(f"{where}: {cache_cls.__module__} has no {_CLASS_OF_KIND.get(kind, kind)} "
+                           f"class for a {kind!r} cache layer")
+    return cls
+
+
+class Restored:
+    """What a rebuild had to infer: a sliding layer's tokens seen (cumulative_length)."""
+
+    def __init__(self) -> None:
+        self.notes: List[Tuple[int, int, int]] = []  # (layer, recorded seen, restored)
+
+
+def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequence[Any],
+                        layers: Sequence[Dict[str, Any]], where: str = "",
+                        export: bool = False, restored: Optional[Restored] = None) -> Any:
+    """A ``cache_cls()`` whose layers are of the recorded kinds, holding ``children``.
+
+    ``export``: dimscope's export layers (`export_layer_class`) in place of
+    transformers' attention layers (what the pytree registration builds for
+    torch.export); otherwise transformers' own classes (the reference the exported
+    program is compared with)."""
+    prefix = f"{where}: " if where else ""
+    if len(names) != len(children):
+        raise CaptureError(f"{prefix}{len(children)} children for {len(names)} names {list(names)}")
+    groups = {n: list(c) for n, c in zip(names, children)}
+    for n in groups:
+        if n not in KEY_NAMES:
+            raise CaptureError(f"{prefix}unknown cache child {n!r}")
+    keys, values = groups.get("key_cache", []), groups.get("value_cache", [])
+    for i, d in enumerate(layers):
+        if d.get("type") not in (FULL, SLIDING):
+            raise CaptureError(
+                f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
+                f"full-attention and sliding-window layers only")
+    attention = list(range(len(layers)))
+    if len(keys) != len(values) or len(keys) not in (0, len(attention)):
+        raise CaptureError(f"{prefix}{len(keys)} key and {len(values)} value tensors for "
+                           f"{len(attention)} attention layers")
+    seen = None
+    if keys:
+        full = [n for n, i in enumerate(attention) if layers[i]["type"] == FULL]
+        if full:
+            seen = keys[full[0]].shape[-2]
+    built: List[Any] = []
+    slot = {i: n for n, i in enumerate(attention)}
+    for i, d in enumerate(layers):
+        kind = d["type"]
+        base = _layer_class(cache_cls, kind, where)
+        cls = export_layer_class(base, kind) if export else base
+        if kind == SLIDING:
+            layer = cls(sliding_window=int(d["sliding_window"]))
+        else:
+            layer = cls()
+        if keys:
+            n = slot[i]
+            k, v = keys[n], values[n]
+            layer.lazy_initialization(k, v)
+            layer.keys, layer.values = k, v
+            if kind == SLIDING:
+                layer.cumulative_length = seen if seen is not None else k.shape[-2]
+                if restored is not None and "seen" in d and not export and \
+                        int(layer.cumulative_length) != int(d["seen"]):
+                    restored.notes.append((i, int(d["seen"]), int(layer.cumulative_length)))
+        built.append(layer)
+    cache = cache_cls()
+    cache.layers = built
+    if hasattr(cache, "layer_class_to_replicate"):
+        cache.layer_class_to_replicate = None
+    return cache
+
+
+# ---------------------------------------------------------------------------- export layers
+
+_EXPORT_CLASSES: Dict[Tuple[type, str], type] = {}
+
+
+def export_layer_class(base: type, kind: str) -> type:
+    """dimscope's export stand-in for transformers' ``DynamicLayer`` or
+    ``DynamicSlidingWindowLayer`` (a subclass; the model sees the same interface).
+
+    For every state a sliding-window layer can be in (it stores ``min(seen, W - 1)``
+    tokens), the stand-in returns the same tensors and mask sizes as transformers'
+    layer, computed without a Python branch on a size, so that one traced program serves
+    calls below and past the window:
+
+    - ``get_mask_sizes``: ``kv_length = stored + query_length``, ``kv_offset = seen -
+      stored`` (transformers: ``W - 1 + q`` and ``seen - W + 1`` once ``seen >= W``,
+      else ``seen + q`` and 0; equal since ``stored = min(seen, W - 1)``);
+    - ``update``: keeps the last ``min(total, W - 1)`` tokens with ``index_select``
+      (transformers slices ``[-W + 1:]``, a guard on the total length when traced).
+
+    Both stand-ins report ``is_compileable``: transformers' mask functions then build
+    the mask without first comparing the 2D mask's length with ``kv_length`` to see if
+    the mask can be skipped, a comparison that becomes a guard (``seen <= stored``, i.e.
+    below the window) when traced; while tracing transformers never skips the mask, so
+    the program is the same."""
+    key = (base, kind)
+    cls = _EXPORT_CLASSES.get(key)
+    if cls is not None:
+        return cls
+    if kind == SLIDING:
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            self.cumulative_length = self.cumulative_length + key_states.shape[-2]
+            full_keys = torch.cat([self.keys, key_states], dim=-2)
+            full_values = torch.cat([self.values, value_states], dim=-2)
+            total = full_keys.shape[-2]
+            kept = torch.sym_min(total, self.sliding_window - 1)
+            index = torch.arange(kept, device=full_keys.device) + (total - kept)
+            self.keys = full_keys.index_select(-2, index)
+            self.values = full_values.index_select(-2, index)
+            return full_keys, full_values
+
+        def get_mask_sizes(self, query_length):
+            keys = self.keys
+            stored = keys.shape[-2] if self.is_initialized and keys is not None and keys.dim() >= 2 else 0
+            return stored + query_length, self.cumulative_length - stored
+
+        body = {"update": update, "get_mask_sizes": get_mask_sizes}
+        name = "ExportSlidingWindowLayer"
+    elif kind == FULL:
+        body = {}
+        name = "ExportDynamicLayer"
+    else:
+        raise CaptureError(f"no export stand-in for {kind!r} cache layers")
+    body.update({"is_compileable": True, "_dimscope_kind": kind, "__module__": __name__,
+                 "__qualname__": name, "__doc__": export_layer_class.__doc__})
+    cls = type(name, (base,), body)
+    _EXPORT_CLASSES[key] = cls
+    return cls
+
+
+# ---------------------------------------------------------------------------- registration
+
+# cache class -> the layer kinds its registration rebuilds (one layout per capture).
+_LAYOUTS: Dict[type, List[Dict[str, Any]]] = {}
+
+
+def registered_layout(cls: type) -> Optional[List[Dict[str, Any]]]:
+    return _LAYOUTS.get(cls)
+
+
+def make_registration(cls: type, layers: Sequence[Dict[str, Any]]):
+    """(flatten, unflatten, flatten_with_keys) for dimscope's layer-aware registration
+    of ``cls`` with this layout. The layout is kept per class (`set_layout`): the pytree
+    context holds only the child names, so that the ``.pt2``'s input spec is the one
+    transformers' registration gives (and dimscope-cli reads its leaf paths)."""
+    set_layout(cls, layers)
+    import torch.utils._pytree as pytree
+
+    def flatten(cache: Any):
+        return flatten_layers(cache)
+
+    def unflatten(children: Any, context: Any) -> Any:
+        layout = _LAYOUTS.get(cls)
+        if layout is None:
+            raise CaptureError(f"no layer layout registered for {qualified_name(cls)}")
+        return build_layered_cache(cls, list(context), list(children), layout, export=True)
+
+    def flatten_with_keys(cache: Any):
+        children, names = flatten_layers(cache)
+        return [(pytree.MappingKey(n), c) for n, c in zip(names, children)], names
+
+    return flatten, unflatten, flatten_with_keys
+
+
+def set_layout(cls: type, layers: Sequence[Dict[str, Any]]) -> None:
+    _LAYOUTS[cls] = [{k: v for k, v in d.items() if k != "seen"} for d in layers]

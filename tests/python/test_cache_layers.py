@@ -1,0 +1,192 @@
+"""Layer-based DynamicCaches of transformers 5.x whose layers are not all full-attention
+layers (Gemma2's sliding-window layers): the capture
+records each layer's kind, loading rebuilds the same kinds, dimscope's registration
+flattens them the way the capture does, and dimscope's export layers compute exactly
+what transformers' layers compute. Needs transformers (the sid runtime)."""
+
+import copy
+import warnings
+
+import pytest
+import torch
+import torch.utils._pytree as pytree
+
+transformers = pytest.importorskip("transformers", reason="transformers' cache layers are tested on the sid runtime")
+from transformers.cache_utils import DynamicCache, DynamicLayer, DynamicSlidingWindowLayer  # noqa: E402
+
+from dimscope import cachelayers, caches  # noqa: E402
+from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
+from dimscope.capturefile import write_capture  # noqa: E402
+
+W = 4  # sliding window: a sliding layer keeps its last W - 1 tokens
+DYNAMIC_CACHE = "transformers.cache_utils.DynamicCache"
+
+
+@pytest.fixture(autouse=True)
+def keep_registrations():
+    """These tests change DynamicCache's pytree registration: put back what was there."""
+    node = pytree.SUPPORTED_NODES.get(DynamicCache)
+    yield
+    if pytree.SUPPORTED_NODES.get(DynamicCache) is not node:
+        if DynamicCache in pytree.SUPPORTED_NODES:
+            caches._deregister(DynamicCache)
+        if node is not None:
+            caches._register(DynamicCache, node.flatten_fn, node.unflatten_fn, node.flatten_with_keys_fn)
+
+
+def cache_of(*layers):
+    cache = DynamicCache()
+    cache.layers = list(layers)
+    cache.layer_class_to_replicate = None
+    return cache
+
+
+def kv(n, seed, batch=2):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(batch, 2, n, 3, generator=g), torch.randn(batch, 2, n, 3, generator=g)
+
+
+class Step(torch.nn.Module):
+    """A decoder step: appends `keys` to every attention layer of the cache."""
+
+    def forward(self, keys, past_key_values=None):
+        for i in range(len(past_key_values.layers)):
+            past_key_values.update(keys, keys + 1, i)
+        return keys.sum()
+
+
+def record_steps(tmp_path, make_cache, prompt=3, steps=3, name="c.safetensors"):
+    """generate()-like: a cache passed empty with a prompt, then one token per call."""
+    model, rec = Step(), InputRecorder(store_n_calls=1 + steps)
+    cache = make_cache()
+    with rec(model):
+        model(kv(prompt, 0)[0], past_key_values=cache)
+        for s in range(steps):
+            model(kv(1, s + 1)[0], past_key_values=cache)
+    path = tmp_path / name
+    rec.save(path)
+    return path
+
+
+def cache_node(manifest, call):
+    inputs = manifest["calls"][call]["inputs"]
+    return inputs["children"][inputs["keys"].index("past_key_values")]
+
+
+def test_sliding_and_full_layers_are_recorded_and_rebuilt(tmp_path):
+    path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W), DynamicLayer()))
+    manifest = read_manifest(path)
+    assert manifest["flattening"][DYNAMIC_CACHE] == "dynamic_layers"
+    assert manifest["pytree_registrations"][DYNAMIC_CACHE]["follows"] == "dimscope"
+    seen = [0, 3, 4, 5]
+    for call, n in enumerate(seen):
+        node = cache_node(manifest, call)
+        assert node["keys"] == node["context"] == ["key_cache", "value_cache"]
+        assert node["layers"] == [{"type": "sliding", "sliding_window": W, "seen": n}, {"type": "full"}]
+        # the sliding layer holds its last W - 1 tokens, the full layer all of them
+        assert [leaf["shape"][2] for leaf in node["children"][0]["children"]] == [min(n, W - 1), n]
+    assert manifest["calls"][0]["empty_caches"] == ["past_key_values"]
+
+    capture = load_capture(path)
+    assert capture.inexact == []
+    for call, n in zip(capture.calls, seen):
+        cache = call.kwargs["past_key_values"]
+        assert [type(layer) for layer in cache.layers] == [DynamicSlidingWindowLayer, DynamicLayer]
+        assert cache.layers[0].sliding_window == W
+        assert cache.layers[0].cumulative_length == n == cache.get_seq_length()
+    # Replaying a rebuilt call gives what the recorded call gave.
+    last = capture.calls[-1]
+    out = Step()(**copy.deepcopy(last.call_arguments()[1]))
+    assert torch.equal(out, last.outputs)
+
+
+def test_registration_flattens_like_the_capture_and_gives_way_to_transformers(tmp_path):
+    path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W), DynamicLayer()))
+    capture = load_capture(path)
+    actions = caches.register_capture_flattening(capture.manifest)
+    assert "by dimscope (layers: sliding(4), full)" in actions[DYNAMIC_CACHE]
+    assert caches.registration_module(DynamicCache) == "dimscope.cachelayers"
+    cache = capture.calls[2].kwargs["past_key_values"]
+    leaves, spec = pytree.tree_flatten(cache)
+    assert spec.context == ["key_cache", "value_cache"]  # the .pt2's input spec, as transformers'
+    assert [tuple(t.shape) for t in leaves] == [(2, 2, 3, 3), (2, 2, 4, 3)] * 2
+    paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path(cache)[0]]
+    assert paths[0] == "['key_cache'][0]"
+    rebuilt = pytree.tree_unflatten(leaves, spec)
+    assert [cachelayers._kind_of(layer) for layer in rebuilt.layers] == ["sliding", "full"]
+    assert rebuilt.layers[0].cumulative_length == 4 and rebuilt.is_compileable
+
+    # A capture of full layers only gets transformers' registration back.
+    caches.register_capture_flattening({"flattening": {DYNAMIC_CACHE: "key_value_dict"}})
+    assert caches.registration_module(DynamicCache) == "transformers.integrations.executorch"
+
+
+def real_sliding(seen, seed):
+    layer = DynamicSlidingWindowLayer(sliding_window=W)
+    k, v = kv(0, seed)
+    layer.update(k, v)
+    for t in range(seen):
+        k, v = kv(1, seed * 100 + t)
+        layer.update(k, v)
+    return layer
+
+
+@pytest.mark.parametrize("with_full", [True, False], ids=["with-full-layer", "all-sliding"])
+def test_export_layers_compute_what_transformers_layers_compute(with_full):
+    caches.register_dynamic_layers(DynamicCache, [{"type": "sliding", "sliding_window": W}]
+                                   + ([{"type": "full"}] if with_full else []))
+    for seen in range(0, 3 * W):
+        if not with_full and seen > W - 1:
+            break  # without a full layer the tokens seen are restored only up to the window
+        for q in (1, 2, W + 1):
+            real = real_sliding(seen, seed=seen)
+            layers = [real]
+            if with_full:
+                full = DynamicLayer()
+                full.update(*kv(seen, 7))
+                layers.append(full)
+            leaves, spec = pytree.tree_flatten(cache_of(*layers))
+            stand_in = pytree.tree_unflatten(leaves, spec).layers[0]
+            assert type(stand_in).__name__ == "ExportSlidingWindowLayer"
+            where = f"seen={seen} q={q}"
+            assert stand_in.get_seq_length() == real.get_seq_length() == seen, where
+            assert stand_in.get_mask_sizes(q) == real.get_mask_sizes(q), where
+            k, v = kv(q, 1000 + seen)
+            for a, b in zip(stand_in.update(k, v), real.update(k, v)):
+                assert torch.equal(a, b), where
+            assert torch.equal(stand_in.keys, real.keys) and torch.equal(stand_in.values, real.values), where
+            assert stand_in.cumulative_length == real.cumulative_length, where
+            assert stand_in.get_mask_sizes(1) == real.get_mask_sizes(1), where
+
+
+def test_all_sliding_cache_past_its_window_is_reported(tmp_path):
+    path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W),
+                                                   DynamicSlidingWindowLayer(sliding_window=W)), steps=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        capture = load_capture(path)
+    # seen 3 = W - 1 is exact; 4 and 5 are past the window: rebuilt as 3
+    assert sorted({(c, seen, restored) for c, _, _, seen, restored in capture.inexact}) == [(2, 4, 3), (3, 5, 3)]
+    assert any("no full-attention layer" in str(w.message) for w in caught)
+
+
+def test_layer_kinds_never_name_a_class(tmp_path):
+    """A capture chooses among the kinds dimscope knows; a layer it calls `other` (or
+    anything else) is refused, whatever class it names."""
+    path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W), DynamicLayer()),
+                        steps=1)
+    manifest = read_manifest(path)
+    from dimscope.capturefile import read_header, read_tensors
+    header, start = read_header(path)
+    names = [k for k in header if k != "__metadata__"]
+    tensors = read_tensors(path, header, start, names, "builtin")
+    marker = tmp_path / "ran"
+    for layers in ([{"type": "other", "class": "os.system"}, {"type": "full"}],
+                   [{"type": "os.system", "sliding_window": f"touch {marker}"}, {"type": "full"}]):
+        for call in manifest["calls"]:
+            cache_node(manifest, call["index"])["layers"] = layers
+        bad = tmp_path / "bad.safetensors"
+        write_capture(bad, manifest, tensors, writer="builtin")
+        with pytest.raises(CaptureError, match="rebuilds full-attention and sliding-window"):
+            load_capture(bad)
+    assert not marker.exists()
