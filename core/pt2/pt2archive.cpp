@@ -132,7 +132,7 @@ bool Pt2Archive::read(const QString &name, QByteArray *out, QString *error, qint
         return false;
     }
     if (st.size > zip_uint64_t(maxBytes)) {
-        *error = QStringLiteral("%1: %2: record is %3 bytes, more than the %4 this reader accepts")
+        *error = QStringLiteral("%1: %2: record inflates to %3 bytes, more than the %4 this reader accepts")
                      .arg(m_path, name).arg(st.size).arg(maxBytes);
         return false;
     }

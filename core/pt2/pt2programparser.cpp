@@ -1,6 +1,7 @@
 #include "pt2/pt2programparser.h"
 
 #include "pt2/jsoninteger.h"
+#include "pt2/pt2interfacejson.h"
 #include "pt2/pt2treespec.h"
 
 #include <QJsonArray>
@@ -488,12 +489,16 @@ private:
 
 } // namespace
 
-bool Pt2ProgramParser::parse(const QByteArray &json, Pt2Program *program, QString *error)
+bool Pt2ProgramParser::parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes)
 {
+    Pt2InterfaceJson::Cut cut;
+    const std::optional<QByteArray> interface = Pt2InterfaceJson::extract(json, maxInterfaceBytes, error, &cut);
+    if (!interface)
+        return false;
     QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    const QJsonDocument doc = QJsonDocument::fromJson(*interface, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        *error = QStringLiteral("bad JSON at offset %1: %2").arg(pe.offset).arg(pe.errorString());
+        *error = QStringLiteral("bad JSON at byte %1: %2").arg(cut.toRecord(pe.offset)).arg(pe.errorString());
         return false;
     }
     if (!doc.isObject()) {

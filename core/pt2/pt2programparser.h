@@ -15,7 +15,9 @@ namespace dimscope {
 class Pt2ProgramParser
 {
 public:
-    static bool parse(const QByteArray &json, Pt2Program *program, QString *error);
+    // Only the interface is parsed into a DOM (Pt2InterfaceJson): at most
+    // maxInterfaceBytes of it, whatever the size of the graph's nodes.
+    static bool parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes);
 };
 
 } // namespace dimscope

@@ -52,7 +52,7 @@ bool detectArchive(const QStringList &entries, Pt2Program *p)
 
 } // namespace
 
-std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error)
+std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, const Pt2ReadLimits &limits)
 {
     QString ignored;
     if (!error)
@@ -86,10 +86,11 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error)
     }
 
     QByteArray json;
-    if (!archive.read(p.jsonEntry, &json, error))
+    // The record's declared size is checked before anything is inflated.
+    if (!archive.read(p.jsonEntry, &json, error, limits.programJsonBytes))
         return std::nullopt;
     QString why;
-    if (!Pt2ProgramParser::parse(json, &p, &why)) {
+    if (!Pt2ProgramParser::parse(json, &p, &why, limits.interfaceJsonBytes)) {
         *error = QStringLiteral("%1: %2: %3").arg(path, p.jsonEntry, why);
         return std::nullopt;
     }

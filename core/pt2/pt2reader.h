@@ -13,10 +13,20 @@ namespace dimscope {
 // torch 2.8+ PT2 archive (<root>/models/<name>.json; the model named "model", else
 // the first by name). Malformed input gives nullopt and an error naming the file,
 // the record and the place in the JSON.
+// How much of an archive the reader inflates and parses. A zip record can inflate
+// to a thousand times its stored size, and a parsed JSON DOM costs up to ~16 times
+// its text: without bounds a small .pt2 could take gigabytes. Real programs' JSON
+// is a few MB to some tens of MB (mostly the graph's nodes, never parsed); the
+// defaults leave a wide margin for large models.
+struct Pt2ReadLimits {
+    qint64 programJsonBytes = qint64(256) << 20;  // the program record, inflated
+    qint64 interfaceJsonBytes = qint64(64) << 20; // the part of it parsed (all but the graph's nodes)
+};
+
 class Pt2Reader
 {
 public:
-    static std::optional<Pt2Program> open(const QString &path, QString *error);
+    static std::optional<Pt2Program> open(const QString &path, QString *error, const Pt2ReadLimits &limits = {});
 };
 
 } // namespace dimscope

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QtEndian>
 #include <QtTest>
 
 #include <functional>
@@ -56,6 +57,7 @@ private slots:
     void malformed_data();
     void malformed();
     void integersAtTheLimits();
+    void inflatedSizeLimits();
     void mapping();
     void mappingSpecializedAndConflicts();
     void mappingFallbacks();
@@ -128,7 +130,7 @@ void TstPt2Reader::initTestCase()
 
     // Bad JSON text.
     QVERIFY(writeZip(dir + QStringLiteral("badjson.pt2"), {{QStringLiteral("serialized_exported_program.json"), "{\"graph_module\": "}}));
-    add(QStringLiteral("bad json"), dir + QStringLiteral("badjson.pt2"), {QStringLiteral("serialized_exported_program.json"), QStringLiteral("bad JSON at offset")});
+    add(QStringLiteral("bad json"), dir + QStringLiteral("badjson.pt2"), {QStringLiteral("serialized_exported_program.json"), QStringLiteral("bad JSON at byte 17: unexpected end of JSON")});
     QVERIFY(writeZip(dir + QStringLiteral("array.pt2"), {{QStringLiteral("serialized_exported_program.json"), "[1, 2]"}}));
     add(QStringLiteral("json array"), dir + QStringLiteral("array.pt2"), {QStringLiteral("not a JSON object")});
 
@@ -498,6 +500,74 @@ void TstPt2Reader::integersAtTheLimits()
                                                      "inputs have no key paths")});
     for (const Pt2UserInput &in : p->inputs)
         QVERIFY2(in.path.isEmpty(), qPrintable(in.path));
+}
+
+// What is inflated and parsed is bounded: the program record by its declared size
+// (checked before inflating), the part parsed into a DOM by its own limit, for
+// which the graph's nodes (most of a real program, unused here) do not count.
+void TstPt2Reader::inflatedSizeLimits()
+{
+    // 2 MB of nodes in front of the sample's interface.
+    const QString bigNodes = writeJsonVariant(QStringLiteral("big-nodes"), [](QJsonObject &root) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonObject graph = gm[QStringLiteral("graph")].toObject();
+        QJsonArray nodes = graph[QStringLiteral("nodes")].toArray();
+        const QJsonObject filler{{QStringLiteral("target"), QStringLiteral("torch.ops.aten.add.Tensor")},
+                                 {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("stack_trace"), QString(200, QLatin1Char('x'))}}}};
+        for (int i = 0; i < 8000; ++i)
+            nodes.append(filler);
+        graph[QStringLiteral("nodes")] = nodes;
+        gm[QStringLiteral("graph")] = graph;
+        root[QStringLiteral("graph_module")] = gm;
+    });
+    QString error;
+    Pt2ReadLimits small;
+    small.programJsonBytes = 1 << 20;
+    small.interfaceJsonBytes = 64 << 10;
+    QVERIFY(!Pt2Reader::open(bigNodes, &error, small));
+    QVERIFY2(error.startsWith(bigNodes + QStringLiteral(": serialized_exported_program.json: record inflates to ")), qPrintable(error));
+    QVERIFY2(error.endsWith(QStringLiteral(" bytes, more than the 1048576 this reader accepts")), qPrintable(error));
+    // Within the record's limit, the nodes do not count against the interface's.
+    small.programJsonBytes = 8 << 20;
+    auto p = Pt2Reader::open(bigNodes, &error, small);
+    QVERIFY2(p, qPrintable(error));
+    checkSampleProgram(*p);
+
+    // An interface larger than its limit: here 100 KB more tensor_values.
+    const QString bigValues = writeJsonVariant(QStringLiteral("big-values"), [](QJsonObject &root) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonObject graph = gm[QStringLiteral("graph")].toObject();
+        QJsonObject values = graph[QStringLiteral("tensor_values")].toObject();
+        for (int i = 0; i < 5000; ++i)
+            values.insert(QStringLiteral("unused_%1").arg(i), QJsonObject{{QStringLiteral("dtype"), 7}});
+        graph[QStringLiteral("tensor_values")] = values;
+        gm[QStringLiteral("graph")] = graph;
+        root[QStringLiteral("graph_module")] = gm;
+    });
+    QVERIFY(!Pt2Reader::open(bigValues, &error, small));
+    QVERIFY2(error.startsWith(bigValues + QStringLiteral(": serialized_exported_program.json: the program's interface "
+                                                         "(its JSON without graph_module.graph.nodes) is ")), qPrintable(error));
+    QVERIFY2(error.endsWith(QStringLiteral(" bytes, more than the 65536 this reader parses")), qPrintable(error));
+
+    // The default limit, on a record that says it inflates to 500 MB: refused from
+    // its declared size, before anything is inflated.
+    const QString bomb = m_dir.path() + QStringLiteral("/bomb.pt2");
+    QVERIFY(writeZip(bomb, {{QStringLiteral("serialized_exported_program.json"), "{}"}}, true));
+    {
+        QFile f(bomb);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QByteArray all = f.readAll();
+        const int local = all.indexOf(QByteArray("PK\x03\x04", 4));
+        const int central = all.indexOf(QByteArray("PK\x01\x02", 4));
+        QVERIFY(local >= 0 && central > local);
+        qToLittleEndian<quint32>(500000000u, all.data() + local + 22);   // local header: uncompressed size
+        qToLittleEndian<quint32>(500000000u, all.data() + central + 24); // central directory: the same
+        f.seek(0);
+        f.write(all);
+    }
+    QVERIFY(!Pt2Reader::open(bomb, &error));
+    QCOMPARE(error, bomb + QStringLiteral(": serialized_exported_program.json: record inflates to 500000000 bytes, "
+                                          "more than the 268435456 this reader accepts"));
 }
 
 void TstPt2Reader::mapping()
