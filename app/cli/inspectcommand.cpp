@@ -1,10 +1,12 @@
 // dimscope-cli inspect FILE [--json]: what a capture holds (docs/cli.md).
 #include "clicommand.h"
+#include "jsonstreamwriter.h"
 
 #include "capture/callsummary.h"
 #include "capture/capturereader.h"
 #include "shapes/jsontext.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -33,10 +35,23 @@ QString kindName(NodeKind k)
     return QString();
 }
 
-// One row of the leaves table: a key path and what it is in each call.
+// One row of the leaves table: a key path and the calls that have it. Only the calls
+// that have it are listed: a dense row (one slot per call) would cost rows x calls,
+// which for many calls with varying paths is far more than the capture itself.
 struct LeafRow {
     QString path;
-    QVector<const Leaf *> perCall; // nullptr where the call has no such leaf
+    QVector<QPair<int, const Leaf *>> present; // (call index, leaf), by call
+
+    // The leaf of each call in turn, nullptr where a call has none.
+    template <typename PerCall>
+    void forEachCall(int calls, PerCall &&perCall) const
+    {
+        qsizetype next = 0;
+        for (int c = 0; c < calls; ++c) {
+            const bool here = next < present.size() && present.at(next).first == c;
+            perCall(here ? present.at(next++).second : nullptr);
+        }
+    }
 };
 
 // One row per key path of the calls' inputs (or, with `outputs`, their outputs).
@@ -52,11 +67,14 @@ QVector<LeafRow> leafRows(const Capture &capture, bool outputs = false)
             if (it == byPath.constEnd()) {
                 row = rows.size();
                 byPath.insert(leaf.path, row);
-                rows.append({leaf.path, QVector<const Leaf *>(capture.calls.size(), nullptr)});
+                rows.append({leaf.path, {}});
             } else {
                 row = it.value();
             }
-            rows[row].perCall[c] = &leaf;
+            // A path twice in one call (the reader refuses that) keeps its first leaf.
+            QVector<QPair<int, const Leaf *>> &present = rows[row].present;
+            if (present.isEmpty() || present.last().first != c)
+                present.append({c, &leaf});
         }
     }
     return rows;
@@ -64,15 +82,11 @@ QVector<LeafRow> leafRows(const Capture &capture, bool outputs = false)
 
 const Leaf *firstLeaf(const LeafRow &row)
 {
-    for (const Leaf *l : row.perCall) {
-        if (l && l->isTensor())
-            return l;
+    for (const auto &p : row.present) {
+        if (p.second->isTensor())
+            return p.second;
     }
-    for (const Leaf *l : row.perCall) {
-        if (l)
-            return l;
-    }
-    return nullptr;
+    return row.present.isEmpty() ? nullptr : row.present.first().second;
 }
 
 // Python's spelling of a JSON scalar: None, True, 'text', 3.5.
@@ -163,8 +177,7 @@ void printHuman(QTextStream &out, const Capture &capture)
         const Leaf *first = firstLeaf(r);
         const QString dt = first && first->isTensor() ? dtype::torchName(first->dtype) : kindName(first->kind);
         QStringList cells;
-        for (const Leaf *l : r.perCall)
-            cells << cellText(l);
+        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { cells << cellText(l); });
         out << r.path.leftJustified(pathWidth) << "  " << dt.leftJustified(9) << "  " << cells.join(QLatin1String(" | ")) << "\n";
     }
 }
@@ -179,20 +192,8 @@ QJsonArray shapeJson(const QVector<qint64> &shape)
 
 QJsonValue optionalString(const QString &s) { return s.isEmpty() ? QJsonValue() : QJsonValue(s); }
 
-QJsonArray leavesJson(const QVector<LeafRow> &rows);
-
-QJsonObject toJson(const Capture &capture)
+QJsonObject modelJson(const Capture &capture)
 {
-    QJsonObject root;
-    root.insert(QStringLiteral("schema"), QStringLiteral("dimscope.inspect"));
-    root.insert(QStringLiteral("schema_version"), 1);
-    root.insert(QStringLiteral("file"), capture.filePath);
-    root.insert(QStringLiteral("file_size"), capture.fileSize);
-    root.insert(QStringLiteral("header_size"), capture.headerSize);
-    root.insert(QStringLiteral("format_version"), capture.formatVersion);
-    root.insert(QStringLiteral("producer"), optionalString(capture.producer));
-    root.insert(QStringLiteral("torch_version"), optionalString(capture.torchVersion));
-    root.insert(QStringLiteral("transformers_version"), optionalString(capture.transformersVersion));
     QJsonArray signature;
     for (const Parameter &p : capture.signature) {
         QJsonObject o{{QStringLiteral("name"), p.name}, {QStringLiteral("kind"), p.kind}, {QStringLiteral("has_default"), p.hasDefault}};
@@ -204,61 +205,111 @@ QJsonObject toJson(const Capture &capture)
         }
         signature.append(o);
     }
-    root.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("class"), capture.modelClass}, {QStringLiteral("signature"), signature}});
+    return QJsonObject{{QStringLiteral("class"), capture.modelClass}, {QStringLiteral("signature"), signature}};
+}
+
+QJsonObject callJson(const CapturedCall &call)
+{
+    return QJsonObject{
+        {QStringLiteral("index"), call.index},
+        {QStringLiteral("num_positional"), call.numPositional},
+        {QStringLiteral("num_leaves"), call.inputs.leaves.size()},
+        {QStringLiteral("summary"), callSummary(call.inputs)},
+        {QStringLiteral("outputs_summary"), call.outputs.isEmpty() ? QJsonValue() : QJsonValue(callSummary(call.outputs))},
+        {QStringLiteral("missing"), QJsonArray::fromStringList(call.missing)},
+        {QStringLiteral("filled"), QJsonArray::fromStringList(call.filled)},
+        {QStringLiteral("constant_kwargs"), call.constantKwargs},
+    };
+}
+
+// What one call has at a leaf row's path (null when it has nothing there).
+QJsonValue leafInCallJson(const Leaf *l)
+{
+    if (!l)
+        return QJsonValue();
+    QJsonObject o{{QStringLiteral("kind"), kindName(l->kind)}};
+    if (l->isTensor()) {
+        o.insert(QStringLiteral("dtype"), dtype::safetensorsName(l->dtype));
+        o.insert(QStringLiteral("shape"), shapeJson(l->shape));
+        o.insert(QStringLiteral("device"), l->device);
+        o.insert(QStringLiteral("tensor"), l->tensorName);
+    } else if (l->kind != NodeKind::None) {
+        o.insert(QStringLiteral("value"), l->value);
+    }
+    return o;
+}
+
+// Members in sorted order, as QJsonObject wrote them (see JsonStreamWriter).
+void writeLeaves(JsonStreamWriter &w, const Capture &capture, const QVector<LeafRow> &rows)
+{
+    w.beginArray();
+    for (const LeafRow &r : rows) {
+        const Leaf *first = firstLeaf(r);
+        w.beginObject();
+        w.key(QStringLiteral("calls"));
+        w.beginArray();
+        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { w.value(leafInCallJson(l)); });
+        w.endArray();
+        w.key(QStringLiteral("device"));
+        w.value(first->isTensor() ? QJsonValue(first->device) : QJsonValue());
+        w.key(QStringLiteral("dtype"));
+        w.value(first->isTensor() ? QJsonValue(dtype::safetensorsName(first->dtype)) : QJsonValue());
+        w.key(QStringLiteral("kind"));
+        w.value(kindName(first->kind));
+        w.key(QStringLiteral("path"));
+        w.value(r.path);
+        w.key(QStringLiteral("torch_dtype"));
+        w.value(first->isTensor() ? QJsonValue(dtype::torchName(first->dtype)) : QJsonValue());
+        w.endObject();
+    }
+    w.endArray();
+}
+
+// The --json document (docs/cli.md), streamed: memory stays about what the capture
+// itself takes, however many calls it has (a QJsonDocument of it took several times
+// the header: 6 GB for 1 M calls).
+bool writeJson(QIODevice *out, const Capture &capture)
+{
+    JsonStreamWriter w(out);
+    w.beginObject();
+    w.key(QStringLiteral("calls"));
+    w.beginArray();
+    for (const CapturedCall &call : capture.calls)
+        w.value(callJson(call));
+    w.endArray();
+    w.key(QStringLiteral("file"));
+    w.value(capture.filePath);
+    w.key(QStringLiteral("file_size"));
+    w.value(capture.fileSize);
     QJsonObject flattening;
     for (auto it = capture.flattening.cbegin(); it != capture.flattening.cend(); ++it)
         flattening.insert(it.key(), it.value());
-    root.insert(QStringLiteral("flattening"), flattening);
-    root.insert(QStringLiteral("value_if_missing"), QJsonArray::fromStringList(capture.valueIfMissing));
-    QJsonArray calls;
-    for (const CapturedCall &call : capture.calls) {
-        calls.append(QJsonObject{
-            {QStringLiteral("index"), call.index},
-            {QStringLiteral("num_positional"), call.numPositional},
-            {QStringLiteral("num_leaves"), call.inputs.leaves.size()},
-            {QStringLiteral("summary"), callSummary(call.inputs)},
-            {QStringLiteral("outputs_summary"), call.outputs.isEmpty() ? QJsonValue() : QJsonValue(callSummary(call.outputs))},
-            {QStringLiteral("missing"), QJsonArray::fromStringList(call.missing)},
-            {QStringLiteral("filled"), QJsonArray::fromStringList(call.filled)},
-            {QStringLiteral("constant_kwargs"), call.constantKwargs},
-        });
-    }
-    root.insert(QStringLiteral("calls"), calls);
-    root.insert(QStringLiteral("leaves"), leavesJson(leafRows(capture)));
-    root.insert(QStringLiteral("output_leaves"), leavesJson(leafRows(capture, true)));
-    return root;
-}
-
-QJsonArray leavesJson(const QVector<LeafRow> &rows)
-{
-    QJsonArray leaves;
-    for (const LeafRow &r : rows) {
-        const Leaf *first = firstLeaf(r);
-        QJsonArray perCall;
-        for (const Leaf *l : r.perCall) {
-            if (!l) {
-                perCall.append(QJsonValue());
-                continue;
-            }
-            QJsonObject o{{QStringLiteral("kind"), kindName(l->kind)}};
-            if (l->isTensor()) {
-                o.insert(QStringLiteral("dtype"), dtype::safetensorsName(l->dtype));
-                o.insert(QStringLiteral("shape"), shapeJson(l->shape));
-                o.insert(QStringLiteral("device"), l->device);
-                o.insert(QStringLiteral("tensor"), l->tensorName);
-            } else if (l->kind != NodeKind::None) {
-                o.insert(QStringLiteral("value"), l->value);
-            }
-            perCall.append(o);
-        }
-        QJsonObject leaf{{QStringLiteral("path"), r.path}, {QStringLiteral("kind"), kindName(first->kind)}};
-        leaf.insert(QStringLiteral("dtype"), first->isTensor() ? QJsonValue(dtype::safetensorsName(first->dtype)) : QJsonValue());
-        leaf.insert(QStringLiteral("torch_dtype"), first->isTensor() ? QJsonValue(dtype::torchName(first->dtype)) : QJsonValue());
-        leaf.insert(QStringLiteral("device"), first->isTensor() ? QJsonValue(first->device) : QJsonValue());
-        leaf.insert(QStringLiteral("calls"), perCall);
-        leaves.append(leaf);
-    }
-    return leaves;
+    w.key(QStringLiteral("flattening"));
+    w.value(flattening);
+    w.key(QStringLiteral("format_version"));
+    w.value(capture.formatVersion);
+    w.key(QStringLiteral("header_size"));
+    w.value(capture.headerSize);
+    w.key(QStringLiteral("leaves"));
+    writeLeaves(w, capture, leafRows(capture));
+    w.key(QStringLiteral("model"));
+    w.value(modelJson(capture));
+    w.key(QStringLiteral("output_leaves"));
+    writeLeaves(w, capture, leafRows(capture, true));
+    w.key(QStringLiteral("producer"));
+    w.value(optionalString(capture.producer));
+    w.key(QStringLiteral("schema"));
+    w.value(QStringLiteral("dimscope.inspect"));
+    w.key(QStringLiteral("schema_version"));
+    w.value(1);
+    w.key(QStringLiteral("torch_version"));
+    w.value(optionalString(capture.torchVersion));
+    w.key(QStringLiteral("transformers_version"));
+    w.value(optionalString(capture.transformersVersion));
+    w.key(QStringLiteral("value_if_missing"));
+    w.value(QJsonArray::fromStringList(capture.valueIfMissing));
+    w.endObject();
+    return w.ok();
 }
 
 int runInspect(const QStringList &args)
@@ -290,10 +341,15 @@ int runInspect(const QStringList &args)
         err << "dimscope-cli inspect: " << error << "\n";
         return 1;
     }
-    if (json)
-        out << QJsonDocument(toJson(*capture)).toJson(QJsonDocument::Indented);
-    else
-        printHuman(out, *capture);
+    if (json) {
+        QFile stdoutFile;
+        if (!stdoutFile.open(stdout, QIODevice::WriteOnly) || !writeJson(&stdoutFile, *capture) || !stdoutFile.flush()) {
+            err << "dimscope-cli inspect: cannot write the output: " << stdoutFile.errorString() << "\n";
+            return 1;
+        }
+        return 0;
+    }
+    printHuman(out, *capture);
     return 0;
 }
 

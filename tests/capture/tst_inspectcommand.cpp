@@ -1,4 +1,5 @@
 // dimscope-cli inspect: human output, --json schema, errors and exit codes.
+#include "benchcapture.h"
 #include "hostilefiles.h"
 #include "safetensorswriter.h"
 
@@ -9,7 +10,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 using namespace dimscope::test;
+using dimscope::test::BenchCaptureShape;
 
 namespace {
 
@@ -32,6 +39,32 @@ Run cli(const QStringList &args, int timeoutMs = 60000)
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+// Runs the CLI with stdout to /dev/null; returns its peak resident memory in KB
+// (from wait4, for this child alone), or -1 when it fails.
+qint64 peakRssKb(const QStringList &args)
+{
+    QVector<QByteArray> storage{QByteArray(DIMSCOPE_CLI)};
+    for (const QString &a : args)
+        storage << a.toLocal8Bit();
+    QVector<char *> argv;
+    for (QByteArray &a : storage)
+        argv << a.data();
+    argv << nullptr;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv.first(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        return -1;
+    int status = 0;
+    struct rusage usage {};
+    if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return qint64(usage.ru_maxrss);
 }
 
 QJsonObject leafNode(const QString &tensor, const QVector<qint64> &shape, const QString &path)
@@ -143,6 +176,30 @@ private slots:
         QCOMPARE(per.size(), 3);
         QCOMPARE(per.at(1).toObject().value(QStringLiteral("shape")).toArray(), (QJsonArray{2, 6}));
         QVERIFY(per.at(2).isNull());
+        // Streamed, the text is still exactly what QJsonDocument writes.
+        QCOMPARE(r.out.toUtf8(), QJsonDocument::fromJson(r.out.toUtf8()).toJson(QJsonDocument::Indented));
+    }
+
+    // --json is streamed: it costs about what the human output does (the capture
+    // itself), where a QJsonDocument of it took several times the header.
+    void jsonMemoryFollowsTheCapture()
+    {
+        const QString big = m_dir.filePath(QStringLiteral("many-calls.safetensors"));
+        BenchCaptureShape shape;
+        shape.calls = 20000;
+        shape.layers = 1;
+        QVERIFY(writeBenchCapture(big, shape) > 0);
+        QFile f(big);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        quint64 headerLength = 0;
+        QCOMPARE(f.read(reinterpret_cast<char *>(&headerLength), 8), qint64(8));
+        const qint64 headerKb = qint64(qFromLittleEndian(headerLength) / 1024);
+        const qint64 human = peakRssKb({QStringLiteral("inspect"), big});
+        const qint64 json = peakRssKb({QStringLiteral("inspect"), big, QStringLiteral("--json")});
+        QVERIFY(human > 0 && json > 0);
+        qDebug("header %lld KB; peak RSS: human %lld KB, --json %lld KB", headerKb, human, json);
+        QVERIFY2(json - human < headerKb / 2, qPrintable(QStringLiteral("--json took %1 KB more than the human output (header %2 KB)")
+                                                             .arg(json - human).arg(headerKb)));
     }
 
     void errors()
