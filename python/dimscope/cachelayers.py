@@ -1,23 +1,34 @@
 """Layer-based DynamicCaches whose layers are not all full-attention layers
-(transformers 5.x): sliding-window layers (Gemma2, Mistral).
+(transformers 5.x): sliding-window layers (Gemma2, Mistral) and linear-attention layers
+(the convolution and recurrent states of a state-space model such as Mamba).
 
 transformers' own pytree registration of ``DynamicCache`` (its executorch integration)
 flattens the keys and values of every layer and rebuilds every layer as a full
 ``DynamicLayer``: a sliding-window layer loses its window and the number of tokens it
-has seen. Captures of such
+has seen, and a linear-attention layer cannot be flattened at all. Captures of such
 caches use the ``dynamic_layers`` flavour (docs/capture-format.md): their nodes record
 each layer's kind, and the worker registers dimscope's own ``DynamicCache`` flattening,
 which rebuilds the same kinds of layers.
 
-Children (context: the child names): ``key_cache``, ``value_cache``, one tensor per
-layer that holds keys, in layer order (exactly what transformers' registration gives, so
-leaf paths such as ``past_key_values.key_cache[0]`` and the ``.pt2``'s input spec are
-the same).
+Children, by the kinds of layers the cache has (context: the child names):
+
+``key_cache``, ``value_cache``
+    one tensor per full-attention or sliding-window layer that holds keys, in layer
+    order (exactly what transformers' registration gives, so leaf paths such as
+    ``past_key_values.key_cache[0]`` and the ``.pt2``'s input spec are the same);
+``conv_states``, ``recurrent_states``
+    one tensor per linear-attention layer that holds states (only when the cache has
+    linear-attention layers).
+
+A cache passed without states (generate()'s first call) is recorded, like an empty
+key/value cache, with zero-size tensors: keys and values with their sequence dim at 0,
+convolution and recurrent states with their last dim at 0 (a linear-attention layer
+rebuilt from those has no state yet), so that every call has the same structure.
 
 Layer kinds recorded in a node's ``layers`` (one entry per layer):
 ``{"type": "full"}``, ``{"type": "sliding", "sliding_window": W, "seen": N}``
 (``seen``: the tokens the layer had seen when the call was recorded, for checking the
-rebuild), and ``{"type": "other", "class": NAME}`` for layer
+rebuild), ``{"type": "linear"}``, and ``{"type": "other", "class": NAME}`` for layer
 classes dimscope does not rebuild.
 
 A sliding-window layer keeps only its last ``W - 1`` tokens, so the number of tokens it
@@ -42,12 +53,15 @@ from .caches import CaptureError, qualified_name
 
 FULL = "full"
 SLIDING = "sliding"
+LINEAR = "linear"
 OTHER = "other"
 
 KEY_NAMES = ("key_cache", "value_cache")
+STATE_NAMES = ("conv_states", "recurrent_states")
 
 # transformers' layer classes, by the name they have in transformers.cache_utils.
-_LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING}
+_LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING,
+                  "LinearAttentionLayer": LINEAR}
 _CLASS_OF_KIND = {kind: name for name, kind in _LAYER_CLASSES.items()}
 
 
@@ -95,7 +109,13 @@ def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int]
 
 
 def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
-    return list(KEY_NAMES)
+    kinds = {d.get("type") for d in layers}
+    names: List[str] = []
+    if kinds & {FULL, SLIDING} or not kinds & {LINEAR}:
+        names.extend(KEY_NAMES)
+    if LINEAR in kinds:
+        names.extend(STATE_NAMES)
+    return names
 
 
 def _set(layer: Any, attr: str) -> Optional[torch.Tensor]:
@@ -111,12 +131,18 @@ def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
         layers = describe_layers(cache, seen=False) or []
     names = child_names(layers)
     groups: Dict[str, List[torch.Tensor]] = {n: [] for n in names}
-    for layer in cache.layers:
-        for name, attr in zip(KEY_NAMES, ("keys", "values")):
-            value = _set(layer, attr)
-            # a layer initialized by transformers but never updated holds a 1-D empty tensor
-            if value is not None and value.dim() >= 2:
-                groups[name].append(value)
+    for layer, d in zip(cache.layers, layers):
+        if d["type"] == LINEAR:
+            for name, attr in zip(STATE_NAMES, ("conv_states", "recurrent_states")):
+                value = _set(layer, attr)
+                if value is not None and name in groups:
+                    groups[name].append(value)
+        else:
+            for name, attr in zip(KEY_NAMES, ("keys", "values")):
+                value = _set(layer, attr)
+                # a layer initialized by transformers but never updated holds a 1-D empty tensor
+                if value is not None and value.dim() >= 2 and name in groups:
+                    groups[name].append(value)
     return [groups[n] for n in names], names
 
 
@@ -155,18 +181,23 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
         raise CaptureError(f"{prefix}{len(children)} children for {len(names)} names {list(names)}")
     groups = {n: list(c) for n, c in zip(names, children)}
     for n in groups:
-        if n not in KEY_NAMES:
+        if n not in KEY_NAMES + STATE_NAMES:
             raise CaptureError(f"{prefix}unknown cache child {n!r}")
     keys, values = groups.get("key_cache", []), groups.get("value_cache", [])
+    conv, recurrent = groups.get("conv_states", []), groups.get("recurrent_states", [])
     for i, d in enumerate(layers):
-        if d.get("type") not in (FULL, SLIDING):
+        if d.get("type") not in (FULL, SLIDING, LINEAR):
             raise CaptureError(
                 f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
-                f"full-attention and sliding-window layers only")
-    attention = list(range(len(layers)))
+                f"full-attention, sliding-window and linear-attention layers only")
+    attention = [i for i, d in enumerate(layers) if d["type"] in (FULL, SLIDING)]
+    linear = [i for i, d in enumerate(layers) if d["type"] == LINEAR]
     if len(keys) != len(values) or len(keys) not in (0, len(attention)):
         raise CaptureError(f"{prefix}{len(keys)} key and {len(values)} value tensors for "
                            f"{len(attention)} attention layers")
+    if len(conv) not in (0, len(linear)) or len(recurrent) not in (0, len(linear)):
+        raise CaptureError(f"{prefix}{len(conv)} convolution and {len(recurrent)} recurrent states for "
+                           f"{len(linear)} linear-attention layers")
     seen = None
     if keys:
         full = [n for n, i in enumerate(attention) if layers[i]["type"] == FULL]
@@ -174,15 +205,37 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
             seen = keys[full[0]].shape[-2]
     built: List[Any] = []
     slot = {i: n for n, i in enumerate(attention)}
+    state_slot = {i: n for n, i in enumerate(linear)}
     for i, d in enumerate(layers):
         kind = d["type"]
         base = _layer_class(cache_cls, kind, where)
-        cls = export_layer_class(base, kind) if export else base
+        cls = export_layer_class(base, kind) if export and kind in (FULL, SLIDING) else base
         if kind == SLIDING:
             layer = cls(sliding_window=int(d["sliding_window"]))
         else:
             layer = cls()
-        if keys:
+        if kind == LINEAR:
+            n = state_slot[i]
+            c = conv[n] if conv else None
+            r = recurrent[n] if recurrent else None
+            if c is not None and c.shape[-1] == 0:
+                # Recorded empty (generate()'s first call): no state yet. The zero-size
+                # tensors stay as placeholders, so that the cache flattens as recorded;
+                # the layer is not initialized, and the model's first update replaces them.
+                layer.conv_states, layer.recurrent_states = c, r
+                layer.has_previous_state = False
+            else:
+                if c is not None:
+                    layer.dtype, layer.device = c.dtype, c.device
+                    layer.max_batch_size, layer.conv_kernel_size = c.shape[0], c.shape[-1]
+                    layer.conv_states = c
+                    layer.is_conv_states_initialized = True
+                if r is not None:
+                    layer.recurrent_states = r
+                    layer.is_recurrent_states_initialized = True
+                # A recorded state is a state from a previous call.
+                layer.has_previous_state = c is not None or r is not None
+        elif keys:
             n = slot[i]
             k, v = keys[n], values[n]
             layer.lazy_initialization(k, v)

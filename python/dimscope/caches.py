@@ -12,9 +12,10 @@ registrations, so that a ``dynamic_shapes`` spec written against a capture match
     ``["key_cache", "value_cache"]``.
 ``dynamic_layers``
     a layer-based DynamicCache with layers that are not full-attention layers
-    (sliding-window layers: transformers 5.x), flattened and rebuilt by dimscope's own
-    registration with the recorded layer kinds (module cachelayers): children
-    ``key_cache``/``value_cache``.
+    (sliding-window, linear-attention: transformers 5.x), flattened and rebuilt by
+    dimscope's own registration with the recorded layer kinds (module cachelayers):
+    children ``key_cache``/``value_cache`` (attention layers) and
+    ``conv_states``/``recurrent_states`` (linear-attention layers).
 ``static_key_value_dict``
     StaticCache, same children.
 ``encoder_decoder``

@@ -33,7 +33,7 @@ class EmptyCache:
     """A key/value cache that held no tensors when the call was recorded, with the
     manifest node recorded for it; `fill` records it as zero-length layers once the
     model has filled the cache object in place (keys and values with their sequence
-    dim -2 at 0)."""
+    dim -2 at 0; the states of linear-attention layers with their last dim at 0)."""
 
     def __init__(self, cache: Any, node: Dict[str, Any], path: str) -> None:
         self.cache = cache
@@ -79,7 +79,7 @@ class EmptyCache:
         if list(now) != list(names) or not any(children):
             return False
         for attr, tensors in zip(names, children):
-            self._append(flattener, names, attr, tensors, -2)
+            self._append(flattener, names, attr, tensors, -2 if attr in ("key_cache", "value_cache") else -1)
         return True
 
 

@@ -1,5 +1,5 @@
 """Layer-based DynamicCaches of transformers 5.x whose layers are not all full-attention
-layers (Gemma2's sliding-window layers): the capture
+layers (Gemma2's sliding-window layers, Mamba's linear-attention layers): the capture
 records each layer's kind, loading rebuilds the same kinds, dimscope's registration
 flattens them the way the capture does, and dimscope's export layers compute exactly
 what transformers' layers compute. Needs transformers (the sid runtime)."""
@@ -12,7 +12,8 @@ import torch
 import torch.utils._pytree as pytree
 
 transformers = pytest.importorskip("transformers", reason="transformers' cache layers are tested on the sid runtime")
-from transformers.cache_utils import DynamicCache, DynamicLayer, DynamicSlidingWindowLayer  # noqa: E402
+from transformers.cache_utils import (DynamicCache, DynamicLayer,  # noqa: E402
+                                      DynamicSlidingWindowLayer, LinearAttentionLayer)
 
 from dimscope import cachelayers, caches  # noqa: E402
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
@@ -170,6 +171,57 @@ def test_all_sliding_cache_past_its_window_is_reported(tmp_path):
     assert any("no full-attention layer" in str(w.message) for w in caught)
 
 
+class StateStep(torch.nn.Module):
+    """A state-space step: the first call fills the states, later calls update them."""
+
+    def forward(self, x, cache_params=None):
+        for i in range(len(cache_params.layers)):
+            if not cache_params.has_previous_state(i):
+                cache_params.update_conv_state(x.new_zeros(x.shape[0], 5, 4) + x.sum(), i)
+            else:
+                cache_params.update_conv_state(x.new_ones(x.shape[0], 5, 1), i)
+            cache_params.update_recurrent_state(x.new_ones(x.shape[0], 5, 3) * (i + 1), i)
+        return cache_params.layers[0].conv_states.sum() + x.sum()
+
+
+def test_linear_attention_states_are_recorded_and_rebuilt(tmp_path):
+    model, rec = StateStep(), InputRecorder(store_n_calls=3)
+    cache = cache_of(LinearAttentionLayer(), LinearAttentionLayer())
+    with rec(model):
+        for n in (3, 1, 1):
+            model(torch.ones(2, n), cache_params=cache)
+    path = tmp_path / "s.safetensors"
+    rec.save(path)
+    manifest = read_manifest(path)
+    assert manifest["flattening"][DYNAMIC_CACHE] == "dynamic_layers"
+    shapes = []
+    for call in range(3):
+        inputs = manifest["calls"][call]["inputs"]
+        node = inputs["children"][inputs["keys"].index("cache_params")]
+        assert node["keys"] == ["conv_states", "recurrent_states"]
+        assert node["layers"] == [{"type": "linear"}, {"type": "linear"}]
+        shapes.append([leaf["shape"] for child in node["children"] for leaf in child["children"]])
+    # the first call's empty states are recorded with their last dim at 0
+    assert shapes[0] == [[2, 5, 0]] * 2 + [[2, 5, 0]] * 2
+    assert shapes[1] == shapes[2] == [[2, 5, 4]] * 2 + [[2, 5, 3]] * 2
+
+    capture = load_capture(path)
+    first, second = (capture.calls[i].kwargs["cache_params"] for i in (0, 1))
+    assert [layer.has_previous_state for layer in first.layers] == [False, False]
+    assert not first.layers[0].is_conv_states_initialized
+    assert [layer.has_previous_state for layer in second.layers] == [True, True]
+    for call in capture.calls:
+        out = model(**copy.deepcopy(call.call_arguments()[1]))
+        assert torch.equal(out, call.outputs)
+    # dimscope's registration flattens a rebuilt cache as the capture did
+    caches.register_capture_flattening(capture.manifest)
+    assert [tuple(t.shape) for t in pytree.tree_leaves(first)] == [(2, 5, 0)] * 4
+    leaves, spec = pytree.tree_flatten(second)
+    again = pytree.tree_unflatten(leaves, spec)
+    assert spec.context == ["conv_states", "recurrent_states"]
+    assert all(layer.has_previous_state and layer.conv_kernel_size == 4 for layer in again.layers)
+
+
 def test_layer_kinds_never_name_a_class(tmp_path):
     """A capture chooses among the kinds dimscope knows; a layer it calls `other` (or
     anything else) is refused, whatever class it names."""
@@ -187,6 +239,6 @@ def test_layer_kinds_never_name_a_class(tmp_path):
             cache_node(manifest, call["index"])["layers"] = layers
         bad = tmp_path / "bad.safetensors"
         write_capture(bad, manifest, tensors, writer="builtin")
-        with pytest.raises(CaptureError, match="rebuilds full-attention and sliding-window"):
+        with pytest.raises(CaptureError, match="rebuilds full-attention, sliding-window and linear-attention"):
             load_capture(bad)
     assert not marker.exists()

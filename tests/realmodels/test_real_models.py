@@ -73,6 +73,9 @@ DYNAMIC = {
     # Sliding-window layer 0 (keeps 7 tokens) and full layer 1: both lengths stay symbolic.
     "gemma2": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2),
                ("past_key_values.key_cache[1]", 2), ("input_ids", 1)],
+    # Mamba's prefill programs specialize the prompt length (its scan is a Python loop over
+    # the prompt: one prefill program per prompt length); the states have fixed sizes.
+    "mamba": [("input_ids", 0), ("cache_params.conv_states[0]", 0), ("cache_params.recurrent_states[1]", 0)],
 }
 
 # Calls one program must serve together: Gemma2's decode calls below its sliding window
@@ -144,11 +147,11 @@ def test_prefill_cache_is_recorded_with_length_zero(workdir):
     assert first["constant_kwargs"]["use_cache"] is True  # passed by generate(), equal to nothing special
 
 
-@pytest.mark.parametrize("name", ["gemma2"])
+@pytest.mark.parametrize("name", ["gemma2", "mamba"])
 def test_rebuilt_calls_replay_as_recorded(name, workdir):
     """The capture's cache nodes rebuild the caches the model had: replaying every
     rebuilt call gives the recorded outputs (sliding-window layers keep their window and
-    tokens seen)."""
+    tokens seen; Mamba's states and its first call's empty cache)."""
     import copy
 
     import torch
