@@ -7,6 +7,7 @@
 #include "export/pythonruntime.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
+#include "modelconsent.h"
 #include "openmodeldialog.h"
 #include "projectdocument.h"
 #include "pt2/pt2reader.h"
@@ -286,6 +287,13 @@ bool ExportController::startExport(const QString &device)
         return false;
     if (m_document->modelRef().isEmpty()) {
         fail(tr("Export needs the model: File > Open Model…"));
+        return false;
+    }
+    if (m_document->isModelRefFromProject()
+        && ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef())
+        && !ModelConsent::ask(m_window, m_document->projectPath(), m_document->modelRef())) {
+        fail(tr("Not exported: the project's model %1 was not run (File > Open Model… chooses another).")
+                 .arg(m_document->modelRef()));
         return false;
     }
     QString output = outputPath();

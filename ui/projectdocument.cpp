@@ -17,6 +17,7 @@ ProjectDocument::~ProjectDocument() = default;
 
 void ProjectDocument::setModelRef(const QString &modelRef)
 {
+    m_modelRefFromProject = false;
     if (modelRef == m_modelRef)
         return;
     m_modelRef = modelRef;
@@ -36,6 +37,11 @@ void ProjectDocument::setExportOptions(const ExportOptions &options)
 void ProjectDocument::setCapture(const QString &path, const Capture &capture, const InferenceResult &inference,
                                  std::optional<ConstraintSet> saved)
 {
+    const bool dropModel = m_modelRefFromProject && !m_openingProject;
+    if (dropModel) {
+        m_modelRef.clear();
+        m_modelRefFromProject = false;
+    }
     m_undoStack->clear();
     m_hasCapture = true;
     m_capture = capture;
@@ -58,6 +64,8 @@ void ProjectDocument::setCapture(const QString &path, const Capture &capture, co
     m_savedOptions = m_options;
     emit captureChanged();
     emit constraintsChanged();
+    if (dropModel)
+        emit modelRefChanged();
     revalidate();
     updateModified();
 }
@@ -68,8 +76,11 @@ void ProjectDocument::openProject(const QString &projectPath, const ProjectFile 
     const bool refChanged = project.modelRef != m_modelRef;
     const bool optionsChanged = !(project.exportOptions == m_options);
     m_modelRef = project.modelRef;
+    m_modelRefFromProject = !project.modelRef.isEmpty();
     m_options = project.exportOptions;
+    m_openingProject = true;
     setCapture(project.capturePath, capture, inference, project.constraints);
+    m_openingProject = false;
     m_projectPath = projectPath;
     emit projectPathChanged();
     if (refChanged)
@@ -90,6 +101,11 @@ void ProjectDocument::clear()
     m_colours->reset();
     m_capturePath.clear();
     m_projectPath.clear();
+    if (m_modelRefFromProject) { // the closed project's model goes with it
+        m_modelRef.clear();
+        m_modelRefFromProject = false;
+        emit modelRefChanged();
+    }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
     emit projectPathChanged();

@@ -40,7 +40,11 @@ public:
     QString capturePath() const { return m_capturePath; }
     QString projectPath() const { return m_projectPath; }
     QString modelRef() const { return m_modelRef; }
+    // The user's choice of model (File > Open Model…): runs without asking.
     void setModelRef(const QString &modelRef);
+    // The model reference came from an opened project file, not from the user: running
+    // it needs the user's yes once per project place (ModelConsent).
+    bool isModelRefFromProject() const { return m_modelRefFromProject; }
     ExportOptions exportOptions() const { return m_options; }
     void setExportOptions(const ExportOptions &options);
     QUndoStack *undoStack() { return m_undoStack; }
@@ -48,7 +52,8 @@ public:
     const DimColours &dimColours() const { return *m_colours; }
 
     // A freshly opened capture: `saved` replaces the inferred proposal when given (a
-    // project's constraints). Clears the undo history and the project path.
+    // project's constraints). Clears the undo history and the project path, and a model
+    // reference that came from a project (it belongs to that project, not to this capture).
     void setCapture(const QString &path, const Capture &capture, const InferenceResult &inference,
                     std::optional<ConstraintSet> saved = {});
     // A project opened from `projectPath`: the capture with the project's constraints,
@@ -100,6 +105,8 @@ private:
     QString m_capturePath;
     QString m_projectPath;
     QString m_modelRef;
+    bool m_modelRefFromProject = false;
+    bool m_openingProject = false;
     ExportOptions m_options;
     QString m_savedModelRef;
     ExportOptions m_savedOptions;

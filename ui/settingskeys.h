@@ -14,6 +14,8 @@ inline constexpr QLatin1String LastPlotFolder{"files/lastPlotFolder"};
 inline constexpr QLatin1String PythonInterpreter{"python/interpreter"};
 inline constexpr QLatin1String LastModelFolder{"files/lastModelFolder"};
 inline constexpr QLatin1String LastExportFolder{"files/lastExportFolder"};
+// "canonical project path\nmodel reference" the user agreed to run (ModelConsent).
+inline constexpr QLatin1String ApprovedProjectModels{"security/approvedProjectModels"};
 
 // Bumped when the dock layout changes, so that an old saved layout is ignored
 // rather than restored into the wrong docks.

@@ -354,3 +354,19 @@ def test_fix_loop_gives_an_unbounded_dim_a_finite_max(tmp_path):
         assert re.search(r"^applied: past_len = Dim\('past_len', min=\d+, max=4096\)$", done.stdout, re.M), \
             done.stdout[-4000:]
         assert "dimscope's default" in done.stderr
+
+
+def test_cli_runs_only_the_model_its_arguments_name(tmp_path):
+    """A project given as --constraints contributes its constraints only: the model it
+    names (here one that leaves a mark when imported) is never run."""
+    marker = tmp_path / "ran"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\ndef make():\n    raise SystemExit\n")
+    project = json.loads(DEMO_PROJECT.read_text())
+    project["model"] = f"{tmp_path / 'evil.py'}:make"
+    project["capture"] = str(DEMO_CAPTURE)
+    (tmp_path / "evil.dimscope").write_text(json.dumps(project))
+    done = cli("export", "--model", "dimscope.demo:make_model", "--capture", DEMO_CAPTURE,
+               "--constraints", tmp_path / "evil.dimscope", "-o", tmp_path / "demo.pt2")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not marker.exists()
+    assert "evil.py" not in done.stdout + done.stderr

@@ -10,6 +10,7 @@
 #include "exportresultview.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
+#include "modelconsent.h"
 #include "models/programsmodel.h"
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
@@ -31,6 +32,9 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSet>
+#include <QMessageBox>
+#include <QTimer>
+#include <QApplication>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -87,6 +91,7 @@ private slots:
     void demoExportOnCpuThroughMenu();
     void tutorialFailsApplyFixesThenReexport();
     void realModelExportsEveryCallThroughPhases();
+    void projectModelRunsOnlyAfterTheUserSaysSo();
 
 private:
     bool openProject(MainWindow &window, const QString &path);
@@ -274,6 +279,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QVERIFY(openProject(window, m_dir.filePath(QStringLiteral("tutorial.dimscope"))));
     ProjectDocument *doc = window.document();
     QVERIFY(doc->modelRef().endsWith(QLatin1String("tutorial.py:Tutorial")));
+    ModelConsent::approve(doc->projectPath(), doc->modelRef()); // asked and answered in its own test
     exporter->setOutputPath(m_dir.filePath(QStringLiteral("tutorial.pt2")));
 
     // Cancel while the worker starts: a clear outcome, and the next export starts a
@@ -437,6 +443,76 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     }
     QVERIFY(symbolicPast);
     shot(&window, QStringLiteral("llama-phases.png"));
+}
+
+// A project names Python code that Export runs: the first export of a project opened
+// from a given place asks, showing the reference; "Cancel" runs nothing, "Run the
+// Model" exports and is remembered. A capture opened afterwards does not inherit the
+// project's model.
+void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
+{
+    const QString project = m_dir.filePath(QStringLiteral("tutorial.dimscope"));
+    auto answer = [](const char *button, QString *shownText) {
+        auto *timer = new QTimer;
+        QObject::connect(timer, &QTimer::timeout, timer, [timer, button, shownText] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            if (!box || box->objectName() != QLatin1String("modelConsentDialog"))
+                return;
+            *shownText = box->informativeText();
+            if (auto *b = box->findChild<QPushButton *>(QLatin1String(button)))
+                b->click();
+            else
+                box->reject();
+            timer->deleteLater();
+        });
+        timer->start(20);
+    };
+    {
+        MainWindow window;
+        ExportController *exporter = window.exportController();
+        QVERIFY(openProject(window, project));
+        QVERIFY(window.document()->isModelRefFromProject());
+        exporter->setOutputPath(m_dir.filePath(QStringLiteral("consent.pt2")));
+        QVERIFY(ModelConsent::needsApproval(window.document()->projectPath(), window.document()->modelRef()));
+
+        QString shown;
+        answer("", &shown); // no such button: the dialog is rejected (Cancel, Escape)
+        QVERIFY(!exporter->startExport(QStringLiteral("cpu")));
+        QVERIFY2(shown.contains(QLatin1String("tutorial.py:Tutorial")), qPrintable(shown));
+        QVERIFY(!exporter->isExporting());
+        QVERIFY(!exporter->client()->isWorkerRunning()); // nothing ran
+        QVERIFY(exporter->lastError().contains(QLatin1String("was not run")));
+
+        QSignalSpy done(exporter, &ExportController::exportDone);
+        shown.clear();
+        answer("runModelButton", &shown);
+        QVERIFY(exporter->startExport(QStringLiteral("cpu")));
+        QVERIFY(!shown.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+        QVERIFY(!ModelConsent::needsApproval(window.document()->projectPath(), window.document()->modelRef()));
+
+        // The same project again: no question.
+        QVERIFY(openProject(window, project));
+        shown.clear();
+        answer("runModelButton", &shown);
+        QVERIFY(exporter->startExport(QStringLiteral("cpu")));
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
+        QVERIFY(shown.isEmpty());
+
+        // A plain capture opened next does not take the project's model along.
+        QSignalSpy shownCapture(&window, &MainWindow::captureShown);
+        QVERIFY(window.openFile(m_dir.filePath(QStringLiteral("tutorial.safetensors"))));
+        QVERIFY(shownCapture.wait(120000));
+        QVERIFY(window.document()->modelRef().isEmpty());
+        QVERIFY(!window.document()->isModelRefFromProject());
+    }
+    // The project copied to another place asks again; dimscope's own demo never asks.
+    const QString copy = m_dir.filePath(QStringLiteral("copy/tutorial.dimscope"));
+    QDir(m_dir.path()).mkdir(QStringLiteral("copy"));
+    QVERIFY(QFile::copy(project, copy));
+    const QString ref = m_dir.filePath(QStringLiteral("tutorial.py")) + QStringLiteral(":Tutorial");
+    QVERIFY(ModelConsent::needsApproval(copy, ref));
+    QVERIFY(!ModelConsent::needsApproval(demoProject(), QStringLiteral("dimscope.demo:make_model")));
 }
 
 QTEST_MAIN(TestExportUi)
