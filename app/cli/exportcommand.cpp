@@ -15,6 +15,7 @@
 #include "shapes/examplecall.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/shapeinference.h"
+#include "util/regularfile.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -93,13 +94,15 @@ struct Constraints {
 
 bool readJsonObject(const QString &path, QJsonObject *object, QString *error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2").arg(path, f.errorString());
+    // A constraints or project file is small; a FIFO or a device must not hang the CLI.
+    QString why;
+    const std::optional<QByteArray> bytes = RegularFile::readAll(path, qint64(64) << 20, &why);
+    if (!bytes) {
+        *error = QStringLiteral("%1: %2").arg(path, why);
         return false;
     }
     QJsonParseError perr;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &perr);
+    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &perr);
     if (!doc.isObject()) {
         *error = perr.error != QJsonParseError::NoError
                      ? QStringLiteral("%1: not JSON (%2 at offset %3)").arg(path, perr.errorString()).arg(perr.offset)

@@ -370,3 +370,12 @@ def test_cli_runs_only_the_model_its_arguments_name(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert not marker.exists()
     assert "evil.py" not in done.stdout + done.stderr
+
+
+def test_constraints_fifo_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "constraints.json"
+    os.mkfifo(fifo)
+    done = cli("export", "--model", "dimscope.demo:make_model", "--capture", DEMO_CAPTURE,
+               "--constraints", fifo, "-o", tmp_path / "x.pt2", timeout=60)
+    assert done.returncode == 2
+    assert "is a FIFO (named pipe), not a regular file" in done.stderr
