@@ -156,6 +156,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
         c.call = o.value(QLatin1String("call")).toInt();
         c.status = o.value(QLatin1String("status")).toString();
         c.message = o.value(QLatin1String("message")).toString();
+        c.guard = o.value(QLatin1String("guard")).toObject().value(QLatin1String("text")).toString();
         const QJsonArray outs = o.value(QLatin1String("outputs")).toArray();
         for (const QJsonValue &ov : outs) {
             const QJsonObject oo = ov.toObject();
@@ -204,6 +205,11 @@ ExportResult ExportResult::fromFailure(const WorkerFailure &failure)
     return x;
 }
 
+QString CallVerification::note() const
+{
+    return guard.isEmpty() ? message.section(QLatin1Char('\n'), 0, 0) : QStringLiteral("guard failed: ") + guard;
+}
+
 QString ExportResult::verificationTable() const
 {
     QString s;
@@ -217,7 +223,7 @@ QString ExportResult::verificationTable() const
                    .arg(c.status, -12)
                    .arg(hasDiff ? QString::number(c.maxAbs(), 'g', 3) : QStringLiteral("-"), -10)
                    .arg(hasDiff ? QString::number(c.maxRel(), 'g', 3) : QStringLiteral("-"), -10)
-                   .arg(c.message.section(QLatin1Char('\n'), 0, 0));
+                   .arg(c.note());
     }
     return s;
 }

@@ -77,8 +77,13 @@ struct CallVerification {
     int call = 0;
     QString status; // ok, rejected, mismatch, eager_failed
     QString message;
+    // A rejection by one of the exported program's guards, in leaf dims:
+    // "input_ids dim 1 == 1" (torch 2.14: `Guard failed: input_ids.size()[1] == 1`).
+    QString guard;
     QVector<OutputDiff> outputs;
     bool ok() const { return status == QLatin1String("ok"); }
+    // One line for tables: the guard that rejected the call, else the message's first line.
+    QString note() const;
     double maxAbs() const;
     double maxRel() const;
 };

@@ -307,3 +307,31 @@ def bound_unbounded_fixes(err, spec_doc, limit, why):
         err["notes"] = err.get("notes", []) + notes
         err["hint"] = "; ".join(filter(None, [err.get("hint"), *notes]))
     return err
+
+
+# --- guards of the exported program (replay) ---------------------------------------
+
+# torch 2.14's exported module checks its guards when called: `Guard failed:
+# past_key_values['key_cache'][0].size()[2] <= 7` (the user's input path, not L[...]).
+_GUARD_SIZE = re.compile(r"([A-Za-z_]\w*(?:\[(?:'[^']*'|\d+)\])*)\.size\(\)\[(\d+)\]")
+
+
+def _guard_path(text):
+    """`past_key_values['key_cache'][0]` -> `past_key_values.key_cache[0]` (capture key paths)."""
+    return re.sub(r"\['([^']*)'\]", r".\1", text)
+
+
+def parse_guard_failure(message):
+    """{"expression", "text", "sources"} for an exported program's `Guard failed: EXPR`,
+    `text` with each size written as `LEAF dim D`; None when the message is not one."""
+    m = re.search(r"Guard failed: (.+)", message or "")
+    if not m:
+        return None
+    expression = m.group(1).strip()
+    sources = []
+    for src in _GUARD_SIZE.finditer(expression):
+        entry = {"source": src.group(0), "path": _guard_path(src.group(1)), "dim": int(src.group(2))}
+        if entry not in sources:
+            sources.append(entry)
+    text = _GUARD_SIZE.sub(lambda s: "%s dim %s" % (_guard_path(s.group(1)), s.group(2)), expression)
+    return {"expression": expression, "text": text, "sources": sources}

@@ -12,7 +12,7 @@ import shutil
 import time
 
 from . import spec as speclib
-from .errors import WorkerError, max_positions
+from .errors import WorkerError, max_positions, parse_guard_failure
 
 
 def _noop(*_args, **_kwargs):
@@ -254,6 +254,9 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
                 else:
                     row["reason"] = "guard"
                 row.update(status="rejected", message=text)
+                guard = parse_guard_failure(str(e))
+                if guard:
+                    row["guard"] = guard
                 rows.append(row)
                 continue
         row["message"] = None

@@ -83,6 +83,15 @@ private slots:
         QVERIFY(!r.verification[1].ok());
         QVERIFY(r.verificationTable().contains(QLatin1String("rejected")));
         QCOMPARE(r.failure.kind, QStringLiteral("verification_failed"));
+        // torch 2.14's guards: the worker's parsed guard is the table's note.
+        const ExportResult guarded = ExportResult::fromFailure(WorkerFailure::fromJson(json(R"J({"kind": "verification_failed",
+            "message": "1 of 1 fail", "result": {"output": "/o.pt2", "example_call": 0, "verification": [
+              {"call": 3, "status": "rejected", "message": "AssertionError: Guard failed: input_ids.size()[1] == 1",
+               "guard": {"expression": "input_ids.size()[1] == 1", "text": "input_ids dim 1 == 1",
+                         "sources": [{"source": "input_ids.size()[1]", "path": "input_ids", "dim": 1}]},
+               "outputs": []}]}})J")));
+        QCOMPARE(guarded.verification[0].note(), QStringLiteral("guard failed: input_ids dim 1 == 1"));
+        QVERIFY(guarded.verificationTable().contains(QLatin1String("guard failed: input_ids dim 1 == 1")));
         const ExportResult crash = ExportResult::fromFailure(WorkerFailure::make(QStringLiteral("worker_crashed"), QStringLiteral("boom")));
         QVERIFY(!crash.exported && !crash.ok);
     }

@@ -294,3 +294,15 @@ def test_unbounded_max_fix_becomes_the_models_max_positions():
     out = bound_unbounded_fixes(err, spec, limit, why)
     assert out["fixes"] == ["past_len = Dim('past_len', min=0, max=256)", "total_len = past_len + 1", "d1 = 4"]
     assert "config.max_position_embeddings" in out["notes"][0] and out["hint"]
+
+
+def test_guard_failures_name_the_leaf_dims():
+    """torch 2.14's exported module rejects a call with `Guard failed: EXPR` in the
+    user's input paths; the worker gives the leaf dims in capture key paths."""
+    from dimscope.errors import parse_guard_failure
+    g = parse_guard_failure("AssertionError: Guard failed: past_key_values['key_cache'][0].size()[2] <= 7")
+    assert g["text"] == "past_key_values.key_cache[0] dim 2 <= 7"
+    assert g["sources"] == [{"source": "past_key_values['key_cache'][0].size()[2]",
+                             "path": "past_key_values.key_cache[0]", "dim": 2}]
+    assert parse_guard_failure("Guard failed: x.size()[0] == y.size()[0]")["text"] == "x dim 0 == y dim 0"
+    assert parse_guard_failure("RuntimeError: Expected input at 'x'.shape[1]") is None

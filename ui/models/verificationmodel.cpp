@@ -60,7 +60,7 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
             return v.outputs.isEmpty() ? QString() : diffText(v.maxRel());
         case DetailColumn: {
             if (!v.message.isEmpty())
-                return v.message;
+                return v.note();
             QStringList notes;
             for (const OutputDiff &d : v.outputs)
                 if (!d.note.isEmpty())
