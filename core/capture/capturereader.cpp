@@ -87,9 +87,10 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
         if (ok) {
             ManifestParser parser(header, dataStart, pool);
             // Manifest bytes already parsed are never read again: hand their pages
-            // back as the calls go by, so the header is never resident all at once.
-            // Only the manifest's own pages: the header's tensor table (names that
-            // `header` points to) may lie on either side of it.
+            // back as the calls go by, so that the memory the header took shrinks
+            // while the calls' structures grow. Only the manifest's own pages: the
+            // header's tensor table (names `header` points to) may lie on either
+            // side of it. The whole buffer goes when open() returns.
             const char *manifestBegin = header.manifest().data();
             HeaderBuffer *buffer = text.get();
             parser.setConsumedCallback([buffer, manifestBegin](const char *upTo) {
