@@ -1,5 +1,7 @@
 #include "shapes/constraintsetjson.h"
 
+#include "util/regularfile.h"
+
 #include "shapes/jsontext.h"
 
 #include <QFile>
@@ -251,14 +253,16 @@ std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QSt
 
 std::optional<ConstraintSet> ConstraintSetJson::readFile(const QString &path, QString *error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
+    // A FIFO or a device must not hang the reader (RegularFile); a constraint set is small.
+    QString why;
+    const std::optional<QByteArray> bytes = RegularFile::readAll(path, qint64(64) << 20, &why);
+    if (!bytes) {
         if (error)
-            *error = QStringLiteral("%1: cannot open: %2").arg(path, f.errorString());
+            *error = QStringLiteral("%1: %2").arg(path, why);
         return std::nullopt;
     }
     QString e;
-    auto set = read(f.readAll(), &e);
+    auto set = read(*bytes, &e);
     if (!set && error)
         *error = QStringLiteral("%1: %2").arg(path, e);
     return set;

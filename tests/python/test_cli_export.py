@@ -379,3 +379,10 @@ def test_constraints_fifo_is_refused_not_waited_on(tmp_path):
                "--constraints", fifo, "-o", tmp_path / "x.pt2", timeout=60)
     assert done.returncode == 2
     assert "is a FIFO (named pipe), not a regular file" in done.stderr
+
+
+def test_analyze_constraints_fifo_is_refused(tmp_path):
+    fifo = tmp_path / "set.json"
+    os.mkfifo(fifo)
+    done = cli("analyze", DEMO_CAPTURE, "--constraints", fifo, timeout=60)
+    assert done.returncode == 2 and "is a FIFO (named pipe), not a regular file" in done.stderr, done.stderr
