@@ -10,7 +10,7 @@ namespace pt2fixtures {
 
 using Records = QVector<QPair<QString, QByteArray>>;
 
-QString samplePath(); // ../shared/reference/torch-2.6-samples/llm-like-cache.pt2
+QString samplePath(); // tests/fixtures/torch-2.6/llm-like-cache.pt2 (written by torch 2.6)
 // store = true writes records uncompressed (so tests can damage their bytes).
 bool writeZip(const QString &path, const Records &records, bool store = false);
 Records readZip(const QString &path); // empty on failure
