@@ -16,8 +16,14 @@ registrations, so that a ``dynamic_shapes`` spec written against a capture match
     dimscope's own registration with the recorded layer kinds (module cachelayers):
     children ``key_cache``/``value_cache`` (attention layers) and
     ``conv_states``/``recurrent_states`` (linear-attention layers).
+``static_layers``
+    a static cache (transformers 5.x StaticCache; 4.4x StaticCache and HybridCache),
+    flattened and rebuilt by dimscope's own registration (module staticcache):
+    children ``key_cache``, ``value_cache`` and, for 5.x caches, ``cumulative_length``
+    (the tokens each layer has seen); the layer kinds are in the context.
 ``static_key_value_dict``
-    StaticCache, same children.
+    StaticCache as captures before ``static_layers`` recorded it: children
+    ``key_cache``/``value_cache``, rebuilt only through an existing registration.
 ``encoder_decoder``
     EncoderDecoderCache: children ``[self_attention_cache, cross_attention_cache]``.
 ``pytree``
@@ -43,6 +49,7 @@ import torch.utils._pytree as _pytree
 KEY_VALUE_DICT = "key_value_dict"
 DYNAMIC_LAYERS = "dynamic_layers"
 STATIC_KEY_VALUE_DICT = "static_key_value_dict"
+STATIC_LAYERS = "static_layers"
 ENCODER_DECODER = "encoder_decoder"
 PYTREE = "pytree"
 
@@ -51,11 +58,13 @@ ENCODER_DECODER_CONTEXT = ["self_attention_cache", "cross_attention_cache"]
 
 DYNAMIC_CACHE = "transformers.cache_utils.DynamicCache"
 STATIC_CACHE = "transformers.cache_utils.StaticCache"
+HYBRID_CACHE = "transformers.cache_utils.HybridCache"  # transformers 4.4x
 ENCODER_DECODER_CACHE = "transformers.cache_utils.EncoderDecoderCache"
 
 _TRANSFORMERS_FLAVOURS = {
     DYNAMIC_CACHE: KEY_VALUE_DICT,
-    STATIC_CACHE: STATIC_KEY_VALUE_DICT,
+    STATIC_CACHE: STATIC_LAYERS,
+    HYBRID_CACHE: STATIC_LAYERS,
     ENCODER_DECODER_CACHE: ENCODER_DECODER,
 }
 
@@ -130,7 +139,7 @@ def resolve_type(name: str, flavour: Optional[str], where: str = "") -> type:
             f"{name.rsplit('.', 1)[-1]}, first)")
     if flavour == "namedtuple":
         ok = issubclass(obj, tuple) and isinstance(getattr(obj, "_fields", None), tuple)
-    elif flavour == DYNAMIC_LAYERS:
+    elif flavour in (DYNAMIC_LAYERS, STATIC_LAYERS):
         ok = _is_transformers_cache(obj)
     elif flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
         ok = obj in _KEY_VALUE_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
@@ -250,6 +259,10 @@ def describe_custom(value: Any) -> Optional[CustomParts]:
         layers = _dynamic_cache_layers(value)
         children, names = flatten_layers(value, layers)
         return CustomParts(type_name, flavour, list(names), list(names), children, layers)
+    if flavour == STATIC_LAYERS:
+        from . import staticcache
+        children, context = staticcache.flatten(value)
+        return CustomParts(type_name, flavour, list(context["children"]), context, children)
     if flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
         keys, values = key_value_lists(value)
         return CustomParts(type_name, flavour, list(KEY_VALUE_CONTEXT), list(KEY_VALUE_CONTEXT),
@@ -309,6 +322,9 @@ def rebuild_custom(type_name: str, flavour: str, children: List[Any], context: A
                                    where, restored=restored)
     if flavour == KEY_VALUE_DICT:
         return build_key_value_cache(cls, children[0], children[1])
+    if flavour == STATIC_LAYERS:
+        from . import staticcache
+        return staticcache.rebuild(cls, children, context, where)
     if flavour == ENCODER_DECODER:
         return cls(children[0], children[1])
     node = _pytree.SUPPORTED_NODES.get(cls)
@@ -468,6 +484,7 @@ def follows(type_name: str, flavour: str) -> str:
         return FOLLOWS_OWN
     if flavour == KEY_VALUE_DICT and type_name == DYNAMIC_CACHE:
         return FOLLOWS_TRANSFORMERS
+    # STATIC_LAYERS: dimscope's (transformers 5.x registers no StaticCache flattening)
     return FOLLOWS_DIMSCOPE
 
 
@@ -554,6 +571,21 @@ def register_dynamic_layers(cls: type, layers: Sequence[Dict[str, Any]]) -> str:
     return "registered" if before is None else f"registered in place of {before}'s registration"
 
 
+def register_static_layers(cls: type) -> str:
+    """Makes dimscope's flattening of a static cache class active (module staticcache),
+    replacing any other registration of ``cls``. Returns what it did."""
+    from .staticcache import make_registration
+
+    before = registration_module(cls)
+    if before == "dimscope.staticcache":
+        return "already registered"
+    flatten, unflatten, with_keys = make_registration(cls)
+    if before is not None:
+        _deregister(cls)
+    _register(cls, flatten, unflatten, with_keys)
+    return "registered" if before is None else f"registered in place of {before}'s registration"
+
+
 def layers_text(layers: Sequence[Dict[str, Any]]) -> str:
     """``sliding(8), full`` for messages."""
     parts = []
@@ -577,7 +609,8 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     transformers' own registration for DynamicCache when transformers has one, else
     dimscope's flavour; a ``dynamic_layers`` DynamicCache always gets dimscope's
     layer-aware registration with the capture's layer kinds (replacing transformers',
-    which rebuilds every layer as a full layer), and a ``key_value_dict`` one gets
+    which rebuilds every layer as a full layer), a ``static_layers`` cache always gets
+    dimscope's static-cache registration (module staticcache), and a ``key_value_dict`` one gets
     transformers' back when dimscope's layer-aware one is active. ``pytree`` classes
     must already be registered (importing their module, e.g. loading the model, does
     it). Returns ``{type name: what was done}``; raises CaptureError when a class is
@@ -601,6 +634,10 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
                        "different layer kinds (" + "; ".join(layers_text(l) for l in layouts) + ")"))
             done = register_dynamic_layers(cls, layouts[0])
             actions[type_name] = f"{done} by dimscope (layers: {layers_text(layouts[0])})"
+            continue
+        if flavour == STATIC_LAYERS:
+            cls = resolve_type(type_name, flavour, where)
+            actions[type_name] = register_static_layers(cls) + " by dimscope"
             continue
         cls = loaded_object(type_name)
         if not isinstance(cls, type) or qualified_name(cls) != type_name:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import torch
 
-from .caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, CaptureError,
+from .caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, STATIC_LAYERS, CaptureError,
                      describe_custom, key_value_lists, loaded_object, qualified_name, rebuild_custom,
                      resolve_type)
 
@@ -44,6 +44,8 @@ class EmptyCache:
         names = self.node.get("keys") or []
         if self.node.get("flavour") == DYNAMIC_LAYERS:
             return self._fill_layers(flattener, names)
+        if self.node.get("flavour") == STATIC_LAYERS:
+            return self._fill_static(flattener, names)
         try:
             keys, values = key_value_lists(self.cache)
         except CaptureError:
@@ -72,6 +74,18 @@ class EmptyCache:
             shape = list(t.shape)
             shape[dim] = 0
             child["children"].append(flattener.node(t.new_empty(shape), f"{self.path}.{attr}[{i}]"))
+
+    def _fill_static(self, flattener: "Flattener", names: List[str]) -> bool:
+        # A static cache is never shorter: not filled yet, it is its zeros (staticcache).
+        from .staticcache import empty_children
+        children = empty_children(self.cache)
+        if len(children) != len(names) or not any(children):
+            return False
+        for attr, tensors in zip(names, children):
+            child = self.node["children"][names.index(attr)]
+            for i, t in enumerate(tensors):
+                child["children"].append(flattener.node(t, f"{self.path}.{attr}[{i}]"))
+        return True
 
     def _fill_layers(self, flattener: "Flattener", names: List[str]) -> bool:
         from .cachelayers import flatten_layers
@@ -124,7 +138,7 @@ class Flattener:
                     "keys": custom.keys, "context": custom.context, "children": children}
             if custom.layers is not None:
                 node["layers"] = custom.layers
-            if custom.flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, DYNAMIC_LAYERS) and \
+            if custom.flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS) and \
                     not any(c["children"] for c in children):
                 self.empty_caches.append(EmptyCache(value, node, path))
             return node

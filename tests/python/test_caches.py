@@ -132,7 +132,7 @@ def test_encoder_decoder_and_static_caches(tmp_path, monkeypatch):
     assert manifest["flattening"] == {
         "transformers.cache_utils.DynamicCache": "key_value_dict",
         "transformers.cache_utils.EncoderDecoderCache": "encoder_decoder",
-        "transformers.cache_utils.StaticCache": "static_key_value_dict"}
+        "transformers.cache_utils.StaticCache": "static_layers"}
     node, got = cache_leaves(manifest, 0)
     assert node["keys"] == ["self_attention_cache", "cross_attention_cache"]
     assert [c["kind"] for c in node["children"]] == ["custom", "custom"]
@@ -141,11 +141,16 @@ def test_encoder_decoder_and_static_caches(tmp_path, monkeypatch):
                    ("past_key_values.cross_attention_cache.key_cache[0]", [1, 2, 7, 4]),
                    ("past_key_values.cross_attention_cache.value_cache[0]", [1, 2, 7, 4])]
     node, got = cache_leaves(manifest, 1)
-    assert node["flavour"] == "static_key_value_dict" and len(got) == 4
+    # An attribute-based static cache (transformers 4.4x's layout): keys and values only,
+    # the positions come from the model's cache_position input.
+    assert node["flavour"] == "static_layers" and len(got) == 4
+    assert node["context"] == {"children": ["key_cache", "value_cache"], "layers": ["static", "static"]}
 
-    # A StaticCache needs transformers' registration or a factory to be rebuilt.
-    with pytest.raises(CaptureError, match="cannot rebuild transformers.cache_utils.StaticCache"):
-        load_capture(path)
+    capture = load_capture(path)
+    static_rebuilt = capture.calls[1].kwargs["past_key_values"]
+    assert type(static_rebuilt) is module.StaticCache and static_rebuilt.max_cache_len == 16
+    same(static.value_cache, static_rebuilt.value_cache)
+    # A factory still takes precedence.
     capture = load_capture(path, factories={
         "transformers.cache_utils.StaticCache": lambda children, context: module.StaticCache(*children)})
     rebuilt = capture.calls[0].kwargs["past_key_values"]

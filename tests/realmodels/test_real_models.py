@@ -76,11 +76,20 @@ DYNAMIC = {
     # Mamba's prefill programs specialize the prompt length (its scan is a Python loop over
     # the prompt: one prefill program per prompt length); the states have fixed sizes.
     "mamba": [("input_ids", 0), ("cache_params.conv_states[0]", 0), ("cache_params.recurrent_states[1]", 0)],
+    # Static caches (generate(cache_implementation="static")): the prompt length and the
+    # cache's length (a new StaticCache per generate() call: 8, then 11) vary; the mask
+    # generate() builds is as long as the cache. Gemma2's sliding layer is its window (8).
+    "llama_static": [("input_ids", 0), ("input_ids", 1), ("attention_mask", 3), ("past_key_values.key_cache[0]", 2)],
+    "gemma2_static": [("input_ids", 0), ("input_ids", 1), ("attention_mask['full_attention']", 3),
+                      ("past_key_values.key_cache[1]", 2)],
 }
 
 # Calls one program must serve together: Gemma2's decode calls below its sliding window
 # (call 3: 7 tokens seen) and past it (call 5: 8 tokens seen).
-SERVED_TOGETHER = {"gemma2": [3, 5]}
+SERVED_TOGETHER = {"gemma2": [3, 5], "gemma2_static": [1, 5]}
+# Families one program serves entirely: with the masks generate() builds for a static
+# cache, the prompt and the single new token go through the same code.
+ONE_PROGRAM = {"llama_static", "gemma2_static"}
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +127,8 @@ def test_generate_capture_exports_end_to_end(name, workdir):
     shapes = read_back_inputs(text)
     for path, _ in served:
         assert pathlib.Path(path).is_file() and path in shapes, (path, list(shapes))
+    if name in ONE_PROGRAM:
+        assert len(served) == 1, served
     together = SERVED_TOGETHER.get(name)
     if together:
         assert any(set(together) <= set(cs) for _, cs in served), (together, served)
@@ -153,11 +164,12 @@ def test_prefill_cache_is_recorded_with_length_zero(workdir):
     assert first["constant_kwargs"]["use_cache"] is True  # passed by generate(), equal to nothing special
 
 
-@pytest.mark.parametrize("name", ["gemma2", "mamba"])
+@pytest.mark.parametrize("name", ["gemma2", "mamba", "gemma2_static"])
 def test_rebuilt_calls_replay_as_recorded(name, workdir):
     """The capture's cache nodes rebuild the caches the model had: replaying every
     rebuilt call gives the recorded outputs (sliding-window layers keep their window and
-    tokens seen; Mamba's states and its first call's empty cache)."""
+    tokens seen; Mamba's states and its first call's empty cache; a static cache's
+    tensors and tokens seen, its first call's unfilled cache as zeros)."""
     import copy
 
     import torch

@@ -5,7 +5,7 @@ has the weights the capture was recorded with.
 
 ``RECIPES`` says how a user would drive each model: ``generate()`` twice (prompts of 5
 and 8 tokens, batch 2, left padding, 4 new tokens each), a vision-language model with
-images in both prompts."""
+images in both prompts, ``*_static`` families with ``cache_implementation="static"``."""
 
 import torch
 
@@ -84,6 +84,11 @@ def llava():
     return _finish(LlavaForConditionalGeneration(cfg))
 
 
+# The same models driven with a static cache (generate(cache_implementation="static")).
+llama_static = llama
+gemma2_static = gemma2
+
+
 def mamba():
     from transformers import MambaConfig, MambaForCausalLM
     _seed()
@@ -115,12 +120,15 @@ def generate_kwargs(name, length):
         return dict(input_ids=ids, attention_mask=mask,
                     pixel_values=torch.randn(2, 3, 16, 16, generator=g))
     ids, mask = prompt(length)
-    return dict(input_ids=ids, attention_mask=mask)
+    kwargs = dict(input_ids=ids, attention_mask=mask)
+    if name.endswith("_static"):
+        kwargs["cache_implementation"] = "static"
+    return kwargs
 
 
 FACTORIES = {
     "llama": llama, "qwen2": qwen2, "mistral": mistral, "gemma2": gemma2, "gpt2": gpt2,
-    "t5": t5, "llava": llava, "mamba": mamba,
+    "t5": t5, "llava": llava, "mamba": mamba, "llama_static": llama_static, "gemma2_static": gemma2_static,
 }
 
 
