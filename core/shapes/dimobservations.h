@@ -1,0 +1,13 @@
+#pragma once
+
+#include "shapes/inferenceresult.h"
+
+namespace dimscope {
+
+class ShapeTable;
+
+// One DimObservation per dim row of the table, in row order: its leaf, dimension,
+// values per call, and the Dim `rowDimNames` gives it (dynamic when there is one).
+QVector<DimObservation> dimObservations(const ShapeTable &table, const QVector<QString> &rowDimNames);
+
+} // namespace dimscope
