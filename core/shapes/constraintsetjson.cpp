@@ -142,6 +142,20 @@ bool readDim(const QJsonValue &value, int index, DimDecl *out, QString *error)
         && readOptionalInt(o, QStringLiteral("max"), place, &out->max, error);
 }
 
+// A key path with its unpaired UTF-16 surrogates written as \uXXXX, for errors.
+QString withSurrogatesEscaped(const QString &path)
+{
+    QString out;
+    for (int i = 0; i < path.size(); ++i) {
+        const QChar c = path.at(i);
+        const bool paired = c.isHighSurrogate() ? i + 1 < path.size() && path.at(i + 1).isLowSurrogate()
+                                                : !c.isLowSurrogate() || (i > 0 && path.at(i - 1).isHighSurrogate());
+        // A surrogate is always four hex digits (D800-DFFF).
+        out += paired ? QString(c) : QStringLiteral("\\u") + QString::number(c.unicode(), 16).toUpper();
+    }
+    return out;
+}
+
 } // namespace
 
 std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QString *error)
@@ -225,6 +239,13 @@ std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QSt
     for (const QString &path : order) {
         const QJsonValue v = leaves.value(path);
         const QString place = QStringLiteral("leaves['%1']").arg(path);
+        // JSON's \uD800 escapes can spell strings that are no Unicode text: no capture
+        // (UTF-8) has such a key path, and writing the set would change it to '?'.
+        if (!path.isValidUtf16()) {
+            err = QStringLiteral("leaves['%1']: the key path is not valid Unicode (an unpaired surrogate), "
+                                 "so no capture has it").arg(withSurrogatesEscaped(path));
+            return std::nullopt;
+        }
         if (!v.isArray()) {
             err = QStringLiteral("%1: expected an array of strings (one per dimension), found %2").arg(place, typeName(v));
             return std::nullopt;
