@@ -1,0 +1,11 @@
+#include "shapes/violationcollector.h"
+
+namespace dimscope {
+
+ViolationCollector::ViolationCollector(ValidationReport *report, int max)
+    : m_report(report)
+    , m_max(max)
+{
+}
+
+} // namespace dimscope
