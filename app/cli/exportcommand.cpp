@@ -5,6 +5,7 @@
 // the constraints.
 #include "clicommand.h"
 #include "exportreadback.h"
+#include "interruptwatcher.h"
 
 #include "capture/capturereader.h"
 #include "export/dimintent.h"
@@ -14,7 +15,8 @@
 #include "shapes/constraintsetjson.h"
 #include "shapes/examplecall.h"
 #include "shapes/jsonspecemitter.h"
-#include "shapes/shapeinference.h"
+#include "shapes/jsontext.h"
+#include "shapes/captureanalysis.h"
 #include "util/regularfile.h"
 
 #include <QEventLoop>
@@ -92,7 +94,7 @@ struct Constraints {
     QString source;     // for the messages
 };
 
-bool readJsonObject(const QString &path, QJsonObject *object, QString *error)
+bool readJsonObject(const QString &path, QJsonObject *object, QByteArray *text, QString *error)
 {
     // A constraints or project file is small; a FIFO or a device must not hang the CLI.
     QString why;
@@ -110,13 +112,14 @@ bool readJsonObject(const QString &path, QJsonObject *object, QString *error)
         return false;
     }
     *object = doc.object();
+    *text = *bytes;
     return true;
 }
 
 bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err, Constraints *c, QString *error)
 {
     if (o.constraints.isEmpty()) {
-        const InferenceResult r = ShapeInference::infer(capture, InferenceOptions::defaultsFor(capture));
+        const InferenceResult r = CaptureAnalysis::infer(capture);
         for (const QString &w : r.texts(InferenceMessage::Severity::Warning))
             err << "warning: " << w << "\n";
         if (r.hasErrors()) {
@@ -129,7 +132,8 @@ bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err,
         return true;
     }
     QJsonObject doc;
-    if (!readJsonObject(o.constraints, &doc, error))
+    QByteArray text; // read from the text: the constraint set keeps the file's order of leaves
+    if (!readJsonObject(o.constraints, &doc, &text, error))
         return false;
     const QString format = doc.value(QLatin1String("format")).toString();
     if (format == QLatin1String("dimscope.dynamic_shapes")) {
@@ -144,7 +148,7 @@ bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err,
             *error = QStringLiteral("%1: the project has no \"constraints\" object").arg(o.constraints);
             return false;
         }
-        doc = doc.value(QLatin1String("constraints")).toObject();
+        text = jsontext::memberText(text, QStringLiteral("constraints"));
         where += QStringLiteral(" (constraints)");
     } else if (format != QLatin1String("dimscope.constraints")) {
         *error = QStringLiteral("%1: format '%2' is neither dimscope.constraints, dimscope.dynamic_shapes nor "
@@ -153,7 +157,7 @@ bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err,
         return false;
     }
     QString readError;
-    c->set = ConstraintSetJson::read(QJsonDocument(doc).toJson(QJsonDocument::Compact), &readError);
+    c->set = ConstraintSetJson::read(text, &readError);
     if (!c->set) {
         *error = QStringLiteral("%1: %2").arg(where, readError);
         return false;
@@ -177,7 +181,7 @@ QString dimsText(const ConstraintSet &set)
 
 QJsonObject emitSpec(const Capture &capture, const ConstraintSet &set, int call)
 {
-    return QJsonDocument::fromJson(JsonSpecEmitter::generate(capture, set, call)).object();
+    return JsonSpecEmitter::document(capture, set, call);
 }
 
 void printVerification(QTextStream &out, const ExportResult &r)
@@ -192,11 +196,21 @@ void printFailure(QTextStream &err, const ExportResult &r)
 }
 
 
+// SIGINT/SIGTERM/SIGHUP while the worker runs: the watcher's handler cancelled the
+// client (the worker's process group is killed, its save folder removed); one line, and
+// the shell's exit code for that signal.
+int reportInterrupted(QTextStream &err, const InterruptWatcher &interrupts)
+{
+    err << "dimscope-cli export: interrupted by " << InterruptWatcher::signalName(interrupts.caughtSignal())
+        << ": the export worker was stopped, the export did not finish\n";
+    return interrupts.exitCode();
+}
+
 // --fix-loop: the PhasedExport pipeline (one program for every call when torch can,
 // else a program per phase), printed as it goes; then each program read back and the
 // list of programs with the calls each serves. Exit 1 when a call is served by none.
-int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet &initial, const ExportRequest &base,
-              QTextStream &out, QTextStream &err)
+int runPhases(ExportClient &client, const InterruptWatcher &interrupts, const Capture &capture,
+              const ConstraintSet &initial, const ExportRequest &base, QTextStream &out, QTextStream &err)
 {
     PhasedExport pipeline(&client);
     QObject::connect(&pipeline, &PhasedExport::attemptStarted,
@@ -213,6 +227,8 @@ int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet 
         out.flush();
     });
     QObject::connect(&pipeline, &PhasedExport::roundFinished, [&](int, int, const ExportResult &r) {
+        if (interrupts.caughtSignal() != 0)
+            return;
         printVerification(out, r);
         if (!r.ok)
             printFailure(err, r);
@@ -236,7 +252,10 @@ int runPhases(ExportClient &client, const Capture &capture, const ConstraintSet 
     pipeline.start(capture, initial, base, PhasedExport::Options{});
     if (pipeline.isRunning())
         events.exec();
-    client.shutdown();
+    if (interrupts.caughtSignal() == 0)
+        client.shutdown();
+    if (interrupts.caughtSignal() != 0)
+        return reportInterrupted(err, interrupts);
 
     const PhasedExportOutcome &outcome = pipeline.outcome();
     int specializedTotal = 0;
@@ -316,6 +335,9 @@ int run(const QStringList &args)
     }
 
     ExportClient client;
+    // From here until the worker is shut down, a signal stops it rather than orphaning it.
+    InterruptWatcher interrupts;
+    QObject::connect(&interrupts, &InterruptWatcher::interrupted, &client, [&client] { client.cancel(); });
     QObject::connect(&client, &ExportClient::progress, [&](int, const QString &stage, const QString &message, double) {
         out << "[" << stage << "] " << message << "\n";
         out.flush();
@@ -339,6 +361,8 @@ int run(const QStringList &args)
         request.spec = c.set ? emitSpec(*capture, *c.set, call) : c.spec;
         const int id = client.exportModel(request);
         client.waitForFinished(id);
+        if (interrupts.caughtSignal() != 0)
+            return reportInterrupted(err, interrupts);
         last = client.exportResultOf(id);
         printVerification(out, last);
         if (!last.ok) {
@@ -347,9 +371,11 @@ int run(const QStringList &args)
                 err << "(--fix-loop applies the suggested fixes and exports again)\n";
         }
     } else {
-        return runPhases(client, *capture, *c.set, request, out, err);
+        return runPhases(client, interrupts, *capture, *c.set, request, out, err);
     }
     client.shutdown();
+    if (interrupts.caughtSignal() != 0)
+        return reportInterrupted(err, interrupts);
     if (!last.ok)
         return 1;
 

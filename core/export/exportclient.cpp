@@ -1,6 +1,10 @@
 #include "export/exportclient.h"
 
+#include "export/workerprocessgroup.h"
+
+#include <QDir>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonValue>
 
@@ -9,6 +13,11 @@ namespace dimscope {
 namespace {
 constexpr int kStderrTailLines = 40;
 constexpr int kKeptOutcomes = 64;
+constexpr int kDefaultSilenceMs = 60000;
+// The worker beats this many times per silence timeout, at most every 5 s: a late
+// beat or two (a loaded machine) is not mistaken for silence.
+constexpr double kBeatsPerSilence = 4.0;
+constexpr double kMaxHeartbeatS = 5.0;
 } // namespace
 
 ExportClient::ExportClient(QObject *parent)
@@ -17,16 +26,31 @@ ExportClient::ExportClient(QObject *parent)
 {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &ExportClient::onTimeout);
+    m_silenceTimer.setSingleShot(true);
+    connect(&m_silenceTimer, &QTimer::timeout, this, &ExportClient::onSilence);
 }
 
 ExportClient::~ExportClient()
 {
     if (m_process) {
         m_process->disconnect(this);
-        m_process->kill();
-        m_process->waitForFinished(2000);
+        stopProcess(m_process);
         delete m_process;
     }
+}
+
+int ExportClient::defaultSilenceTimeout()
+{
+    bool ok = false;
+    const double seconds = qEnvironmentVariable("DIMSCOPE_WORKER_SILENCE_S").toDouble(&ok);
+    return ok && seconds >= 0 ? int(qMin(seconds * 1000.0, 2e9)) : kDefaultSilenceMs;
+}
+
+void ExportClient::setSilenceTimeout(int msecs)
+{
+    m_silenceTimeoutMs = qMax(0, msecs);
+    m_silenceTimer.stop();
+    armSilenceTimer();
 }
 
 void ExportClient::setRuntime(const PythonRuntime &runtime)
@@ -95,12 +119,18 @@ void ExportClient::ensureStarted()
         return;
     }
     m_process = new QProcess(this);
-    m_process->setProcessEnvironment(m_runtime.environment());
+    QProcessEnvironment env = m_runtime.environment();
+    const double silenceS = (m_silenceTimeoutMs > 0 ? m_silenceTimeoutMs : kDefaultSilenceMs) / 1000.0;
+    env.insert(QStringLiteral("DIMSCOPE_WORKER_HEARTBEAT_S"),
+               QString::number(qMin(silenceS / kBeatsPerSilence, kMaxHeartbeatS)));
+    m_process->setProcessEnvironment(env);
+    WorkerProcessGroup::prepare(m_process);
     connect(m_process, &QProcess::readyReadStandardOutput, this, &ExportClient::onStdout);
     connect(m_process, &QProcess::readyReadStandardError, this, &ExportClient::onStderr);
     connect(m_process, &QProcess::errorOccurred, this, &ExportClient::onProcessError);
     connect(m_process, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), this, &ExportClient::onProcessFinished);
     m_process->start(m_runtime.program(), m_runtime.arguments() + QStringList{QStringLiteral("-m"), QStringLiteral("dimscope.worker")});
+    m_processPid = m_process ? m_process->processId() : 0; // start() may have failed it already
     armRequestTimer();
 }
 
@@ -119,6 +149,48 @@ void ExportClient::armRequestTimer()
         m_timer.stop();
     else
         m_timer.start(m_requestTimeoutMs);
+    armSilenceTimer();
+}
+
+void ExportClient::armSilenceTimer()
+{
+    if (!m_process || !m_ready || m_pending.isEmpty() || m_silenceTimeoutMs <= 0) {
+        m_silenceTimer.stop();
+        return;
+    }
+    if (m_silenceTimer.isActive())
+        return; // already watching this run of requests
+    m_lastHeard.start();
+    m_silenceTimer.start(m_silenceTimeoutMs);
+}
+
+void ExportClient::heardFromWorker()
+{
+    // The timer is not restarted on every line: onSilence() looks at how long ago this was.
+    m_lastHeard.start();
+}
+
+void ExportClient::onSilence()
+{
+    if (!m_process || m_pending.isEmpty())
+        return;
+    // Lines may wait in the pipe (this process was busy or suspended): read them first.
+    m_process->waitForReadyRead(0);
+    if (!m_process || m_pending.isEmpty())
+        return;
+    const qint64 quiet = m_lastHeard.elapsed();
+    if (quiet < m_silenceTimeoutMs) {
+        m_silenceTimer.start(int(m_silenceTimeoutMs - quiet));
+        return;
+    }
+    const QString what = QStringLiteral("the worker sent nothing for %1 s while running %2 (stopped or deadlocked?); "
+                                        "it was stopped")
+                             .arg(m_silenceTimeoutMs / 1000.0)
+                             .arg(m_pending.first().method);
+    WorkerFailure f = WorkerFailure::make(QStringLiteral("worker_silent"), what);
+    f.traceback = stderrTail();
+    killWorker(what);
+    failAll(f);
 }
 
 void ExportClient::onTimeout()
@@ -159,20 +231,43 @@ void ExportClient::shutdown(int waitMsecs)
 void ExportClient::killWorker(const QString &reason)
 {
     m_timer.stop();
+    m_silenceTimer.stop();
     if (!m_process)
         return;
     QProcess *p = m_process;
     m_process = nullptr;
     m_ready = false;
     p->disconnect(this);
-    connect(p, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), p, &QObject::deleteLater);
+    stopProcess(p);
     if (p->state() == QProcess::NotRunning)
         p->deleteLater();
-    else {
-        p->kill();
-        p->waitForFinished(1000); // SIGKILL: milliseconds; reaps the process before deleteLater
-    }
+    else // not reaped yet (stuck in the kernel): delete it when it is
+        connect(p, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), p, &QObject::deleteLater);
     emit workerStopped(reason);
+}
+
+void ExportClient::stopProcess(QProcess *process)
+{
+    // SIGKILL to the group: milliseconds, also for a stopped worker; reaps the leader.
+    if (WorkerProcessGroup::kill(process))
+        removeSaveFolders(m_processPid);
+}
+
+void ExportClient::removeSaveFolders(qint64 workerPid) const
+{
+    // A worker killed while saving leaves its private save folder beside the output
+    // (python/dimscope/exporter.py, docs/worker-protocol.md); it is dead now, so the
+    // half-written file in there goes, rather than waiting for the next export there.
+    if (workerPid <= 0)
+        return;
+    for (const Pending &p : m_pending) {
+        const QString output = p.params.value(QLatin1String("output")).toString();
+        if (p.method != QLatin1String("export") || output.isEmpty())
+            continue;
+        QDir folder(QFileInfo(output).absolutePath() + QStringLiteral("/.dimscope-save-%1").arg(workerPid));
+        if (folder.exists())
+            folder.removeRecursively();
+    }
 }
 
 void ExportClient::onStdout()
@@ -180,6 +275,7 @@ void ExportClient::onStdout()
     if (!m_process)
         return;
     m_stdoutBuffer += m_process->readAllStandardOutput();
+    heardFromWorker(); // any line counts, heartbeat events included
     int nl;
     while ((nl = m_stdoutBuffer.indexOf('\n')) >= 0) {
         const QByteArray line = m_stdoutBuffer.left(nl);
@@ -196,6 +292,7 @@ void ExportClient::onStderr()
     if (!m_process)
         return;
     m_stderrBuffer += m_process->readAllStandardError();
+    heardFromWorker();
     int nl;
     while ((nl = m_stderrBuffer.indexOf('\n')) >= 0) {
         const QString line = QString::fromUtf8(m_stderrBuffer.left(nl));
@@ -220,8 +317,20 @@ void ExportClient::handleLine(const QByteArray &line)
     QJsonParseError perr;
     const QJsonDocument doc = QJsonDocument::fromJson(line, &perr);
     if (!doc.isObject()) {
-        // Not a protocol line: show it rather than lose it.
-        emit logLine(m_pending.isEmpty() ? -1 : m_pending.first().id, QStringLiteral("stdout"), QString::fromUtf8(line));
+        if (!m_ready) {
+            // Before the worker owns its stdout (an interpreter's sitecustomize printing):
+            // show it rather than lose it.
+            emit logLine(-1, QStringLiteral("stdout"), QString::fromUtf8(line));
+            return;
+        }
+        // The worker keeps its protocol channel clean (user prints become log events):
+        // anything else there means the channel is corrupted and no answer can be trusted.
+        const QString what = QStringLiteral("the worker wrote a line that is not protocol JSON: '%1'; it was stopped")
+                                 .arg(QString::fromUtf8(line.left(200)).trimmed());
+        WorkerFailure f = WorkerFailure::make(QStringLiteral("protocol"), what);
+        f.traceback = stderrTail();
+        killWorker(what);
+        failAll(f);
         return;
     }
     const QJsonObject ev = doc.object();

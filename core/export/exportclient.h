@@ -4,6 +4,7 @@
 #include "export/exportresult.h"
 #include "export/pythonruntime.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QObject>
 #include <QProcess>
@@ -17,8 +18,11 @@ namespace dimscope {
 // as finished() (with requestResult() or requestFailed() before it). The worker is
 // started on the first request and kept warm; cancel() kills it and fails what was
 // pending, the next request starts a fresh one. A crash, a worker that does not
-// start, or a request that runs past its timeout become failures (kinds
-// worker_crashed, worker_start, timeout, cancelled), never a blocked caller.
+// start, a worker that goes silent during a request (stopped, deadlocked: it sends a
+// heartbeat while it works) or a request that runs past its timeout become failures
+// (kinds worker_crashed, worker_start, worker_silent, timeout, cancelled), never a
+// blocked caller. The worker runs in its own process group with a death signal
+// (WorkerProcessGroup): killing it kills the group, and it dies with this process.
 class ExportClient : public QObject
 {
     Q_OBJECT
@@ -32,6 +36,13 @@ public:
     // from when the worker starts on it; 0 = no limit.
     void setStartTimeout(int msecs) { m_startTimeoutMs = msecs; }
     void setRequestTimeout(int msecs) { m_requestTimeoutMs = msecs; }
+    // Silence: while a request runs, the longest time without a line from the worker
+    // (it beats every few seconds) before it is killed; 0 = never. Default 60 s, or
+    // $DIMSCOPE_WORKER_SILENCE_S. The worker's heartbeat interval is derived from it
+    // when the worker starts.
+    void setSilenceTimeout(int msecs);
+    int silenceTimeout() const { return m_silenceTimeoutMs; }
+    static int defaultSilenceTimeout();
 
     bool isWorkerRunning() const;
     bool isBusy() const { return !m_pending.isEmpty(); }
@@ -88,12 +99,18 @@ private:
     void complete(int id, const QJsonObject &result, const WorkerFailure &failure);
     void failAll(const WorkerFailure &failure);
     void killWorker(const QString &reason);
+    void stopProcess(QProcess *process);
+    void removeSaveFolders(qint64 workerPid) const;
     void armRequestTimer();
+    void armSilenceTimer();
+    void heardFromWorker();
     void onTimeout();
+    void onSilence();
     QString stderrTail() const;
 
     PythonRuntime m_runtime;
     QProcess *m_process = nullptr;
+    qint64 m_processPid = 0; // m_process's, kept after it exits: names its save folder
     bool m_ready = false;
     QJsonObject m_readyInfo;
     QList<Pending> m_pending; // in the order the worker answers them
@@ -103,9 +120,12 @@ private:
     QByteArray m_stderrBuffer;
     QStringList m_stderrTail;
     QTimer m_timer;
+    QTimer m_silenceTimer;
+    QElapsedTimer m_lastHeard;
     int m_nextId = 1;
     int m_startTimeoutMs = 180000;
     int m_requestTimeoutMs = 0;
+    int m_silenceTimeoutMs = defaultSilenceTimeout();
 };
 
 } // namespace dimscope

@@ -358,10 +358,30 @@ def save_atomically(program, output):
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    except RuntimeError as e:
+        # torch 2.14's archive writer reports a failed write as a position check
+        # ("[enforce fail at inline_container.cc] unexpected pos ..."), not an OSError.
+        raise WorkerError("save_failed", "cannot save %s: %s" % (output, _write_failure(staging, e))) from e
 
 
 def _check_among(calls, among):
     if among is None:
+def _write_failure(folder, error):
+    """The likely cause of a write torch's archive writer reported without an errno."""
+    import resource
+
+    try:
+        st = os.statvfs(folder)
+        if st.f_bavail * st.f_frsize < (1 << 20):
+            return "no space left on the device"
+    except OSError:
+        pass
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        return "the write failed (this process may write files of at most %d bytes: ulimit -f)" % limit
+    return "torch could not write the archive (%s)" % str(error).strip().splitlines()[0]
+
+
         return None
     if not isinstance(among, list) or not among or not all(
             isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(calls) for i in among):

@@ -2,7 +2,8 @@
 
 A long-lived process speaking JSON lines (docs/worker-protocol.md). stdout carries
 protocol lines only: whatever user code prints goes out as `log` events, and native
-writes to file descriptor 1 are sent to stderr.
+writes to file descriptor 1 are sent to stderr. While a request runs, a heartbeat
+thread proves the worker is alive (the client kills a worker that goes silent).
 """
 
 import importlib.util
@@ -28,6 +29,8 @@ class Channel:
         self._out = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
         self._lock = threading.Lock()
         self.request_id = None
+        self.busy = False  # a request is being served: the heartbeat runs
+        self.last_sent = time.monotonic()
 
     def send(self, event, rid=None, **fields):
         msg = {"id": self.request_id if rid is None else rid, "event": event}
@@ -39,6 +42,41 @@ class Channel:
         with self._lock:
             self._out.write(line + "\n")
             self._out.flush()
+            self.last_sent = time.monotonic()
+
+
+class Heartbeat:
+    """Sends `heartbeat` events while a request runs, from a daemon thread: the thread
+    keeps running while torch computes (kernels release the GIL) and while user code
+    loops in Python (the interpreter switches threads between bytecodes), so only a
+    stopped or deadlocked process goes silent. When the client is gone (the write
+    fails) the worker exits: nobody would read its answer."""
+
+    def __init__(self, channel, interval):
+        self._channel, self._interval = channel, interval
+        self._thread = threading.Thread(target=self._run, name="dimscope-heartbeat", daemon=True)
+
+    @staticmethod
+    def interval_from_env():
+        try:
+            value = float(os.environ.get("DIMSCOPE_WORKER_HEARTBEAT_S", "5"))
+        except ValueError:
+            value = 5.0
+        return min(max(value, 0.05), 60.0)
+
+    def start(self):
+        self._thread.start()
+
+    def _run(self):
+        ch = self._channel
+        while True:
+            time.sleep(self._interval / 2)
+            if not ch.busy or time.monotonic() - ch.last_sent < self._interval:
+                continue
+            try:
+                ch.send("heartbeat", rid=ch.request_id)
+            except (OSError, ValueError):  # the client closed its end
+                os._exit(70)
 
 
 def _finite(obj):
@@ -276,6 +314,7 @@ class Worker:
             return True
         rid, method = req.get("id"), req.get("method")
         self.ch.request_id = rid
+        self.ch.busy = True
         handler = getattr(self, method, None) if method in METHODS else None
         caught = []
         try:
@@ -305,6 +344,7 @@ class Worker:
                 err = error_dict("internal", "%s: %s" % (type(e).__name__, e), traceback.format_exc())
             self.ch.send("error", error=err)
         finally:
+            self.ch.busy = False
             self.ch.request_id = None
         return method != "shutdown"
 
@@ -337,6 +377,7 @@ def main():
                        % (sys.executable, torch.__version__)})
         sys.exit(3)
     worker.torch_import_s = time.perf_counter() - t
+    Heartbeat(channel, Heartbeat.interval_from_env()).start()
     channel.send("ready", rid=None, protocol=PROTOCOL_VERSION, pid=os.getpid(), torch=torch.__version__)
     for line in sys.stdin:
         if not line.strip():

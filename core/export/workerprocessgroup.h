@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QProcess>
+
+namespace dimscope {
+
+// Keeps a worker process from outliving the program that started it. The worker
+// (often a dynamic loader running python, or a launcher script that execs one) is
+// started as the leader of its own session and process group, so one signal to the
+// group reaches it and anything it started; and with a parent-death signal, so that
+// it is killed when the starting thread's process dies, even by SIGKILL.
+//
+// PR_SET_PDEATHSIG fires when the *thread* that forked exits, not the process: start
+// workers from a thread that lives as long as they do (dimscope starts them from
+// the main thread). It survives execve of ordinary (not set-user-ID) programs, which
+// the loader and python are.
+class WorkerProcessGroup
+{
+public:
+    // Before QProcess::start(): the child calls setsid() and sets the death signal.
+    static void prepare(QProcess *process);
+    // SIGKILL to the whole group of a started process (its pid is the group id), then
+    // reaps the leader for up to waitMsecs. Returns true when the leader is gone.
+    static bool kill(QProcess *process, int waitMsecs = 2000);
+};
+
+} // namespace dimscope
