@@ -356,16 +356,14 @@ def save_atomically(program, output):
         os.replace(tmp, output)
     except OSError as e:
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     except RuntimeError as e:
         # torch 2.14's archive writer reports a failed write as a position check
         # ("[enforce fail at inline_container.cc] unexpected pos ..."), not an OSError.
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, _write_failure(staging, e))) from e
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check_among(calls, among):
-    if among is None:
 def _write_failure(folder, error):
     """The likely cause of a write torch's archive writer reported without an errno."""
     import resource
@@ -382,6 +380,8 @@ def _write_failure(folder, error):
     return "torch could not write the archive (%s)" % str(error).strip().splitlines()[0]
 
 
+def _check_among(calls, among):
+    if among is None:
         return None
     if not isinstance(among, list) or not among or not all(
             isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(calls) for i in among):
