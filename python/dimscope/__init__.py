@@ -2,7 +2,7 @@
 
 ``import dimscope`` does not import torch; the names below load on first use:
 ``InputRecorder``, ``load_capture``, ``CaptureError`` (dimscope.capture),
-``register_capture_flattening`` (dimscope.caches).
+``register_capture_flattening`` (dimscope.caches), ``load_program`` (dimscope.program).
 """
 
 __version__ = "0.1.0"
@@ -14,6 +14,7 @@ _LAZY = {
     "CaptureError": "caches",
     "register_capture_flattening": "caches",
     "register_key_value_cache": "caches",
+    "load_program": "program",
 }
 
 

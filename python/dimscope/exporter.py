@@ -352,7 +352,9 @@ def save_atomically(program, output):
     tmp = os.path.join(staging, os.path.basename(output))
     try:
         os.makedirs(staging, exist_ok=True)
-        torch.export.save(program, tmp)
+        # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
+        from .program import extra_files
+        torch.export.save(program, tmp, extra_files=extra_files(program))
         os.replace(tmp, output)
     except OSError as e:
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e

@@ -102,7 +102,12 @@ def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("realmodels")
 
 
+_EXPORTED = {}  # name -> (capture, CLI result): the load test reuses the suite's export
+
+
 def run_family(name, workdir):
+    if name in _EXPORTED:
+        return _EXPORTED[name]
     capture = workdir / f"{name}.safetensors"
     tinymodels.record(name, capture)
     analyzed = cli("analyze", str(capture))
@@ -110,6 +115,7 @@ def run_family(name, workdir):
     out = workdir / f"{name}.pt2"
     result = cli("export", "--model", f"{HERE / 'tinymodels.py'}:{name}", "--capture", str(capture),
                  "--fix-loop", "-o", str(out))
+    _EXPORTED[name] = (capture, result)
     return capture, result
 
 
@@ -213,3 +219,34 @@ def test_mistral_past_its_window_is_rebuilt_inexactly(workdir):
         capture = load_capture(capture_path)
     # The second generate() has an 8-token prompt: its decode calls 5-7 are past the window of 8.
     assert sorted({(c, seen) for c, _, _, seen, _ in capture.inexact}) == [(5, 8), (6, 9), (7, 10)]
+
+
+LOAD_AND_RUN = """
+import sys, torch
+from transformers import Gemma2ForCausalLM  # the model's code, loaded first, as a user would
+import dimscope
+from dimscope.capture import load_capture
+
+program = dimscope.load_program(sys.argv[1])  # the .pt2 alone: no capture, no registration by hand
+call = load_capture(sys.argv[2]).calls[int(sys.argv[3])]
+args, kwargs = call.call_arguments()
+out = program.module()(*args, **kwargs)
+print("max abs diff", float((out.logits - call.outputs.logits).abs().max()))
+"""
+
+
+def test_exported_program_loads_in_a_fresh_process(workdir):
+    """dimscope.load_program registers what the .pt2 records (Gemma2's sliding-window
+    cache layers) before torch.export.load: each program runs on a call it serves."""
+    capture, result = run_family("gemma2", workdir)
+    assert result.returncode == 0, result.stdout[-3000:]
+    served = programs(result.stdout)
+    assert len(served) == 2, served
+    for pt2, calls in served:
+        # scripts/torch-python: the provisioned runtime's own loader (sys.executable alone
+        # would run it against the host's libraries).
+        run = subprocess.run([str(HERE.parents[1] / "scripts" / "torch-python"), "-c", LOAD_AND_RUN, pt2, str(capture), str(calls[-1])],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr[-3000:]
+        diff = float(re.search(r"max abs diff (\S+)", run.stdout).group(1))
+        assert diff < 1e-4, (pt2, calls[-1], diff)

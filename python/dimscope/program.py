@@ -1,0 +1,126 @@
+"""Loading a ``.pt2`` that dimscope exported, outside dimscope.
+
+A program whose inputs include a cache class that dimscope flattens its own way
+(a ``DynamicCache`` with sliding-window or linear-attention layers, a ``StaticCache``)
+can only be loaded once that class is registered with ``torch.utils._pytree`` the way
+it was exported. The export worker stores that registration in the ``.pt2`` itself
+(extra file ``dimscope_flattening.json``: for each class among the program's inputs,
+its flavour and, for ``dynamic_layers``, the layer kinds; the classes of its outputs
+too), and `load_program` makes it
+active before ``torch.export.load``. Like loading a capture, this never imports a
+module or calls anything the file names: a class must already be loaded (load the model,
+or ``import transformers``, first), and only dimscope's own flattenings are registered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from typing import Any, Dict, Optional
+
+from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS, CaptureError,
+                     _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, qualified_name, register_capture_flattening,
+                     registration_module)
+
+EXTRA_FILE = "dimscope_flattening.json"
+_FLAVOURS = (KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS, ENCODER_DECODER, PYTREE)
+
+
+# ---------------------------------------------------------------------------- export side
+
+
+def _flavour_registered(cls: type) -> Optional[Dict[str, Any]]:
+    """How ``cls`` is flattened in this process, as an entry of the extra file."""
+    module = registration_module(cls)
+    if module == "dimscope.cachelayers":
+        from .cachelayers import registered_layout
+        return {"flavour": DYNAMIC_LAYERS, "layers": registered_layout(cls)}
+    if module == "dimscope.staticcache":
+        return {"flavour": STATIC_LAYERS}
+    if cls in _ENCODER_DECODER_CLASSES or qualified_name(cls) == "transformers.cache_utils.EncoderDecoderCache":
+        return {"flavour": ENCODER_DECODER}
+    if cls in _KEY_VALUE_CLASSES or qualified_name(cls) == "transformers.cache_utils.DynamicCache":
+        return {"flavour": KEY_VALUE_DICT}
+    return {"flavour": PYTREE} if module is not None else None
+
+
+def flattening_record(program: Any) -> Dict[str, Dict[str, Any]]:
+    """{class name: entry} for the custom classes of the program's input and output
+    specs (loading needs the output classes too: a model's ModelOutput, registered by
+    transformers when the model's module is imported)."""
+    found: Dict[str, Dict[str, Any]] = {}
+    stack = [program.call_spec.in_spec, program.call_spec.out_spec]
+    while stack:
+        node = stack.pop()
+        cls = getattr(node, "type", None)
+        if isinstance(cls, type) and cls not in (dict, list, tuple) and not issubclass(cls, (dict, list, tuple)):
+            entry = _flavour_registered(cls)
+            if entry is not None:
+                found[qualified_name(cls)] = entry
+        stack.extend(getattr(node, "children_specs", None) or [])
+    return found
+
+
+def extra_files(program: Any) -> Dict[str, str]:
+    """What the worker saves beside the program (torch.export.save's extra_files)."""
+    return {EXTRA_FILE: json.dumps(flattening_record(program), sort_keys=True)}
+
+
+# ---------------------------------------------------------------------------- load side
+
+
+def read_flattening(pt2_path: str) -> Optional[Dict[str, Any]]:
+    """The extra file's record, or None when the archive has none (a program saved by
+    an older dimscope). A bad record raises CaptureError naming the file and the place."""
+    try:
+        with zipfile.ZipFile(pt2_path) as archive:
+            names = [n for n in archive.namelist() if n.endswith("/extra/" + EXTRA_FILE) or n == "extra/" + EXTRA_FILE]
+            if not names:
+                return None
+            text = archive.read(names[0]).decode("utf-8")
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise CaptureError(f"{pt2_path}: not a readable .pt2 archive ({exc})") from exc
+    where = f"{pt2_path}: {EXTRA_FILE}"
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        raise CaptureError(f"{where}: not JSON ({exc})") from exc
+    if not isinstance(record, dict):
+        raise CaptureError(f"{where}: not an object")
+    for name, entry in record.items():
+        if not isinstance(entry, dict) or entry.get("flavour") not in _FLAVOURS:
+            raise CaptureError(f"{where}: [{name!r}]: unknown flavour {entry!r}")
+        if entry["flavour"] == DYNAMIC_LAYERS and not (
+                isinstance(entry.get("layers"), list) and all(isinstance(d, dict) for d in entry["layers"])):
+            raise CaptureError(f"{where}: [{name!r}]: a {DYNAMIC_LAYERS} class needs its 'layers'")
+    return record
+
+
+def _as_manifest(record: Dict[str, Any]) -> Dict[str, Any]:
+    # register_capture_flattening reads a capture's flattening and the layer kinds of
+    # its nodes: the record, put in that form, gets exactly the same checks and rules.
+    nodes = [{"kind": "custom", "type": name, "flavour": entry["flavour"], "layers": entry["layers"],
+              "children": []} for name, entry in record.items() if entry["flavour"] == DYNAMIC_LAYERS]
+    return {"flattening": {name: entry["flavour"] for name, entry in record.items()},
+            "calls": [{"inputs": {"kind": "dict", "keys": [str(i) for i in range(len(nodes))], "children": nodes}}]}
+
+
+def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[str] | str | None" = None):
+    """The ExportedProgram in ``pt2_path``, with the cache flattening it was exported
+    with made active first: the one the ``.pt2`` records, else (older files) the one of
+    the capture it was exported from (``capture_path``). Raises CaptureError naming the
+    file when a class it needs is not loaded in this process or the record is bad."""
+    import torch
+
+    pt2_path = os.fspath(pt2_path)
+    record = read_flattening(pt2_path)
+    if record is not None:
+        try:
+            register_capture_flattening(_as_manifest(record))
+        except CaptureError as exc:
+            raise CaptureError(f"{pt2_path}: {exc}") from exc
+    elif capture_path is not None:
+        from .capture import read_manifest
+        register_capture_flattening(read_manifest(capture_path))
+    return torch.export.load(pt2_path)
