@@ -53,6 +53,10 @@ public:
     const QVector<ShapeIssue> &issues() const { return m_issues; }
 
 private:
+    void addTensorLeaf(const QString &path, const QString &arg, int rank, bool consistent);
+    // The sizes and presence of every leaf in every call.
+    void fillValues(const Capture &capture);
+
     int m_calls = 0;
     QStringList m_args;
     QVector<LeafInfo> m_leaves;
