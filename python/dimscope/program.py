@@ -75,7 +75,9 @@ def read_flattening(pt2_path: str) -> Optional[Dict[str, Any]]:
     an older dimscope). A bad record raises CaptureError naming the file and the place."""
     try:
         with zipfile.ZipFile(pt2_path) as archive:
-            names = [n for n in archive.namelist() if n.endswith("/extra/" + EXTRA_FILE) or n == "extra/" + EXTRA_FILE]
+            # torch 2.8+: ARCHIVE/extra/NAME; torch 2.6's flat records: extra_files/NAME.
+            names = [n for n in archive.namelist()
+                     if n.endswith("/extra/" + EXTRA_FILE) or n in ("extra/" + EXTRA_FILE, "extra_files/" + EXTRA_FILE)]
             if not names:
                 return None
             text = archive.read(names[0]).decode("utf-8")

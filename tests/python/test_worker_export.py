@@ -111,6 +111,8 @@ def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
     save_atomically(program, str(tmp_path / "tiny.pt2"))
     import zipfile
     names = zipfile.ZipFile(tmp_path / "tiny.pt2").namelist()
-    # torch 2.6 writes flat records; newer torch one folder, named after the file.
-    assert {n.split("/")[0] for n in names if "/" in n} <= {"tiny"}, names[:3]
+    # torch 2.6 writes flat records (and extra files, dimscope's flattening record, under
+    # extra_files/); newer torch one folder, named after the file.
+    assert {n.split("/")[0] for n in names if "/" in n} <= {"tiny", "extra_files"}, names[:3]
+    assert any(n.endswith("dimscope_flattening.json") for n in names), names
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pt2", "tiny.pt2"]
