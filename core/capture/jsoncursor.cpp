@@ -231,6 +231,47 @@ bool JsonCursor::readStringInPlace(std::string_view &out)
     return readStringInto(out, sink);
 }
 
+namespace {
+
+// The 4 hex digits at `h` (before `end`) as a number.
+bool readHex4(const char *h, const char *end, uint &v)
+{
+    if (end - h < 4)
+        return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int d = hexValue(h[i]);
+        if (d < 0)
+            return false;
+        v = (v << 4) | uint(d);
+    }
+    return true;
+}
+
+} // namespace
+
+bool JsonCursor::readUnicodeEscape(const char *&p, uint &cp)
+{
+    if (!readHex4(p, m_end, cp)) {
+        m_pos = p;
+        return fail(QStringLiteral("invalid \\u escape"));
+    }
+    p += 4;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        uint low;
+        if (m_end - p < 6 || p[0] != '\\' || p[1] != 'u' || !readHex4(p + 2, m_end, low) || low < 0xDC00 || low > 0xDFFF) {
+            m_pos = p;
+            return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
+        }
+        p += 6;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        m_pos = p;
+        return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
+    }
+    return true;
+}
+
 template<typename Sink>
 bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
 {
@@ -301,36 +342,9 @@ bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
         case 'r': storage.push_back('\r'); break;
         case 't': storage.push_back('\t'); break;
         case 'u': {
-            auto hex4 = [&](const char *h, uint &v) {
-                if (m_end - h < 4)
-                    return false;
-                v = 0;
-                for (int i = 0; i < 4; ++i) {
-                    const int d = hexValue(h[i]);
-                    if (d < 0)
-                        return false;
-                    v = (v << 4) | uint(d);
-                }
-                return true;
-            };
             uint cp;
-            if (!hex4(p, cp)) {
-                m_pos = p;
-                return fail(QStringLiteral("invalid \\u escape"));
-            }
-            p += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                uint low;
-                if (m_end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, low) || low < 0xDC00 || low > 0xDFFF) {
-                    m_pos = p;
-                    return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
-                }
-                p += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                m_pos = p;
-                return fail(QStringLiteral("unpaired surrogate in a \\u escape"));
-            }
+            if (!readUnicodeEscape(p, cp))
+                return false;
             std::string tmp;
             appendUtf8(tmp, cp);
             storage.append(tmp.data(), tmp.size());

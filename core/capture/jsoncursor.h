@@ -66,6 +66,9 @@ private:
     bool skipValueDepth(int depth);
     bool checkUtf8(const char *&p);
     template<typename Sink> bool readStringInto(std::string_view &out, Sink &sink);
+    // `p` just after "\u": decodes the code point (joining a surrogate pair) and
+    // moves `p` past it; fails naming the bad escape.
+    bool readUnicodeEscape(const char *&p, uint &cp);
 
     const char *m_begin;
     const char *m_end;
