@@ -4,6 +4,7 @@
 #include "capture/jsoncursor.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace dimscope {
 
@@ -83,104 +84,86 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
     return validateLayout(error);
 }
 
-bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64 dataSize, InternPool &pool, QString *error)
+namespace {
+
+// Names the tensor in messages. Formatted only when a message is built: formatting
+// it for every tensor would cost more than parsing.
+struct TensorWhere {
+    std::string_view name;
+    operator QString() const { return QStringLiteral("tensor %1").arg(quoted(name)); }
+};
+
+bool jsonError(const JsonCursor &c, QString *error)
 {
-    // Built only for messages: formatting it for every tensor would cost more than parsing.
-    struct Where {
-        std::string_view name;
-        operator QString() const { return QStringLiteral("tensor %1").arg(quoted(name)); }
-    } where{name};
-    auto jsonError = [&] {
-        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
-        return false;
-    };
-    if (c.peekType() != JsonCursor::Type::Object) {
+    *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+    return false;
+}
+
+bool readDtype(JsonCursor &c, const TensorWhere &where, DType *out, QString *error)
+{
+    if (c.peekType() != JsonCursor::Type::String) {
         if (c.peekType() == JsonCursor::Type::Invalid)
-            return c.skipValue() || jsonError();
-        *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(QString(where));
+            return c.skipValue() || jsonError(c, error);
+        *error = QStringLiteral("%1: dtype must be a string").arg(QString(where));
         return false;
     }
-    c.beginObject();
-    Tensor t;
-    t.name = name;
-    bool hasDtype = false, hasShape = false, hasOffsets = false;
+    std::string storage;
+    std::string_view dt;
+    if (!c.readString(dt, storage))
+        return jsonError(c, error);
+    const auto d = dtype::fromSafetensors(dt.data(), qsizetype(dt.size()));
+    if (!d) {
+        *error = QStringLiteral("%1: unknown dtype %2").arg(QString(where), quoted(dt));
+        return false;
+    }
+    *out = *d;
+    return true;
+}
+
+// A JSON array of at most `maxCount` non-negative integers; false at the first
+// element that is not one (or one too many), or when the value is not an array.
+bool readNonNegativeInts(JsonCursor &c, int maxCount, QVector<qint64> *out)
+{
+    if (c.peekType() != JsonCursor::Type::Array)
+        return false;
+    c.beginArray();
     bool first = true;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
-        if (key == "dtype") {
-            std::string storage;
-            std::string_view dt;
-            if (c.peekType() != JsonCursor::Type::String) {
-                if (c.peekType() == JsonCursor::Type::Invalid)
-                    return c.skipValue() || jsonError();
-                *error = QStringLiteral("%1: dtype must be a string").arg(QString(where));
-                return false;
-            }
-            if (!c.readString(dt, storage))
-                return jsonError();
-            const auto d = dtype::fromSafetensors(dt.data(), qsizetype(dt.size()));
-            if (!d) {
-                *error = QStringLiteral("%1: unknown dtype %2").arg(QString(where), quoted(dt));
-                return false;
-            }
-            t.dtype = *d;
-            hasDtype = true;
-        } else if (key == "shape") {
-            QVector<qint64> shape;
-            bool ok = c.peekType() == JsonCursor::Type::Array;
-            if (ok) {
-                c.beginArray();
-                bool f = true;
-                while (c.nextElement(f)) {
-                    qint64 d;
-                    if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0) {
-                        ok = false;
-                        break;
-                    }
-                    shape.append(d);
-                }
-            }
-            if (!ok || !c.ok()) {
-                *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(QString(where));
-                return false;
-            }
-            t.shape = pool.shape(shape);
-            hasShape = true;
-        } else if (key == "data_offsets") {
-            qint64 v[2] = {-1, -1};
-            int n = 0;
-            bool ok = c.peekType() == JsonCursor::Type::Array;
-            if (ok) {
-                c.beginArray();
-                bool f = true;
-                while (c.nextElement(f)) {
-                    qint64 d;
-                    if (n >= 2 || c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0) {
-                        ok = false;
-                        break;
-                    }
-                    v[n++] = d;
-                }
-            }
-            if (!ok || !c.ok() || n != 2 || v[0] > v[1]) {
-                *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(QString(where));
-                return false;
-            }
-            t.begin = v[0];
-            t.end = v[1];
-            hasOffsets = true;
-        } else if (!c.skipValue()) {
-            return jsonError();
-        }
+    while (c.nextElement(first)) {
+        qint64 d;
+        if (out->size() >= maxCount || c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0)
+            return false;
+        out->append(d);
     }
-    if (!c.ok())
-        return jsonError();
-    const char *missing = !hasDtype ? "dtype" : !hasShape ? "shape" : !hasOffsets ? "data_offsets" : nullptr;
-    if (missing) {
-        *error = QStringLiteral("%1: no %2").arg(QString(where), QLatin1String(missing));
+    return true;
+}
+
+bool readShape(JsonCursor &c, const TensorWhere &where, InternPool &pool, QVector<qint64> *out, QString *error)
+{
+    QVector<qint64> shape;
+    if (!readNonNegativeInts(c, std::numeric_limits<int>::max(), &shape) || !c.ok()) {
+        *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(QString(where));
         return false;
     }
+    *out = pool.shape(shape);
+    return true;
+}
+
+bool readOffsets(JsonCursor &c, const TensorWhere &where, SafetensorsHeader::Tensor *t, QString *error)
+{
+    QVector<qint64> v;
+    if (!readNonNegativeInts(c, 2, &v) || !c.ok() || v.size() != 2 || v[0] > v[1]) {
+        *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(QString(where));
+        return false;
+    }
+    t->begin = v[0];
+    t->end = v[1];
+    return true;
+}
+
+// The tensor's bytes lie inside the data area and are exactly what its dtype and
+// shape need.
+bool checkExtent(const SafetensorsHeader::Tensor &t, const TensorWhere &where, qint64 dataSize, QString *error)
+{
     if (t.end > dataSize) {
         *error = QStringLiteral("%1: data_offsets [%2, %3] run past the end of the data area (%4 bytes)")
                      .arg(QString(where)).arg(t.begin).arg(t.end).arg(dataSize);
@@ -211,6 +194,49 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
                      .arg(shapeText(t.shape), dtype::safetensorsName(t.dtype)).arg(bytes);
         return false;
     }
+    return true;
+}
+
+} // namespace
+
+bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64 dataSize, InternPool &pool, QString *error)
+{
+    const TensorWhere where{name};
+    if (c.peekType() != JsonCursor::Type::Object) {
+        if (c.peekType() == JsonCursor::Type::Invalid)
+            return c.skipValue() || jsonError(c, error);
+        *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(QString(where));
+        return false;
+    }
+    c.beginObject();
+    Tensor t;
+    t.name = name;
+    bool hasDtype = false, hasShape = false, hasOffsets = false;
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        bool read = true;
+        if (key == "dtype")
+            read = hasDtype = readDtype(c, where, &t.dtype, error);
+        else if (key == "shape")
+            read = hasShape = readShape(c, where, pool, &t.shape, error);
+        else if (key == "data_offsets")
+            read = hasOffsets = readOffsets(c, where, &t, error);
+        else if (!c.skipValue())
+            return jsonError(c, error);
+        if (!read)
+            return false;
+    }
+    if (!c.ok())
+        return jsonError(c, error);
+    const char *missing = !hasDtype ? "dtype" : !hasShape ? "shape" : !hasOffsets ? "data_offsets" : nullptr;
+    if (missing) {
+        *error = QStringLiteral("%1: no %2").arg(QString(where), QLatin1String(missing));
+        return false;
+    }
+    if (!checkExtent(t, where, dataSize, error))
+        return false;
     m_tensors.push_back(std::move(t));
     return true;
 }
