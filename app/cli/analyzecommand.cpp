@@ -7,7 +7,7 @@
 #include "shapes/constraintvalidator.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/pythonspecemitter.h"
-#include "shapes/shapeinference.h"
+#include "shapes/captureanalysis.h"
 
 #include <QTextStream>
 
@@ -228,9 +228,7 @@ int runAnalyze(const QStringList &argv)
     }
 
     // Without --batch-dim, what export and the GUI infer: a transformers model's batch dim is dynamic.
-    if (!a.options.batchForAll && a.options.batchFor.isEmpty())
-        a.options.batchForAll = InferenceOptions::defaultsFor(*capture).batchForAll;
-    const InferenceResult r = ShapeInference::infer(*capture, a.options);
+    const InferenceResult r = CaptureAnalysis::infer(*capture, a.options);
     if (a.format == QLatin1String("table")) {
         printTable(out, *capture, r, a);
         return r.hasErrors() ? 1 : 0;

@@ -5,7 +5,7 @@
 #include "export/fixloop.h"
 #include "shapes/examplecall.h"
 #include "shapes/jsonspecemitter.h"
-#include "shapes/shapeinference.h"
+#include "shapes/captureanalysis.h"
 #include "shapes/shapetable.h"
 #include "shapes/suggestedfixapplier.h"
 
@@ -102,11 +102,7 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     request.call = attempt.calls.isEmpty() ? m_currentExampleCall
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
     m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
-    auto spec = [this]() {
-        return QJsonDocument::fromJson(
-                   JsonSpecEmitter::generate(m_currentCapture, m_current.constraints, m_currentExampleCall))
-            .object();
-    };
+    auto spec = [this]() { return JsonSpecEmitter::document(m_currentCapture, m_current.constraints, m_currentExampleCall); };
     m_loop->start(request, spec, [this](const QStringList &fixes, QString *error) { return apply(fixes, error); });
 }
 
@@ -165,7 +161,7 @@ void PhasedExport::planNextPass()
     }
     const InferenceOptions inference = InferenceOptions::defaultsFor(m_capture);
     for (const QVector<int> &group : ExportPhases::split(m_capture, remaining)) {
-        const InferenceResult inferred = ShapeInference::infer(ExportPhases::subset(m_capture, group), inference);
+        const InferenceResult inferred = CaptureAnalysis::infer(ExportPhases::subset(m_capture, group), inference);
         if (inferred.hasErrors()) {
             emit attemptSkipped(m_attempt, group,
                                 QStringLiteral("the constraints inferred from calls %1 are unusable: %2")

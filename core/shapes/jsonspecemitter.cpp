@@ -7,6 +7,8 @@
 #include "shapes/specnodewriter.h"
 #include "shapes/spectree.h"
 
+#include <QJsonArray>
+
 namespace dimscope {
 
 namespace {
@@ -35,7 +37,56 @@ QLatin1String closeText(SpecNode::Kind kind)
 
 const SpecSyntax kJsonSyntax{QLatin1String("null"), 2, false, &tensorText, &openText, &closeText};
 
+QJsonValue specValue(const SpecNode &n)
+{
+    switch (n.kind) {
+    case SpecNode::Kind::None: return QJsonValue(QJsonValue::Null);
+    case SpecNode::Kind::Tensor: {
+        QJsonObject dims;
+        for (const auto &d : n.dims)
+            dims.insert(QString::number(d.first), d.second.toString());
+        return QJsonObject{{QStringLiteral("tensor"), dims}};
+    }
+    case SpecNode::Kind::Dict: {
+        QJsonObject entries;
+        for (int i = 0; i < n.keys.size(); ++i)
+            entries.insert(n.keys.at(i), specValue(n.children.at(i)));
+        return QJsonObject{{QStringLiteral("dict"), entries}};
+    }
+    case SpecNode::Kind::List:
+    case SpecNode::Kind::Tuple: {
+        QJsonArray items;
+        for (const SpecNode &c : n.children)
+            items.append(specValue(c));
+        return QJsonObject{{n.kind == SpecNode::Kind::List ? QStringLiteral("list") : QStringLiteral("tuple"), items}};
+    }
+    }
+    return QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject dimValue(const DimDecl &d)
+{
+    // qint64, not double: bounds past 2^53 stay exact.
+    const auto bound = [](const std::optional<qint64> &v) { return v ? QJsonValue(*v) : QJsonValue(); };
+    if (d.isDerived())
+        return {{QStringLiteral("name"), d.name}, {QStringLiteral("root"), d.root},
+                {QStringLiteral("a"), QJsonValue(d.a)}, {QStringLiteral("b"), QJsonValue(d.b)}};
+    return {{QStringLiteral("name"), d.name}, {QStringLiteral("min"), bound(d.min)}, {QStringLiteral("max"), bound(d.max)}};
+}
+
 } // namespace
+
+QJsonObject JsonSpecEmitter::document(const Capture &capture, const ConstraintSet &set, int exampleCall)
+{
+    const SpecNode tree = SpecTree::build(capture, set, exampleCall);
+    QJsonArray dims;
+    for (const QString &name : SpecTree::usedDims(tree, set))
+        dims.append(dimValue(*set.dim(name)));
+    return {{QStringLiteral("format"), QStringLiteral("dimscope.dynamic_shapes")},
+            {QStringLiteral("version"), kVersion},
+            {QStringLiteral("dims"), dims},
+            {QStringLiteral("dynamic_shapes"), specValue(tree)}};
+}
 
 QByteArray JsonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonObject>
 
 namespace dimscope {
 
@@ -15,6 +16,9 @@ public:
     static constexpr int kVersion = 1;
     // `exampleCall` < 0: the default example call (see chooseExampleCall).
     static QByteArray generate(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
+    // The same document as an object, built directly (the worker request embeds it:
+    // no detour through text that is parsed back).
+    static QJsonObject document(const Capture &capture, const ConstraintSet &set, int exampleCall = -1);
 };
 
 } // namespace dimscope

@@ -19,6 +19,7 @@ private slots:
     void pythonAddAndHints();
     void jsonSpec();
     void exampleCallChoosesStructure();
+    void documentIsTheWrittenSpec();
 };
 
 static Capture llm()
@@ -134,6 +135,22 @@ void TestSpecEmitters::exampleCallChoosesStructure()
     const InferenceResult r = ShapeInference::infer(cap);
     QVERIFY(!PythonSpecEmitter::generate(cap, r.constraints, 0).contains(QLatin1String("past_key_values")));
     QVERIFY(PythonSpecEmitter::generate(cap, r.constraints).contains(QLatin1String("past_key_values")));
+}
+
+void TestSpecEmitters::documentIsTheWrittenSpec()
+{
+    // The worker request embeds document(); users read generate(): the same spec,
+    // for every example call, with bounds beyond a double's exact range kept exact.
+    const Capture cap = llm();
+    ConstraintSet set = ShapeInference::infer(cap).constraints;
+    QCOMPARE(set.setRange(QStringLiteral("batch"), 2, (qint64(1) << 62) + 1), QString());
+    for (int call = -1; call < int(cap.calls.size()); ++call) {
+        const QJsonObject written = QJsonDocument::fromJson(JsonSpecEmitter::generate(cap, set, call)).object();
+        QVERIFY(!written.isEmpty());
+        QCOMPARE(JsonSpecEmitter::document(cap, set, call), written);
+    }
+    const QJsonObject dim = JsonSpecEmitter::document(cap, set).value("dims").toArray().first().toObject();
+    QCOMPARE(dim.value("max").toInteger(), (qint64(1) << 62) + 1);
 }
 
 QTEST_GUILESS_MAIN(TestSpecEmitters)
