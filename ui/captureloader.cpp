@@ -68,14 +68,17 @@ void CaptureLoader::start(const QString &label, OpenFunction open)
     watcher->setFuture(QtConcurrent::run([open = std::move(open), cancelFlag, report]() -> LoadResult {
         LoadResult r;
         report(0, 0);
-        Capture capture;
+        std::optional<CaptureAnalysis> analysis;
         try {
-            capture = open(&r.error);
+            analysis = open(&r.error);
         } catch (const std::exception &e) {
             r.error = QString::fromUtf8(e.what());
         }
-        if (!r.error.isEmpty())
+        if (!analysis) {
+            if (r.error.isEmpty())
+                r.error = tr("not a readable capture");
             return r;
+        }
         QElapsedTimer sinceReport;
         sinceReport.start();
         auto progress = [&](int done, int total) {
@@ -88,7 +91,7 @@ void CaptureLoader::start(const QString &label, OpenFunction open)
             }
             return true;
         };
-        LoadedCapturePtr loaded = LoadedCapture::build(capture, progress);
+        LoadedCapturePtr loaded = LoadedCapture::build(std::move(*analysis), progress);
         if (*cancelFlag) {
             r.cancelled = true;
             return r;

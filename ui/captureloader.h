@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/loadedcapture.h"
+#include "shapes/captureanalysis.h"
 
 #include <QObject>
 
@@ -16,9 +17,9 @@ class CaptureLoader : public QObject
 {
     Q_OBJECT
 public:
-    // Runs on a worker thread: returns the capture, or sets *error and returns an
-    // empty one.
-    using OpenFunction = std::function<Capture(QString *error)>;
+    // Runs on a worker thread: returns the capture and its inference, or sets *error
+    // and returns none.
+    using OpenFunction = std::function<std::optional<CaptureAnalysis>(QString *error)>;
 
     explicit CaptureLoader(QObject *parent = nullptr);
     ~CaptureLoader() override;

@@ -1,5 +1,8 @@
 #include "inputsview.h"
 
+#include "inputsdecorator.h"
+#include "projectdocument.h"
+
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
 #include "shapedelegate.h"
@@ -72,6 +75,22 @@ InputsView::InputsView(QWidget *parent)
 }
 
 InputsView::~InputsView() = default;
+
+void InputsView::setDocument(ProjectDocument *document)
+{
+    m_decorator = new InputsDecorator(document, m_model, this);
+    // The model forgets its decorations when it is reloaded: decorate again.
+    connect(document, &ProjectDocument::captureChanged, this, [this, document] {
+        setLoaded(document->loaded());
+        m_decorator->refresh();
+    });
+}
+
+void InputsView::setSelectedDim(const QString &name)
+{
+    if (m_decorator)
+        m_decorator->setSelectedDim(name);
+}
 
 void InputsView::setLoaded(const LoadedCapturePtr &loaded)
 {

@@ -10,8 +10,10 @@ class QTreeView;
 
 namespace dimscope {
 
+class InputsDecorator;
 class InputsFilterProxy;
 class InputsModel;
+class ProjectDocument;
 
 // The centre of the window: a debounced filter over key paths and the inputs tree.
 class InputsView : public QWidget
@@ -27,6 +29,11 @@ public:
     QLineEdit *filterEdit() const { return m_filter; }
 
     void setLoaded(const LoadedCapturePtr &loaded);
+    // Shows the document's capture (following captureChanged) decorated with its
+    // constraints, validation and the selected Dim (InputsDecorator).
+    void setDocument(ProjectDocument *document);
+    // The Dim whose leaves are tinted (the Dims panel's selection).
+    void setSelectedDim(const QString &name);
     void expandAll();
     void collapseAll();
     void focusFilter();
@@ -51,6 +58,7 @@ private:
     QTreeView *m_tree;
     QLineEdit *m_filter;
     QTimer *m_filterTimer;
+    InputsDecorator *m_decorator = nullptr;
 };
 
 } // namespace dimscope

@@ -2,6 +2,7 @@
 
 #include "capture/tensorstats.h"
 #include "models/dtypetext.h"
+#include "projectdocument.h"
 
 #include <QFutureWatcher>
 #include <cmath>
@@ -46,6 +47,12 @@ void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
 {
     m_loaded = loaded;
     showNode(-1);
+}
+
+void LeafDetailsPanel::setDocument(ProjectDocument *document)
+{
+    connect(document, &ProjectDocument::captureChanged, this, [this, document] { setLoaded(document->loaded()); });
+    setLoaded(document->loaded());
 }
 
 void LeafDetailsPanel::showNode(int node)

@@ -9,6 +9,8 @@ class QTableWidget;
 
 namespace dimscope {
 
+class ProjectDocument;
+
 struct TensorStats;
 
 // The selected leaf in every call: dtype, shape, device and value statistics. The
@@ -24,6 +26,8 @@ public:
     ~LeafDetailsPanel() override;
 
     void setLoaded(const LoadedCapturePtr &loaded);
+    // Shows the document's capture, now and whenever another one is opened.
+    void setDocument(ProjectDocument *document);
     void showNode(int node); // -1 clears
     QTableWidget *table() const { return m_table; }
 

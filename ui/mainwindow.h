@@ -1,9 +1,6 @@
 #pragma once
 
 #include "models/loadedcapture.h"
-#include "project/projectfile.h"
-
-#include <optional>
 
 #include <QMainWindow>
 
@@ -15,10 +12,9 @@ class QUndoStack;
 
 namespace dimscope {
 
-class CaptureLoader;
+class Capture;
 class DimsPanel;
 class ExportController;
-class InputsDecorator;
 class ProjectController;
 class InputsView;
 class LeafDetailsPanel;
@@ -26,6 +22,9 @@ class MessageBanner;
 class PlotPanel;
 class ProjectDocument;
 
+// The window: docks, menus and the status bar around the document. The document owns
+// the opened work (capture, constraints, undo), the project controller opens and
+// saves it, the export controller exports it; the panels follow the document.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -33,16 +32,16 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a capture or a .dimscope project (loading and inference run off the GUI
-    // thread; captureShown or openFailed follows). Returns false, with the reason in
-    // the banner, when it cannot start.
+    // Opens a capture, a .dimscope project or a .pt2 (loading and inference run off
+    // the GUI thread; captureShown or openFailed follows). Returns false, with the
+    // reason in the banner, when it cannot start.
     bool openFile(const QString &path);
     // Shows a capture built in memory (tests, generated captures), through the same
     // off-thread path as a file.
     void showCapture(const Capture &capture, const QString &label);
 
-    LoadedCapturePtr loaded() const { return m_loaded; }
-    QString currentFile() const { return m_currentFile; }
+    LoadedCapturePtr loaded() const;
+    QString currentFile() const;
     InputsView *inputsView() const { return m_inputs; }
     LeafDetailsPanel *detailsPanel() const { return m_details; }
     PlotPanel *plotPanel() const { return m_plot; }
@@ -69,44 +68,41 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    void createActions();
+    // mainwindow.cpp
     void createDocks();
-    void createExportUi();
+    void connectOpening();
     void restoreSettings();
     void saveSettings() const;
-    void rebuildRecentMenu();
-    void openCaptureDialog();
-    void openProjectDialog();
     void updateTitle();
+    void updateStatus();
+    void showNode(int node);
     void showLeafContextMenu(const QString &path, int dim, const QPoint &globalPos);
     void showPreferences();
     void showAbout();
-    void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
-    void onFailed(const QString &label, const QString &error);
-    void onProgress(const QString &label, int done, int total);
-    void showNode(int node);
-    void updateStatus();
+    // mainwindowmenus.cpp
+    void createMenus();
+    void createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void createExportMenu();
+    void rebuildRecentMenu();
+    void openCaptureDialog();
+    void openProjectDialog();
+    // mainwindowexport.cpp
+    void createExportDocks();
 
     ProjectDocument *m_document;
-    ExportController *m_export = nullptr;
-    CaptureLoader *m_loader;
+    ProjectController *m_project;
+    ExportController *m_export;
     MessageBanner *m_banner;
     InputsView *m_inputs;
     LeafDetailsPanel *m_details;
     PlotPanel *m_plot;
     DimsPanel *m_dims;
-    InputsDecorator *m_decorator;
-    ProjectController *m_project;
     QMenu *m_recentMenu = nullptr;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;
     QProgressBar *m_progress;
-    LoadedCapturePtr m_loaded;
-    QString m_currentFile;
-    QString m_label; // what was loaded when it was not a file (showCapture)
-    QString m_pendingFile;
-    QString m_pendingProjectPath;       // the .dimscope whose capture is loading
-    std::optional<ProjectFile> m_pendingProject;
     QString m_workerTorch;
 };
 

@@ -106,6 +106,7 @@ void PlotPanel::showNode(int node)
 void PlotPanel::setDocument(ProjectDocument *document)
 {
     m_document = document;
+    connect(document, &ProjectDocument::captureChanged, this, [this] { setLoaded(m_document->loaded()); });
     connect(document, &ProjectDocument::validationChanged, this, &PlotPanel::redraw);
 }
 

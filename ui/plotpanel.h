@@ -27,8 +27,9 @@ public:
     ~PlotPanel() override;
 
     void setLoaded(const LoadedCapturePtr &loaded);
-    // With a document, the plot draws the range of the Dim a dimension is assigned to
-    // as a band and marks the calls that violate it; it follows every edit.
+    // With a document, the plot shows its capture (following captureChanged), draws the
+    // range of the Dim a dimension is assigned to as a band and marks the calls that
+    // violate it; it follows every edit.
     void setDocument(ProjectDocument *document);
     // The values of a Dim per call (from the first leaf dimension using it) with its
     // range; an empty name goes back to the selected leaf.

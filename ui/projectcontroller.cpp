@@ -1,5 +1,6 @@
 #include "projectcontroller.h"
 
+#include "documentopener.h"
 #include "exportoptionsdialog.h"
 #include "messagebanner.h"
 #include "projectdocument.h"
@@ -18,8 +19,15 @@
 namespace dimscope {
 
 ProjectController::ProjectController(ProjectDocument *document, MessageBanner *banner, QWidget *window)
-    : QObject(window), m_document(document), m_banner(banner), m_window(window)
+    : QObject(window), m_document(document), m_banner(banner), m_opener(new DocumentOpener(document, this)),
+      m_window(window)
 {
+    m_opener->setMayReplaceHook([this] { return maybeSave(); });
+}
+
+bool ProjectController::open(const QString &path)
+{
+    return m_opener->open(path);
 }
 
 QString ProjectController::askSavePath(const QString &title, const QString &filter, const QString &suffix,

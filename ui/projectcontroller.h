@@ -8,12 +8,14 @@ class QWidget;
 
 namespace dimscope {
 
+class DocumentOpener;
 class MessageBanner;
 class ProjectDocument;
 
-// The File and Export menu commands that act on the document as a whole: save the
-// project (atomic), ask before dropping unsaved edits, copy the dynamic_shapes,
-// save the constraints as JSON, edit the export options.
+// The File and Export menu commands that act on the document as a whole: open a
+// capture or project into it (DocumentOpener, after asking before dropping unsaved
+// edits), save the project (atomic), copy the dynamic_shapes, save the constraints as
+// JSON, edit the export options.
 class ProjectController : public QObject
 {
     Q_OBJECT
@@ -22,6 +24,10 @@ public:
     using SavePathHook = std::function<QString(const QString &suggested)>;
 
     ProjectController(ProjectDocument *document, MessageBanner *banner, QWidget *window);
+
+    // Opening: open(path) and its progress, opened and failed signals.
+    DocumentOpener *opener() const { return m_opener; }
+    bool open(const QString &path);
 
     bool save();   // to projectPath(), or Save As when there is none
     bool saveAs(); // asks for a path
@@ -43,6 +49,7 @@ private:
 
     ProjectDocument *m_document;
     MessageBanner *m_banner;
+    DocumentOpener *m_opener;
     QWidget *m_window;
     SavePathHook m_savePathHook;
 };

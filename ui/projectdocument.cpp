@@ -34,8 +34,33 @@ void ProjectDocument::setExportOptions(const ExportOptions &options)
     updateModified();
 }
 
+const Capture &ProjectDocument::capture() const
+{
+    static const Capture none;
+    return m_loaded ? m_loaded->capture : none;
+}
+
+const InferenceResult &ProjectDocument::inference() const
+{
+    static const InferenceResult none;
+    return m_loaded ? m_loaded->inference : none;
+}
+
+void ProjectDocument::setLoading(bool loading)
+{
+    if (loading == m_loading)
+        return;
+    m_loading = loading;
+    emit loadingChanged(loading);
+}
+
 void ProjectDocument::setCapture(const QString &path, const Capture &capture, const InferenceResult &inference,
                                  std::optional<ConstraintSet> saved)
+{
+    setLoaded(path, LoadedCapture::build(CaptureAnalysis{capture, inference}), std::move(saved));
+}
+
+void ProjectDocument::setLoaded(const QString &path, const LoadedCapturePtr &loaded, std::optional<ConstraintSet> saved)
 {
     const bool dropModel = m_modelRefFromProject && !m_openingProject;
     if (dropModel) {
@@ -43,16 +68,14 @@ void ProjectDocument::setCapture(const QString &path, const Capture &capture, co
         m_modelRefFromProject = false;
     }
     m_undoStack->clear();
-    m_hasCapture = true;
-    m_capture = capture;
-    m_inference = inference;
+    m_loaded = loaded;
     m_capturePath = path;
-    m_validator = std::make_unique<ConstraintValidator>(m_inference.table);
-    m_constraints = saved ? std::move(*saved) : m_inference.constraints;
+    m_validator = std::make_unique<ConstraintValidator>(inference().table);
+    m_constraints = saved ? std::move(*saved) : inference().constraints;
     m_colours->reset();
     m_colours->update(m_constraints);
     // The example call refers to a call of the previous capture.
-    if (m_options.exampleCall >= m_inference.table.callCount()) {
+    if (m_options.exampleCall >= inference().table.callCount()) {
         m_options.exampleCall = -1;
         emit exportOptionsChanged();
     }
@@ -62,6 +85,7 @@ void ProjectDocument::setCapture(const QString &path, const Capture &capture, co
     }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
+    setLoading(false);
     emit captureChanged();
     emit constraintsChanged();
     if (dropModel)
@@ -70,8 +94,7 @@ void ProjectDocument::setCapture(const QString &path, const Capture &capture, co
     updateModified();
 }
 
-void ProjectDocument::openProject(const QString &projectPath, const ProjectFile &project, const Capture &capture,
-                                  const InferenceResult &inference)
+void ProjectDocument::openProject(const QString &projectPath, const ProjectFile &project, const LoadedCapturePtr &loaded)
 {
     const bool refChanged = project.modelRef != m_modelRef;
     const bool optionsChanged = !(project.exportOptions == m_options);
@@ -79,7 +102,7 @@ void ProjectDocument::openProject(const QString &projectPath, const ProjectFile 
     m_modelRefFromProject = !project.modelRef.isEmpty();
     m_options = project.exportOptions;
     m_openingProject = true;
-    setCapture(project.capturePath, capture, inference, project.constraints);
+    setLoaded(project.capturePath, loaded, project.constraints);
     m_openingProject = false;
     m_projectPath = projectPath;
     emit projectPathChanged();
@@ -93,9 +116,7 @@ void ProjectDocument::openProject(const QString &projectPath, const ProjectFile 
 void ProjectDocument::clear()
 {
     m_undoStack->clear();
-    m_hasCapture = false;
-    m_capture = Capture();
-    m_inference = InferenceResult();
+    m_loaded.reset();
     m_validator.reset();
     m_constraints = ConstraintSet();
     m_colours->reset();
@@ -117,6 +138,8 @@ void ProjectDocument::clear()
 
 QString ProjectDocument::edit(const QString &undoText, const std::function<QString(ConstraintSet &)> &op)
 {
+    if (m_loading)
+        return tr("a capture is being opened: edits wait until it is shown");
     ConstraintSet after = m_constraints;
     const QString error = op(after);
     if (!error.isEmpty())
@@ -129,7 +152,7 @@ QString ProjectDocument::edit(const QString &undoText, const std::function<QStri
 
 void ProjectDocument::replaceConstraints(const ConstraintSet &set, const QString &undoText)
 {
-    if (set == m_constraints)
+    if (m_loading || set == m_constraints)
         return;
     m_undoStack->push(new ConstraintSetCommand(this, undoText, m_constraints, set));
 }
@@ -148,7 +171,7 @@ ProjectFile ProjectDocument::toProjectFile() const
     ProjectFile project;
     project.capturePath = m_capturePath;
     project.modelRef = m_modelRef;
-    if (m_hasCapture)
+    if (m_loaded)
         project.constraints = m_constraints;
     project.exportOptions = m_options;
     return project;

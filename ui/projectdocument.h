@@ -1,6 +1,7 @@
 #pragma once
 
 #include "capture/capture.h"
+#include "models/loadedcapture.h"
 #include "project/projectfile.h"
 #include "shapes/constraintset.h"
 #include "shapes/constraintviolation.h"
@@ -20,10 +21,12 @@ namespace dimscope {
 class ConstraintValidator;
 class DimColours;
 
-// The open work: one capture, its inference, the user's ConstraintSet (every edit an
-// undoable step), the model reference and export options, and the project file they
-// are saved to. The views read it and edit through it, so undo, validation and the
-// "modified" state have one owner.
+// The open work: one loaded capture (its tree, summaries and inference), the user's
+// ConstraintSet (every edit an undoable step), the model reference and export options,
+// and the project file they are saved to. The views read it, follow its signals and
+// edit through it, so the capture, undo, validation and the "modified" state have one
+// owner. While a capture is being opened the document is read-only (setLoading), so
+// that no edit is made to a document about to be replaced.
 class ProjectDocument : public QObject
 {
     Q_OBJECT
@@ -31,10 +34,12 @@ public:
     explicit ProjectDocument(QObject *parent = nullptr);
     ~ProjectDocument() override;
 
-    bool hasCapture() const { return m_hasCapture; }
-    const Capture &capture() const { return m_capture; }
-    const InferenceResult &inference() const { return m_inference; }
-    const ShapeTable &table() const { return m_inference.table; }
+    bool hasCapture() const { return !m_loaded.isNull(); }
+    // The opened capture as the views show it; null before one is opened.
+    LoadedCapturePtr loaded() const { return m_loaded; }
+    const Capture &capture() const;
+    const InferenceResult &inference() const;
+    const ShapeTable &table() const { return inference().table; }
     const ConstraintSet &constraints() const { return m_constraints; }
     const ValidationReport &validation() const { return m_validation; }
     QString capturePath() const { return m_capturePath; }
@@ -54,13 +59,19 @@ public:
     // A freshly opened capture: `saved` replaces the inferred proposal when given (a
     // project's constraints). Clears the undo history and the project path, and a model
     // reference that came from a project (it belongs to that project, not to this capture).
+    void setLoaded(const QString &path, const LoadedCapturePtr &loaded, std::optional<ConstraintSet> saved = {});
+    // The same for a capture analysed elsewhere (tests, in-memory captures).
     void setCapture(const QString &path, const Capture &capture, const InferenceResult &inference,
                     std::optional<ConstraintSet> saved = {});
     // A project opened from `projectPath`: the capture with the project's constraints,
     // model reference and options; the document is unmodified afterwards.
-    void openProject(const QString &projectPath, const ProjectFile &project, const Capture &capture,
-                     const InferenceResult &inference);
+    void openProject(const QString &projectPath, const ProjectFile &project, const LoadedCapturePtr &loaded);
     void clear();
+
+    // True while a capture is being opened into this document: edits, undo and redo
+    // are refused until setLoaded/openProject (or a failed open) ends it.
+    bool isLoading() const { return m_loading; }
+    void setLoading(bool loading);
 
     // Applies `op` to a copy of the constraints; when it returns no error, pushes one
     // undo step holding the exact before/after sets. Returns the error otherwise (and
@@ -86,6 +97,7 @@ signals:
     void exportOptionsChanged();
     void modifiedChanged(bool modified);
     void projectPathChanged();
+    void loadingChanged(bool loading);
 
 private:
     friend class ConstraintSetCommand;
@@ -96,9 +108,8 @@ private:
 
     QUndoStack *m_undoStack;
     DimColours *m_colours;
-    bool m_hasCapture = false;
-    Capture m_capture;
-    InferenceResult m_inference;
+    LoadedCapturePtr m_loaded;
+    bool m_loading = false;
     std::unique_ptr<ConstraintValidator> m_validator;
     ConstraintSet m_constraints;
     ValidationReport m_validation;

@@ -1,4 +1,5 @@
 #include "capturefixture.h"
+#include "dimspanel.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "mainwindow.h"
@@ -6,6 +7,7 @@
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
 #include "plotpanel.h"
+#include "projectdocument.h"
 #include "recentfiles.h"
 
 #include <QAbstractItemModelTester>
@@ -46,6 +48,8 @@ private slots:
     void badCaptureFileShowsBanner();
     void statisticsFromFile();
     void statisticsUnavailableInMemory();
+    void documentIsReadOnlyWhileACaptureOpens();
+    void menusHoldTheControllersActions();
 
 private:
     static QString demoCapture()
@@ -339,6 +343,78 @@ void TestMainWindow::statisticsUnavailableInMemory()
     QTableWidgetItem *min = window.detailsPanel()->table()->item(0, LeafDetailsPanel::MinColumn);
     QCOMPARE(min->text(), QStringLiteral("–"));
     QVERIFY(!min->toolTip().isEmpty());
+}
+
+void TestMainWindow::documentIsReadOnlyWhileACaptureOpens()
+{
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(fixture::kvCapture(3, 2), QStringLiteral("first"));
+    QVERIFY(shown.wait(5000));
+    ProjectDocument *doc = window.document();
+    const QString firstDim = doc->constraints().dims().first().name;
+    QCOMPARE(doc->edit(QStringLiteral("Rename"), [&](ConstraintSet &s) { return s.renameDim(firstDim, QStringLiteral("renamed")); }),
+             QString());
+    auto *undo = window.findChild<QAction *>(QStringLiteral("actionUndo"));
+    QVERIFY(undo && undo->isEnabled());
+
+    // Another capture is being opened: an edit now would be dropped when it arrives,
+    // so edits and undo wait; the document still shows the first capture meanwhile.
+    window.showCapture(fixture::kvCapture(4, 2), QStringLiteral("second"));
+    QVERIFY(doc->isLoading());
+    const QString refused = doc->edit(QStringLiteral("Rename"), [](ConstraintSet &s) {
+        return s.renameDim(QStringLiteral("renamed"), QStringLiteral("again"));
+    });
+    QVERIFY2(refused.contains(QStringLiteral("being opened")), qPrintable(refused));
+    QVERIFY(doc->constraints().dim(QStringLiteral("renamed")));
+    QVERIFY(!undo->isEnabled());
+    QVERIFY(!window.dimsPanel()->isEnabled());
+    QCOMPARE(window.loaded()->tree.callCount(), 3);
+
+    QVERIFY(shown.wait(5000));
+    QCOMPARE(shown.last().at(0).toString(), QStringLiteral("second"));
+    QVERIFY(!doc->isLoading());
+    QCOMPARE(window.loaded()->tree.callCount(), 4);
+    QCOMPARE(window.loaded()->capture.calls.size(), doc->capture().calls.size()); // one owner: the document
+    QVERIFY(window.dimsPanel()->isEnabled());
+    QVERIFY(!undo->isEnabled()); // a new capture starts a new history
+
+    // A failed open gives the document back as it was.
+    QVERIFY(!window.openFile(m_dir.filePath(QStringLiteral("missing.safetensors"))));
+    QVERIFY(!doc->isLoading());
+    QCOMPARE(window.loaded()->tree.callCount(), 4);
+}
+
+void TestMainWindow::menusHoldTheControllersActions()
+{
+    // Each menu is built once, from the actions of the objects that carry them out.
+    MainWindow window;
+    const auto names = [&](const char *menu) {
+        QStringList out;
+        auto *m = window.findChild<QMenu *>(QString::fromLatin1(menu));
+        if (!m)
+            return out;
+        for (QAction *a : m->actions())
+            if (!a->objectName().isEmpty())
+                out << a->objectName();
+        return out;
+    };
+    QCOMPARE(names("exportMenu"), (QStringList{QStringLiteral("actionExportCpu"), QStringLiteral("actionExportCuda"),
+                                                QStringLiteral("actionCancelExport"), QStringLiteral("actionCopyDynamicShapes"),
+                                                QStringLiteral("actionSaveConstraints"), QStringLiteral("actionExportOptions"),
+                                                QStringLiteral("actionExportOutputFile")}));
+    const QStringList file = names("fileMenu");
+    QCOMPARE(file.mid(0, 3), (QStringList{QStringLiteral("actionOpenCapture"), QStringLiteral("actionOpenModel"),
+                                          QStringLiteral("actionOpenProject")}));
+    for (const QString &name : names("exportMenu") + file)
+        QCOMPARE(window.findChildren<QAction *>(name).size(), 1); // no leftover placeholder
+    auto *viewMenu = window.findChild<QMenu *>(QStringLiteral("viewMenu"));
+    QVERIFY(viewMenu);
+    QStringList docks;
+    for (QAction *a : viewMenu->actions())
+        docks << a->text().remove(QLatin1Char('&'));
+    for (const char *dock : {"Leaf details", "Dims", "Plot", "Export", "Exported program"})
+        QVERIFY2(docks.contains(QString::fromLatin1(dock)), dock);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,6 +1,6 @@
 #include "models/loadedcapture.h"
 
-#include "shapes/shapeinference.h"
+#include "shapes/captureanalysis.h"
 
 #include "models/dtypetext.h"
 
@@ -48,13 +48,18 @@ QString LoadedCapture::typeText(const Capture &capture, const AlignedNode &node)
 
 QSharedPointer<const LoadedCapture> LoadedCapture::build(const Capture &capture, const AlignedTree::Progress &progress)
 {
-    // Steps: one per call merged into the tree, then the shape summaries, then inference.
-    const int total = int(capture.calls.size()) + 2;
+    return build(CaptureAnalysis::of(capture), progress);
+}
+
+QSharedPointer<const LoadedCapture> LoadedCapture::build(CaptureAnalysis analysis, const AlignedTree::Progress &progress)
+{
+    // Steps: one per call merged into the tree, then the shape summaries.
+    const Capture &capture = analysis.capture;
+    const int total = int(capture.calls.size()) + 1;
     auto report = [&](int done) { return !progress || progress(done, total); };
     auto loaded = QSharedPointer<LoadedCapture>::create();
-    loaded->capture = capture;
     loaded->tree = AlignedTree::build(capture, [&](int done, int) { return report(done); });
-    if (!report(total - 2))
+    if (!report(total - 1))
         return loaded;
     const QVector<AlignedNode> &nodes = loaded->tree.nodes();
     loaded->shapes.resize(nodes.size());
@@ -71,9 +76,8 @@ QSharedPointer<const LoadedCapture> LoadedCapture::build(const Capture &capture,
         if (node.isLeaf())
             loaded->shapes[i] = ShapeSummary::of(capture, node);
     }
-    if (!report(total - 1))
-        return loaded;
-    loaded->inference = ShapeInference::infer(capture, InferenceOptions::defaultsFor(capture));
+    loaded->inference = std::move(analysis.inference);
+    loaded->capture = std::move(analysis.capture);
     report(total);
     return loaded;
 }

@@ -2,6 +2,7 @@
 
 #include "models/alignedtree.h"
 #include "models/shapesummary.h"
+#include "shapes/captureanalysis.h"
 #include "shapes/inferenceresult.h"
 
 #include <QMetaType>
@@ -24,9 +25,12 @@ struct LoadedCapture {
     // The Type column's text for a node: container kind, class or the dtypes seen.
     static QString typeText(const Capture &capture, const AlignedNode &node);
 
-    // Reports (step, steps): one per call while merging the tree, then the summaries
-    // and inference; the last report is (steps, steps). Returning false cancels (the
-    // result is then incomplete and must be dropped).
+    // The views' data for an analysed capture (CaptureAnalysis: the read and the
+    // inference both front ends share). Reports (step, steps): one per call while
+    // merging the tree, then the summaries; the last report is (steps, steps).
+    // Returning false cancels (the result is then incomplete and must be dropped).
+    static QSharedPointer<const LoadedCapture> build(CaptureAnalysis analysis, const AlignedTree::Progress &progress = {});
+    // An in-memory capture, analysed with the defaults.
     static QSharedPointer<const LoadedCapture> build(const Capture &capture, const AlignedTree::Progress &progress = {});
 };
 
