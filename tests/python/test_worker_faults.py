@@ -300,11 +300,14 @@ def test_hanging_model_ends_with_the_cli_signal(faults, tmp_path, signo):
     run.assert_clean()
 
 
-def test_cli_killed_takes_the_worker_down(faults, tmp_path):
+@pytest.mark.parametrize("stop_worker_first", [False, True])
+def test_cli_killed_takes_the_worker_down(faults, tmp_path, stop_worker_first):
     run = CliRun(tmp_path, faults, "spin")
     run.wait_for_stage("export")
-    run.worker_pid()
-    run.proc.kill()  # no handler runs: the worker's death signal must do it
+    pid = run.worker_pid()
+    if stop_worker_first:  # then only the death signal can end it: it cannot beat
+        os.kill(pid, signal.SIGSTOP)
+    run.proc.kill()  # no handler runs in the CLI
     run.proc.wait()
     run.assert_clean()
 
