@@ -2,6 +2,7 @@
 // tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -9,6 +10,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 using namespace dimscope;
 
@@ -23,6 +26,8 @@ private slots:
     void cancelDuringRequestThenNextWorks();
     void crashBecomesClearError();
     void timeoutStopsAHungWorker();
+    void stoppedWorkerIsSilentAndKilled();
+    void slowRequestKeepsBeating();
     void unknownInterpreterIsAStartFailure();
     void cudaWithoutCudaIsClear();
     void demoExportKilledMidExportThenNextWorks();
@@ -47,6 +52,9 @@ void TestExportClient::initTestCase()
             "        return self.lin(x)\n"
             "def slow():\n"
             "    time.sleep(60)\n"
+            "    return Small()\n"
+            "def slow3():\n"
+            "    time.sleep(3)\n"
             "    return Small()\n"
             "def crash():\n"
             "    os._exit(7)\n");
@@ -154,6 +162,36 @@ void TestExportClient::timeoutStopsAHungWorker()
     QCOMPARE(client.failureOf(id).kind, QStringLiteral("timeout"));
     QVERIFY(client.failureOf(id).message.contains(QLatin1String("load_model")));
     QVERIFY(!client.isWorkerRunning());
+}
+
+void TestExportClient::stoppedWorkerIsSilentAndKilled()
+{
+    ExportClient client;
+    client.setSilenceTimeout(1500);
+    QSignalSpy progress(&client, &ExportClient::progress);
+    const int id = client.loadModel(model(QStringLiteral("slow")));
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 120000);
+    const qint64 pid = client.workerPid();
+    QCOMPARE(::kill(pid_t(pid), SIGSTOP), 0); // a stopped worker cannot beat
+    QElapsedTimer waited;
+    waited.start();
+    QVERIFY(client.waitForFinished(id, 30000));
+    QVERIFY(waited.elapsed() >= 1000);
+    const WorkerFailure f = client.failureOf(id);
+    QCOMPARE(f.kind, QStringLiteral("worker_silent"));
+    QVERIFY2(f.message.contains(QLatin1String("sent nothing for 1.5 s while running load_model")), qPrintable(f.message));
+    QVERIFY(!client.isWorkerRunning());
+    QCOMPARE(::kill(pid_t(pid), 0), -1); // killed and reaped, not left stopped
+}
+
+void TestExportClient::slowRequestKeepsBeating()
+{
+    ExportClient client;
+    client.setSilenceTimeout(1500); // before the worker starts: it then beats every 0.375 s
+    const int id = client.loadModel(model(QStringLiteral("slow3")));
+    QVERIFY(client.waitForFinished(id, 120000));
+    QVERIFY2(!client.failureOf(id).isValid(), qPrintable(client.failureOf(id).toText()));
+    QVERIFY(client.resultOf(id).value(QLatin1String("seconds")).toDouble() >= 3.0);
 }
 
 void TestExportClient::unknownInterpreterIsAStartFailure()
