@@ -20,7 +20,7 @@ namespace dimscope {
 // pending, the next request starts a fresh one. A crash, a worker that does not
 // start, a worker that goes silent during a request (stopped, deadlocked: it sends a
 // heartbeat while it works) or a request that runs past its timeout become failures
-// (kinds worker_crashed, worker_start, worker_silent, timeout, cancelled), never a
+// (kinds worker_crashed, worker_start, worker_silent, protocol, timeout, cancelled), never a
 // blocked caller. The worker runs in its own process group with a death signal
 // (WorkerProcessGroup): killing it kills the group, and it dies with this process.
 class ExportClient : public QObject

@@ -41,7 +41,7 @@ struct WorkerViolation {
 
 
 // A failed request: what the worker said went wrong, or what the client saw
-// (worker_crashed, timeout, cancelled, worker_start).
+// (worker_crashed, worker_silent, protocol, timeout, cancelled, worker_start).
 struct WorkerFailure {
     QString kind;
     QString message;
