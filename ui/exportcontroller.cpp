@@ -1,9 +1,6 @@
 #include "exportcontroller.h"
 
-#include "export/dimintent.h"
 #include "export/exportclient.h"
-#include "export/exportphases.h"
-#include "export/phasedexport.h"
 #include "export/pythonruntime.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
@@ -19,7 +16,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QSettings>
 #include <QWidget>
 
@@ -36,11 +32,36 @@ PythonRuntime runtimeFromSettings()
 } // namespace
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
-    : QObject(parent), m_document(document), m_window(window), m_client(new ExportClient(this)),
-      m_pipeline(new PhasedExport(m_client, this)), m_panel(new ExportPanel), m_result(new ExportResultView)
+    : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this)),
+      m_panel(new ExportPanel), m_result(new ExportResultView)
 {
-    m_client->setRuntime(runtimeFromSettings());
+    createActions();
+    connect(m_panel, &ExportPanel::cancelRequested, this, &ExportController::cancel);
+    connect(m_result, &ExportResultView::applyFixesRequested, this, &ExportController::applyFixes);
+    connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
+    connectService();
+    if (m_document) {
+        connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::updateActions);
+        connect(m_document, &ProjectDocument::captureChanged, this, [this] { m_outputPath.clear(); });
+    }
+    updateActions();
+}
 
+ExportController::~ExportController()
+{
+    // Nothing the service does while it stops the worker may reach this half-destroyed
+    // controller.
+    m_service->disconnect(this);
+    delete m_service;
+    // The panel and the view belong to docks once shown; free them if they never were.
+    if (m_panel && !m_panel->parent())
+        delete m_panel;
+    if (m_result && !m_result->parent())
+        delete m_result;
+}
+
+void ExportController::createActions()
+{
     m_cpu = new QAction(tr("Export on &CPU"), this);
     m_cpu->setObjectName(QStringLiteral("actionExportCpu"));
     m_cpu->setShortcut(QKeySequence(QStringLiteral("Ctrl+E")));
@@ -58,157 +79,29 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
     m_cancel = new QAction(tr("Cancel Export"), this);
     m_cancel->setObjectName(QStringLiteral("actionCancelExport"));
     connect(m_cancel, &QAction::triggered, this, &ExportController::cancel);
+}
 
-    connect(m_panel, &ExportPanel::cancelRequested, this, &ExportController::cancel);
-    connect(m_result, &ExportResultView::applyFixesRequested, this, &ExportController::applyFixes);
-    connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
-
-    connect(m_client, &ExportClient::workerStarted, this, [this](const QJsonObject &) {
-        if (m_state == WorkerState::Starting && m_helloId < 0)
-            setState(WorkerState::Idle);
+// The service's events in the panel, the actions and the window's messages.
+void ExportController::connectService()
+{
+    connect(m_service, &ExportService::stateChanged, this, [this](ExportService::WorkerState state) {
+        updateActions();
+        emit stateChanged(state);
     });
-    connect(m_client, &ExportClient::workerStopped, this, [this](const QString &reason) {
-        m_environment = {};
-        m_stateDetail = reason;
-        // A cancel or a runtime change is the user's doing; anything else is a crash.
-        setState(m_cancelling || reason == QLatin1String("the Python runtime changed") ? WorkerState::NotStarted
-                                                                                        : WorkerState::Crashed);
+    connect(m_service, &ExportService::environmentChanged, this, [this] {
+        updateActions();
         emit environmentChanged();
     });
-    connect(m_client, &ExportClient::requestResult, this, [this](int id, const QString &, const QJsonObject &result) {
-        if (id == m_helloId) {
-            m_helloId = -1;
-            onHello(result);
-        }
-    });
-    connect(m_client, &ExportClient::requestFailed, this,
-            [this](int id, const QString &, const WorkerFailure &failure) {
-                if (id != m_helloId)
-                    return;
-                m_helloId = -1;
-                m_stateDetail = failure.message;
-                if (failure.kind == QLatin1String("cancelled"))
-                    return; // the user's doing, and the Export panel says so
-                setState(WorkerState::Crashed);
-                emit message(tr("The export worker did not start: %1").arg(failure.message));
-            });
-    connect(m_client, &ExportClient::progress, this,
-            [this](int id, const QString &stage, const QString &text, double fraction) {
-                if (id != m_helloId && isExporting())
-                    m_panel->setProgress(stage, text, fraction);
-            });
-    connect(m_client, &ExportClient::logLine, this, [this](int, const QString &stream, const QString &text) {
-        m_panel->appendLog(stream, text);
-    });
-    connectPipeline();
-    if (m_document) {
-        connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::updateActions);
-        connect(m_document, &ProjectDocument::captureChanged, this, [this] { m_outputPath.clear(); });
-    }
-    updateActions();
+    connect(m_service, &ExportService::workerFailedToStart, this,
+            [this](const QString &why) { emit message(tr("The export worker did not start: %1").arg(why)); });
+    connect(m_service, &ExportService::progress, m_panel, &ExportPanel::setProgress);
+    connect(m_service, &ExportService::logLine, m_panel, &ExportPanel::appendLog);
+    connect(m_service, &ExportService::step, m_panel,
+            [this](const QString &text) { m_panel->appendLog(QStringLiteral("dimscope"), text); });
+    connect(m_service, &ExportService::finished, this, &ExportController::onFinished);
 }
 
-ExportController::~ExportController()
-{
-    // Nothing the client does while it stops the worker may reach this half-destroyed
-    // controller.
-    m_client->disconnect(this);
-    delete m_client;
-    // The panel and the view belong to docks once shown; free them if they never were.
-    if (m_panel && !m_panel->parent())
-        delete m_panel;
-    if (m_result && !m_result->parent())
-        delete m_result;
-}
-
-QString ExportController::stateName(WorkerState state)
-{
-    switch (state) {
-    case WorkerState::NotStarted:
-        return tr("not started");
-    case WorkerState::Starting:
-        return tr("starting");
-    case WorkerState::Idle:
-        return tr("idle");
-    case WorkerState::Exporting:
-        return tr("exporting");
-    case WorkerState::Crashed:
-        return tr("crashed");
-    }
-    return {};
-}
-
-void ExportController::setState(WorkerState state)
-{
-    if (m_state == state)
-        return;
-    m_state = state;
-    updateActions();
-    emit stateChanged(state);
-}
-
-QString ExportController::torchVersion() const { return m_environment.value(QLatin1String("torch")).toString(); }
-
-bool ExportController::cudaAvailable() const
-{
-    return m_environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("available")).toBool();
-}
-
-QString ExportController::environmentDescription() const
-{
-    const PythonRuntime runtime = m_client->runtime();
-    QStringList lines;
-    lines << tr("Interpreter: %1 (%2)").arg(runtime.isValid() ? runtime.commandLine() : tr("none found"), runtime.sourceName());
-    if (m_environment.isEmpty()) {
-        lines << (m_state == WorkerState::Crashed ? tr("Worker: %1").arg(m_stateDetail)
-                                                  : tr("Worker: %1 (versions known once it has started)").arg(stateName(m_state)));
-        return lines.join(QLatin1Char('\n'));
-    }
-    const QJsonObject cuda = m_environment.value(QLatin1String("cuda")).toObject();
-    const QJsonValue transformers = m_environment.value(QLatin1String("transformers"));
-    lines << tr("Python %1 — %2").arg(m_environment.value(QLatin1String("python")).toString(),
-                                       m_environment.value(QLatin1String("executable")).toString());
-    lines << tr("torch %1").arg(torchVersion());
-    lines << tr("transformers %1").arg(transformers.isString() ? transformers.toString() : tr("not installed"));
-    QStringList devices;
-    for (const QJsonValue &d : cuda.value(QLatin1String("devices")).toArray())
-        devices << d.toString();
-    const QJsonValue built = cuda.value(QLatin1String("built_with"));
-    if (cuda.value(QLatin1String("available")).toBool())
-        lines << tr("CUDA %1: %2").arg(built.toString(), devices.join(QStringLiteral(", ")));
-    else
-        lines << tr("CUDA: none available (torch built %1)")
-                     .arg(built.isString() ? tr("with CUDA %1").arg(built.toString()) : tr("without CUDA"));
-    return lines.join(QLatin1Char('\n'));
-}
-
-void ExportController::reloadRuntime()
-{
-    const PythonRuntime runtime = runtimeFromSettings();
-    if (runtime.commandLine() == m_client->runtime().commandLine())
-        return;
-    m_client->setRuntime(runtime); // kills a running worker; the next request starts the new one
-    m_environment = {};
-    setState(WorkerState::NotStarted);
-    emit environmentChanged();
-}
-
-void ExportController::ensureWorker()
-{
-    if (m_helloId >= 0 || !m_environment.isEmpty())
-        return;
-    setState(WorkerState::Starting);
-    m_helloId = m_client->hello();
-}
-
-void ExportController::onHello(const QJsonObject &result)
-{
-    m_environment = result;
-    m_stateDetail.clear();
-    setState(isExporting() ? WorkerState::Exporting : WorkerState::Idle);
-    updateActions();
-    emit environmentChanged();
-}
+void ExportController::reloadRuntime() { m_service->setRuntime(runtimeFromSettings()); }
 
 void ExportController::updateActions()
 {
@@ -219,19 +112,20 @@ void ExportController::updateActions()
     m_cpu->setToolTip(!haveCapture ? noCapture
                       : busy       ? tr("An export is running.")
                                    : tr("torch.export on the CPU with the current constraints, then replay every captured call"));
+    const QJsonObject environment = m_service->environment();
     QString cudaReason;
-    if (m_environment.isEmpty()) {
-        cudaReason = m_state == WorkerState::Crashed
-                         ? tr("The export worker is not running (%1); CUDA is unknown.").arg(m_stateDetail)
+    if (environment.isEmpty()) {
+        cudaReason = state() == WorkerState::Crashed
+                         ? tr("The export worker is not running (%1); CUDA is unknown.").arg(m_service->stateDetail())
                          : tr("CUDA availability is not known yet: the export worker reports it once it has started.");
     } else if (!cudaAvailable()) {
-        const QJsonValue built = m_environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("built_with"));
+        const QJsonValue built = environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("built_with"));
         cudaReason = built.isString()
                          ? tr("The worker's torch %1 (CUDA %2) sees no CUDA device.").arg(torchVersion(), built.toString())
                          : tr("The worker's torch %1 is built without CUDA.").arg(torchVersion());
     }
     m_cuda->setEnabled(cudaReason.isEmpty() && haveCapture && !busy);
-    const QJsonArray devices = m_environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("devices")).toArray();
+    const QJsonArray devices = environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("devices")).toArray();
     const QString device = devices.isEmpty() ? tr("the CUDA device") : devices.at(0).toString();
     m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason : !haveCapture ? noCapture : tr("torch.export on %1").arg(device));
     m_cancel->setEnabled(busy);
@@ -272,6 +166,18 @@ void ExportController::fail(const QString &text)
     emit message(text);
 }
 
+// A project's model runs only once the user said yes for this project's place.
+bool ExportController::mayRunModel()
+{
+    if (!m_document->isModelRefFromProject() || !ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef()))
+        return true;
+    if (ModelConsent::ask(m_window, m_document->projectPath(), m_document->modelRef()))
+        return true;
+    fail(tr("Not exported: the project's model %1 was not run (File > Open Model… chooses another).")
+             .arg(m_document->modelRef()));
+    return false;
+}
+
 bool ExportController::startExport(const QString &device)
 {
     m_lastError.clear();
@@ -289,13 +195,8 @@ bool ExportController::startExport(const QString &device)
         fail(tr("Export needs the model: File > Open Model…"));
         return false;
     }
-    if (m_document->isModelRefFromProject()
-        && ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef())
-        && !ModelConsent::ask(m_window, m_document->projectPath(), m_document->modelRef())) {
-        fail(tr("Not exported: the project's model %1 was not run (File > Open Model… chooses another).")
-                 .arg(m_document->modelRef()));
+    if (!mayRunModel())
         return false;
-    }
     QString output = outputPath();
     if (output.isEmpty() || !QFileInfo(QFileInfo(output).absolutePath()).isWritable()) {
         if (!chooseOutputFile()) {
@@ -304,111 +205,29 @@ bool ExportController::startExport(const QString &device)
         }
         output = outputPath();
     }
-    const ExportOptions options = m_document->exportOptions();
-    m_exportConstraints = m_document->constraints();
-    m_exportCapture = m_document->capture();
-
-    ExportRequest request;
-    request.model = m_document->modelRef();
-    request.capture = m_document->capturePath();
-    request.output = output;
-    request.device = device;
-    request.strict = options.strict;
-    request.call = options.exampleCall;
+    ExportOptions options = m_document->exportOptions();
+    options.device = device;
+    const ExportRequest request = ExportRequest::make(m_document->modelRef(), m_document->capturePath(), output, options);
     m_lastDevice = device;
-    m_cancelling = false;
-    ensureWorker(); // hello first: the versions and CUDA come with the first export
-    PhasedExport::Options pipeline;
-    pipeline.fixLoop = options.fixLoop;
-    pipeline.phases = options.fixLoop;
     m_panel->started(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
-    m_pipeline->start(m_exportCapture, m_exportConstraints, request, pipeline);
-    setState(WorkerState::Exporting);
+    // The capture and constraints as they are now: edits made while it runs do not
+    // change what it exports nor how its programs are read back.
+    m_service->start(m_document->capture(), m_document->constraints(), request, PhasedExport::Options::from(options));
     updateActions();
     emit exportStarted(device, output);
     return true;
 }
 
-bool ExportController::isExporting() const { return m_pipeline->isRunning(); }
+void ExportController::cancel() { m_service->cancel(); }
 
-// The pipeline's steps, in the Export panel's log (the worker's own lines come too).
-void ExportController::connectPipeline()
+void ExportController::onFinished(const PhasedExportOutcome &outcome)
 {
-    connect(m_pipeline, &PhasedExport::attemptStarted, this,
-            [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &) {
-                if (attempt > 1)
-                    m_panel->appendLog(QStringLiteral("dimscope"),
-                                       tr("phase %1: calls %2 (%3), with the constraints inferred from them")
-                                           .arg(attempt)
-                                           .arg(ExportPhases::callsText(calls), description));
-            });
-    connect(m_pipeline, &PhasedExport::attemptSkipped, this,
-            [this](int, const QVector<int> &, const QString &why) { m_panel->appendLog(QStringLiteral("dimscope"), why); });
-    connect(m_pipeline, &PhasedExport::roundStarted, this, [this](int, int round) {
-        if (round > 1)
-            m_panel->appendLog(QStringLiteral("dimscope"), tr("fix loop round %1").arg(round));
-    });
-    connect(m_pipeline, &PhasedExport::fixesApplied, this,
-            [this](int, int, const QStringList &applied, const QStringList &unapplied, const ConstraintSet &, bool) {
-                for (const QString &line : applied)
-                    m_panel->appendLog(QStringLiteral("dimscope"), tr("applied torch's fix: %1").arg(line));
-                for (const QString &line : unapplied)
-                    m_panel->appendLog(QStringLiteral("dimscope"), tr("not applied: %1").arg(line));
-            });
-    connect(m_pipeline, &PhasedExport::attemptFinished, this, [this](int attempt, bool, const QString &why) {
-        m_panel->appendLog(QStringLiteral("dimscope"), tr("attempt %1: %2").arg(attempt).arg(why));
-    });
-    connect(m_pipeline, &PhasedExport::finished, this, &ExportController::onPipelineFinished);
-}
-
-void ExportController::cancel()
-{
-    if (!isExporting() && m_helloId < 0)
-        return;
-    m_cancelling = true;
-    m_pipeline->stop();
-    m_client->cancel(); // fails the export with kind "cancelled"; onExportFinished follows
-    m_cancelling = false;
-    m_helloId = -1;
-    setState(WorkerState::NotStarted);
-}
-
-namespace {
-
-// A program read back from its .pt2, its symbols mapped to the Dim names of the
-// constraints it was exported with.
-ExportResultView::ReadBack readBack(const ExportedProgram &p, const Capture &capture)
-{
-    ExportResultView::ReadBack back;
-    back.program = Pt2Reader::open(p.result.output, &back.error);
-    if (back.program && !capture.calls.isEmpty()) {
-        const int call = qBound(0, p.result.exampleCall, int(capture.calls.size()) - 1);
-        back.mapping = DimIntent::fromConstraints(capture.calls.at(call).inputs, p.constraints).map(*back.program);
-    }
-    return back;
-}
-
-} // namespace
-
-void ExportController::onPipelineFinished(const PhasedExportOutcome &outcome)
-{
-    m_lastOutcome = outcome;
-    m_lastResult = outcome.programs.isEmpty() ? outcome.firstAttempt : outcome.programs.first().result;
-    m_lastProgram.reset();
-    m_lastMapping.reset();
-    if (m_state == WorkerState::Exporting)
-        setState(m_client->isWorkerRunning() ? WorkerState::Idle : WorkerState::Crashed);
+    const QVector<ProgramReadBack> &readBacks = m_service->lastReadBacks();
+    m_lastProgram = readBacks.isEmpty() ? std::nullopt : readBacks.first().program;
+    m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
     updateActions();
-
-    QVector<ExportResultView::ReadBack> readBacks;
-    for (const ExportedProgram &p : outcome.programs)
-        readBacks << readBack(p, m_exportCapture);
-    if (!readBacks.isEmpty()) {
-        m_lastProgram = readBacks.first().program;
-        m_lastMapping = readBacks.first().mapping;
-    }
     m_result->showOutcome(outcome, readBacks);
-    const ExportResult &result = m_lastResult;
+    const ExportResult result = lastResult();
     if (outcome.cancelled)
         m_panel->finished(false, tr("Export cancelled; the next export starts a fresh worker."));
     else if (outcome.servesEveryCall() && outcome.programs.size() == 1 && result.ok)
@@ -429,7 +248,8 @@ void ExportController::onPipelineFinished(const PhasedExportOutcome &outcome)
 
 QStringList ExportController::applyFixes()
 {
-    const WorkerFailure &failure = m_lastResult.failure;
+    const ExportResult last = lastResult();
+    const WorkerFailure &failure = last.failure;
     if (!m_document || !failure.hasFixes())
         return {};
     // The bare fix lines are all the applier needs; torch's message would add its

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "export/exportresult.h"
+#include "export/exportservice.h"
 #include "export/phasedexportoutcome.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
@@ -19,31 +20,28 @@ class QWidget;
 namespace dimscope {
 
 class ExportClient;
-class PhasedExport;
 class ExportPanel;
 class ExportResultView;
 class ProjectDocument;
 
-// Export from the menu: owns the ExportClient (the Python worker, started lazily and
-// kept warm), the Export on CPU / CUDA actions, the Export panel (progress, log,
-// Cancel) and the result view. Builds each export from the document: its capture,
-// model reference (asked for with Open Model… when missing), the current constraints
-// and the export options, and runs it through core's PhasedExport (the pipeline the
-// CLI's --fix-loop runs: fixes applied to a copy, a program per phase when one cannot
-// serve every call). Everything runs asynchronously: the GUI thread only sends lines
-// to the worker and reads its answers.
+// Export from the menu, the widget side of core's ExportService (the worker, the
+// PhasedExport pipeline the CLI's --fix-loop runs, the read-back): the Export on
+// CPU / CUDA actions, the Export panel (progress, log, Cancel), the result view and
+// the dialogs (Open Model…, output file, the project model's consent). Builds each
+// export from the document: its capture, model reference, current constraints and
+// export options (ExportRequest::fromOptions, as the CLI does).
 class ExportController : public QObject
 {
     Q_OBJECT
 public:
-    enum class WorkerState { NotStarted, Starting, Idle, Exporting, Crashed };
-    Q_ENUM(WorkerState)
+    using WorkerState = ExportService::WorkerState;
 
     // `window` parents the dialogs (Open Model…, Save As).
     ExportController(ProjectDocument *document, QWidget *window, QObject *parent = nullptr);
     ~ExportController() override;
 
-    ExportClient *client() const { return m_client; }
+    ExportService *service() const { return m_service; }
+    ExportClient *client() const { return m_service->client(); }
     ExportPanel *panel() const { return m_panel; }
     ExportResultView *resultView() const { return m_result; }
 
@@ -53,20 +51,18 @@ public:
     QAction *outputFileAction() const { return m_outputFile; }
     QAction *cancelAction() const { return m_cancel; }
 
-    WorkerState state() const { return m_state; }
-    static QString stateName(WorkerState state);
-    // The worker's hello answer (empty until it came): python, torch, transformers, cuda.
-    QJsonObject environment() const { return m_environment; }
-    QString torchVersion() const;
-    bool cudaAvailable() const;
-    // Several lines for Preferences: interpreter, versions, CUDA devices.
-    QString environmentDescription() const;
+    WorkerState state() const { return m_service->state(); }
+    static QString stateName(WorkerState state) { return ExportService::stateName(state); }
+    QJsonObject environment() const { return m_service->environment(); }
+    QString torchVersion() const { return m_service->torchVersion(); }
+    bool cudaAvailable() const { return m_service->cudaAvailable(); }
+    QString environmentDescription() const { return m_service->environmentDescription(); }
 
     // Re-reads the interpreter from the settings (after Preferences); a changed one
     // restarts the worker on the next request.
     void reloadRuntime();
     // Starts the worker and asks it hello, unless it runs or is starting.
-    void ensureWorker();
+    void ensureWorker() { m_service->ensureWorker(); }
 
     // Where the next export writes: the chosen file, else <project or capture>.pt2.
     QString outputPath() const;
@@ -87,16 +83,16 @@ public:
     bool openModelDialog();
 
     // The shown program's export round, or the first attempt's when none exported.
-    ExportResult lastResult() const { return m_lastResult; }
+    ExportResult lastResult() const { return m_service->lastResult(); }
     // Everything the last export produced: its programs and the calls none serves.
-    const PhasedExportOutcome &lastOutcome() const { return m_lastOutcome; }
-    bool isExporting() const;
+    const PhasedExportOutcome &lastOutcome() const { return m_service->lastOutcome(); }
+    bool isExporting() const { return m_service->isExporting(); }
     std::optional<Pt2Program> lastProgram() const { return m_lastProgram; }
     std::optional<Pt2DimMapping> lastMapping() const { return m_lastMapping; }
     QString lastError() const { return m_lastError; }
 
 signals:
-    void stateChanged(dimscope::ExportController::WorkerState state);
+    void stateChanged(dimscope::ExportService::WorkerState state);
     void environmentChanged();
     void exportStarted(const QString &device, const QString &output);
     void exportDone(const dimscope::ExportResult &result);
@@ -106,19 +102,18 @@ signals:
     void message(const QString &text);
 
 private:
-    void setState(WorkerState state);
+    void createActions();
+    void connectService();
     void updateActions();
-    void onHello(const QJsonObject &result);
-    void connectPipeline();
-    void onPipelineFinished(const PhasedExportOutcome &outcome);
+    void onFinished(const PhasedExportOutcome &outcome);
+    bool mayRunModel();
     void fail(const QString &message);
     bool chooseOutputFile();
     QString defaultOutputPath() const;
 
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
-    ExportClient *m_client;
-    PhasedExport *m_pipeline;
+    ExportService *m_service;
     ExportPanel *m_panel;
     ExportResultView *m_result;
     QAction *m_cpu;
@@ -127,20 +122,8 @@ private:
     QAction *m_outputFile;
     QAction *m_cancel;
 
-    WorkerState m_state = WorkerState::NotStarted;
-    QString m_stateDetail; // why it crashed / did not start
-    QJsonObject m_environment;
-    int m_helloId = -1;
     QString m_lastDevice = QStringLiteral("cpu");
     QString m_outputPath;
-    bool m_cancelling = false;
-
-    // What the running export was built from: the mapping of the result uses these,
-    // not the constraints edited meanwhile.
-    ConstraintSet m_exportConstraints;
-    Capture m_exportCapture;
-    ExportResult m_lastResult;
-    PhasedExportOutcome m_lastOutcome;
     std::optional<Pt2Program> m_lastProgram;
     std::optional<Pt2DimMapping> m_lastMapping;
     QString m_lastError;

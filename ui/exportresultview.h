@@ -2,6 +2,7 @@
 
 #include "export/exportresult.h"
 #include "export/phasedexportoutcome.h"
+#include "export/programreadback.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 
@@ -37,11 +38,7 @@ class ExportResultView : public QWidget
 public:
     // A program as read back from its .pt2 (nullopt program with `error` when it
     // could not be).
-    struct ReadBack {
-        std::optional<Pt2Program> program;
-        std::optional<Pt2DimMapping> mapping;
-        QString error;
-    };
+    using ReadBack = ProgramReadBack;
 
     explicit ExportResultView(QWidget *parent = nullptr);
 

@@ -249,7 +249,7 @@ int runPhases(ExportClient &client, const InterruptWatcher &interrupts, const Ca
     });
     QEventLoop events;
     QObject::connect(&pipeline, &PhasedExport::finished, &events, &QEventLoop::quit);
-    pipeline.start(capture, initial, base, PhasedExport::Options{});
+    pipeline.start(capture, initial, base, PhasedExport::Options::from(ExportOptions{})); // --fix-loop: fixes and phases
     if (pipeline.isRunning())
         events.exec();
     if (interrupts.caughtSignal() == 0)
@@ -348,13 +348,12 @@ int run(const QStringList &args)
         err.flush();
     });
     out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
-    ExportRequest request;
-    request.model = o.model;
-    request.capture = o.capture;
-    request.output = o.output;
-    request.device = o.device;
-    request.strict = o.strict;
-    request.call = call;
+    ExportOptions options;
+    options.device = o.device;
+    options.strict = o.strict;
+    options.exampleCall = call;
+    options.fixLoop = o.fixLoop;
+    ExportRequest request = ExportRequest::make(o.model, o.capture, o.output, options);
 
     ExportResult last;
     if (!o.fixLoop) {

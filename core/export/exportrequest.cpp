@@ -30,4 +30,17 @@ QJsonObject ExportRequest::toParams() const
     return p;
 }
 
+ExportRequest ExportRequest::make(const QString &model, const QString &capture, const QString &output,
+                                  const ExportOptions &options)
+{
+    ExportRequest r;
+    r.model = model;
+    r.capture = capture;
+    r.output = output;
+    r.device = options.device;
+    r.strict = options.strict;
+    r.call = options.exampleCall;
+    return r;
+}
+
 } // namespace dimscope

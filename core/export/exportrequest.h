@@ -1,5 +1,7 @@
 #pragma once
 
+#include "project/projectfile.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QVector>
@@ -20,6 +22,11 @@ struct ExportRequest {
     bool reload = false; // reload the model even when the same reference is loaded
 
     QJsonObject toParams() const;
+    // The request both front ends send: the model, the capture file, the .pt2 to
+    // write and the user's export options (device, strictness, example call). The
+    // spec is added per round by whoever runs it (PhasedExport, FixLoop, the CLI).
+    static ExportRequest make(const QString &model, const QString &capture, const QString &output,
+                              const ExportOptions &options);
 };
 
 } // namespace dimscope

@@ -31,6 +31,14 @@ public:
         bool phases = true;   // a program per phase for calls the first program does not serve
         int maxRounds = 8;    // fix loop rounds per program
         int maxPasses = 4;    // splitting passes over the still unserved calls
+
+        // The user's choice (Export Options, --fix-loop): both steps, or neither.
+        static Options from(const ExportOptions &options)
+        {
+            Options o;
+            o.fixLoop = o.phases = options.fixLoop;
+            return o;
+        }
     };
 
     explicit PhasedExport(ExportClient *client, QObject *parent = nullptr);

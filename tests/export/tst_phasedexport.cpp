@@ -7,6 +7,7 @@
 #include "export/exportclient.h"
 #include "export/exportphases.h"
 #include "export/phasedexport.h"
+#include "recordedcapture.h"
 #include "shapes/shapeinference.h"
 
 #include <QFileInfo>
@@ -39,33 +40,17 @@ private:
 void TestPhasedExport::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    QFile model(m_dir.filePath(QStringLiteral("branchy.py")));
-    QVERIFY(model.open(QIODevice::WriteOnly));
-    model.write("import torch\n"
-                "class Branchy(torch.nn.Module):\n"
-                "    def forward(self, x):\n"
-                "        if x.shape[0] == 1:  # one row: a different computation, like a decode step\n"
-                "            return x * 2\n"
-                "        return x - x.mean(0, keepdim=True)\n");
-    model.close();
-    const QString script = QStringLiteral(
-        "import sys, torch\n"
-        "sys.path.insert(0, sys.argv[1])\n"
-        "from branchy import Branchy\n"
-        "from dimscope.capture import InputRecorder\n"
-        "torch.manual_seed(0)\n"
-        "m = Branchy()\n"
-        "rec = InputRecorder(store_n_calls=5)\n"
-        "with rec(m):\n"
-        "    for n in (1, 4, 1, 5, 6):\n"
-        "        m(torch.randn(n, 3))\n"
-        "rec.save(sys.argv[2])\n");
-    QProcess python;
-    python.setProcessChannelMode(QProcess::MergedChannels);
-    python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
-                 {QStringLiteral("-c"), script, m_dir.path(), m_dir.filePath(QStringLiteral("calls.safetensors"))});
-    QVERIFY(python.waitForFinished(180000));
-    QVERIFY2(python.exitCode() == 0, python.readAll().constData());
+    const QString recordError = test::recordCapture(
+        m_dir.path(), QStringLiteral("branchy"),
+        QStringLiteral("import torch\n"
+                       "class Branchy(torch.nn.Module):\n"
+                       "    def forward(self, x):\n"
+                       "        if x.shape[0] == 1:  # one row: a different computation, like a decode step\n"
+                       "            return x * 2\n"
+                       "        return x - x.mean(0, keepdim=True)\n"),
+        QStringLiteral("Branchy"), QStringLiteral("for n in (1, 4, 1, 5, 6):\n    m(torch.randn(n, 3))"),
+        m_dir.filePath(QStringLiteral("calls.safetensors")), 5);
+    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
     QString error;
     const std::optional<Capture> capture = CaptureReader::open(m_dir.filePath(QStringLiteral("calls.safetensors")), &error);
     QVERIFY2(capture, qPrintable(error));

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "export/phasedexportoutcome.h"
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2program.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace dimscope {
+
+class Capture;
+
+// One exported program as read back from its .pt2: its interface, and its symbols
+// mapped to the Dim names of the constraints it was exported with (nullopt program,
+// with `error`, when the file could not be read).
+struct ProgramReadBack {
+    std::optional<Pt2Program> program;
+    std::optional<Pt2DimMapping> mapping;
+    QString error;
+
+    // Reads `exported`'s .pt2; `capture` gives the example call the mapping is made on.
+    static ProgramReadBack of(const ExportedProgram &exported, const Capture &capture);
+};
+
+} // namespace dimscope
