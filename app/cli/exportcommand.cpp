@@ -209,10 +209,12 @@ int reportInterrupted(QTextStream &err, const InterruptWatcher &interrupts)
 // --fix-loop: the PhasedExport pipeline (one program for every call when torch can,
 // else a program per phase), printed as it goes; then each program read back and the
 // list of programs with the calls each serves. Exit 1 when a call is served by none.
-int runPhases(ExportClient &client, const InterruptWatcher &interrupts, const Capture &capture,
+int runPhases(ExportClient &client, InterruptWatcher &interrupts, const Capture &capture,
               const ConstraintSet &initial, const ExportRequest &base, QTextStream &out, QTextStream &err)
 {
     PhasedExport pipeline(&client);
+    // A signal between two rounds finds no request to cancel: the pipeline stops too.
+    QObject::connect(&interrupts, &InterruptWatcher::interrupted, &pipeline, [&pipeline] { pipeline.stop(); });
     QObject::connect(&pipeline, &PhasedExport::attemptStarted,
                      [&](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
                          if (attempt == 1)
@@ -256,6 +258,7 @@ int runPhases(ExportClient &client, const InterruptWatcher &interrupts, const Ca
         client.shutdown();
     if (interrupts.caughtSignal() != 0)
         return reportInterrupted(err, interrupts);
+    interrupts.restore(); // the worker is gone: reading the programs back ends on a signal
 
     const PhasedExportOutcome &outcome = pipeline.outcome();
     int specializedTotal = 0;
@@ -375,6 +378,7 @@ int run(const QStringList &args)
     client.shutdown();
     if (interrupts.caughtSignal() != 0)
         return reportInterrupted(err, interrupts);
+    interrupts.restore(); // the worker is gone: reading the program back ends on a signal
     if (!last.ok)
         return 1;
 

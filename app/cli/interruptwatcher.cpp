@@ -31,11 +31,17 @@ InterruptWatcher::InterruptWatcher(QObject *parent)
 
 InterruptWatcher::~InterruptWatcher()
 {
+    restore();
+}
+
+void InterruptWatcher::restore()
+{
     if (g_pipe[0] < 0)
         return;
     for (int i = 0; i < 3; ++i)
         ::sigaction(kSignals[i], &m_previous[i], nullptr);
     delete m_notifier;
+    m_notifier = nullptr;
     ::close(g_pipe[0]);
     ::close(g_pipe[1]);
     g_pipe[0] = g_pipe[1] = -1;

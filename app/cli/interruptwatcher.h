@@ -18,6 +18,10 @@ public:
     explicit InterruptWatcher(QObject *parent = nullptr);
     ~InterruptWatcher() override;
 
+    // Puts the previous handlers back (also done on destruction): once the worker is
+    // gone, a signal takes its default action again instead of waiting to be noticed.
+    // caughtSignal() keeps what was caught before.
+    void restore();
     // The first signal caught (0 = none yet), also when no event loop ran since.
     int caughtSignal() const;
     // The exit code for a command ended by that signal: 128 + its number.

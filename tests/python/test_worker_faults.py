@@ -185,7 +185,7 @@ def process_state(pid):
 class CliRun:
     """dimscope-cli export running in the background, its output in files."""
 
-    def __init__(self, tmp_path, faults, factory, silence_s=None, extra_env=None):
+    def __init__(self, tmp_path, faults, factory, silence_s=None, extra_env=None, extra_args=()):
         model_file, capture = faults
         self.marker = uuid.uuid4().hex
         self.out_dir = tmp_path / "out"
@@ -199,7 +199,7 @@ class CliRun:
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen(
                 [CLI, "export", "--model", "%s:%s" % (model_file, factory), "--capture", str(capture),
-                 "-o", str(self.output)], stdout=out, stderr=err, env=env)
+                 "-o", str(self.output), *extra_args], stdout=out, stderr=err, env=env)
 
     @property
     def stdout(self):
@@ -297,6 +297,17 @@ def test_hanging_model_ends_with_the_cli_signal(faults, tmp_path, signo):
     assert ("dimscope-cli export: interrupted by %s: the export worker was stopped, the export did not finish"
             % name) in run.stderr, run.stderr
     assert "export failed" not in run.stderr
+    run.assert_clean()
+
+
+def test_fix_loop_ends_with_the_cli_signal(faults, tmp_path):
+    run = CliRun(tmp_path, faults, "spin", extra_args=["--fix-loop"])
+    run.wait_for_stage("export")
+    run.worker_pid()
+    run.proc.send_signal(signal.SIGTERM)
+    assert run.finish(timeout=30) == 143, run.stdout + run.stderr
+    assert "dimscope-cli export: interrupted by SIGTERM" in run.stderr, run.stderr
+    assert "== fix loop round 2 ==" not in run.stdout
     run.assert_clean()
 
 
