@@ -1,17 +1,28 @@
 """dimscope's Python side: record forward calls into a capture, run the export worker.
 
 ``import dimscope`` does not import torch; the names below load on first use:
-``InputRecorder``, ``load_capture``, ``CaptureError`` (dimscope.capture),
-``register_capture_flattening`` (dimscope.caches), ``load_program`` (dimscope.program).
+``InputRecorder``, ``load_capture``, ``read_manifest`` (dimscope.capture),
+``register_capture_flattening`` (dimscope.caches), ``load_program`` (dimscope.program),
+and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureError``, ...).
+
+Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
+``caches``, ``cachelayers``, ``staticcache`` flatten custom cache classes for the recorder,
+the worker and ``program``; ``spec`` reads dynamic_shapes documents; ``worker``,
+``exporter``, ``modelref`` and ``errors`` (torch's failures as structured errors) are the
+export worker; ``exceptions`` defines every exception class.
 """
 
+# The project VERSION of CMakeLists.txt; python/pyproject.toml reads it from here.
 __version__ = "0.1.0"
 
 _LAZY = {
     "InputRecorder": "capture",
     "load_capture": "capture",
     "read_manifest": "capture",
-    "CaptureError": "caches",
+    "DimscopeError": "exceptions",
+    "CaptureError": "exceptions",
+    "SpecError": "exceptions",
+    "WorkerError": "exceptions",
     "register_capture_flattening": "caches",
     "register_key_value_cache": "caches",
     "load_program": "program",

@@ -46,6 +46,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.utils._pytree as _pytree
 
+# Defined in dimscope.exceptions; imported here, where cachelayers, staticcache, the
+# worker and users' code (``dimscope.caches.CaptureError``) look for it.
+from .exceptions import CaptureError  # noqa: F401
+
 KEY_VALUE_DICT = "key_value_dict"
 DYNAMIC_LAYERS = "dynamic_layers"
 STATIC_KEY_VALUE_DICT = "static_key_value_dict"
@@ -75,10 +79,6 @@ _BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.d
 _KEY_VALUE_CLASSES: Dict[type, None] = {}
 # Classes registered through register_encoder_decoder_cache().
 _ENCODER_DECODER_CLASSES: Dict[type, None] = {}
-
-
-class CaptureError(ValueError):
-    """A value cannot be captured, or a capture cannot be read or rebuilt."""
 
 
 def qualified_name(cls: type) -> str:

@@ -9,14 +9,8 @@ import os
 import re
 import traceback
 
-
-class WorkerError(Exception):
-    """An error the worker reports as is: `kind` plus extra fields."""
-
-    def __init__(self, kind, message, **fields):
-        super().__init__(message)
-        self.kind = kind
-        self.fields = fields
+# Defined in dimscope.exceptions; imported here, where the worker and tests look for it.
+from .exceptions import WorkerError  # noqa: F401
 
 
 def _tb_text(exc):

@@ -19,9 +19,10 @@ import os
 import zipfile
 from typing import Any, Dict, Optional
 
-from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS, CaptureError,
+from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, qualified_name, register_capture_flattening,
                      registration_module)
+from .exceptions import CaptureError
 
 EXTRA_FILE = "dimscope_flattening.json"
 _FLAVOURS = (KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS, ENCODER_DECODER, PYTREE)

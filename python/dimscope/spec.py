@@ -9,24 +9,14 @@ Works on torch 2.1+; `"auto"` / `"dynamic"` entries need a torch whose `Dim` has
 import collections
 import keyword
 
+# Defined in dimscope.exceptions; imported here, where exporter and tests look for them.
+from .exceptions import SpecError, StructureMismatch  # noqa: F401
+
 SPEC_FORMAT = "dimscope.dynamic_shapes"
 SPEC_VERSIONS = (1,)
 _KEYWORDS = ("static", "auto", "dynamic")
 # Containers torch flattens itself; captures record them as dict/list/tuple nodes.
 _BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.defaultdict)
-
-
-class SpecError(ValueError):
-    """A malformed spec document; the message names the JSON place."""
-
-
-class StructureMismatch(ValueError):
-    """The spec does not fit the inputs; `path` is the key path of the first mismatch."""
-
-    def __init__(self, path, message):
-        super().__init__("%s: %s" % (path or "<inputs>", message))
-        self.path = path
-        self.detail = message
 
 
 def _is_int(v):

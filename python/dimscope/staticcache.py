@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from .caches import CaptureError, qualified_name
+from .caches import qualified_name
+from .exceptions import CaptureError
 
 STATIC = "static"
 STATIC_SLIDING = "static_sliding"

@@ -17,7 +17,7 @@ from transformers.cache_utils import (DynamicCache, DynamicLayer,  # noqa: E402
 
 from dimscope import cachelayers, caches  # noqa: E402
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
-from dimscope.capturefile import write_capture  # noqa: E402
+from dimscope.capture.file import write_capture  # noqa: E402
 
 W = 4  # sliding window: a sliding layer keeps its last W - 1 tokens
 DYNAMIC_CACHE = "transformers.cache_utils.DynamicCache"
@@ -228,7 +228,7 @@ def test_layer_kinds_never_name_a_class(tmp_path):
     path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W), DynamicLayer()),
                         steps=1)
     manifest = read_manifest(path)
-    from dimscope.capturefile import read_header, read_tensors
+    from dimscope.capture.file import read_header, read_tensors
     header, start = read_header(path)
     names = [k for k in header if k != "__metadata__"]
     tensors = read_tensors(path, header, start, names, "builtin")

@@ -11,7 +11,7 @@ import torch
 
 from dimscope import caches
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest
-from dimscope.capturefile import write_capture
+from dimscope.capture.file import write_capture
 
 
 class Model(torch.nn.Module):

@@ -165,7 +165,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     target = tmp_path / "c.safetensors"
     target.write_bytes(b"previous content")
 
-    import dimscope.capturefile as capture_module  # where write_capture looks these up
+    import dimscope.capture.file as capture_module  # where write_capture looks these up
 
     def failing_writer(tensors, path, metadata):
         with open(path, "wb") as f:

@@ -10,9 +10,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import torch
 
-from .caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, STATIC_LAYERS, CaptureError,
+from ..caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, STATIC_LAYERS,
                      describe_custom, key_value_lists, loaded_object, qualified_name, rebuild_custom,
                      resolve_type)
+from ..exceptions import CaptureError
 
 DTYPE_TO_ST: Dict[torch.dtype, str] = {
     torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8", torch.int16: "I16",
@@ -57,7 +58,7 @@ class EmptyCache:
         if "layers" in self.node and not self.node["layers"]:
             # A cache that creates its layers as they are updated: their kinds are known
             # now; before the call they had seen no token.
-            from .cachelayers import describe_layers
+            from ..cachelayers import describe_layers
             layers = describe_layers(self.cache) or []
             for d in layers:
                 if "seen" in d:
@@ -77,7 +78,7 @@ class EmptyCache:
 
     def _fill_static(self, flattener: "Flattener", names: List[str]) -> bool:
         # A static cache is never shorter: not filled yet, it is its zeros (staticcache).
-        from .staticcache import empty_children
+        from ..staticcache import empty_children
         children = empty_children(self.cache)
         if len(children) != len(names) or not any(children):
             return False
@@ -88,7 +89,7 @@ class EmptyCache:
         return True
 
     def _fill_layers(self, flattener: "Flattener", names: List[str]) -> bool:
-        from .cachelayers import flatten_layers
+        from ..cachelayers import flatten_layers
         children, now = flatten_layers(self.cache)
         if list(now) != list(names) or not any(children):
             return False
@@ -250,7 +251,7 @@ class Rebuilder:
             if node.get("flavour") != DYNAMIC_LAYERS:
                 return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
                                       self.factories, where)
-            from .cachelayers import Restored
+            from ..cachelayers import Restored
             restored = Restored()
             value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
                                    self.factories, where, keys=node.get("keys"), layers=node.get("layers"),

@@ -1,40 +1,14 @@
-"""Record real forward calls of a model into a dimscope capture, and load captures back.
-
-    rec = InputRecorder(store_n_calls=3)
-    with rec(model):
-        model.generate(...)
-    rec.save("calls.safetensors")
-
-    capture = load_capture("calls.safetensors")
-    for call in capture.calls:
-        args, kwargs = call.call_arguments()
-        model(*args, **kwargs)
-
-The file format is docs/capture-format.md (version 1). No pickle is used: a capture is a
-standard safetensors file whose ``__metadata__`` holds a JSON manifest.
-
-The pieces live in capturerecorder (InputRecorder), capturetree (the manifest's value
-trees) and capturefile (the safetensors container); this module loads captures and is the
-place to import from.
-"""
+"""Loading a capture back: ``load_capture`` checks the manifest against the file's
+tensors and rebuilds every recorded call (``Capture``, ``CapturedCall``)."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-# Several names are imported only so that `from dimscope.capture import ...` finds them.
-from .caches import CaptureError
-from .capturefile import (FORMAT_ID, FORMAT_VERSION, MANIFEST_KEY, SUPPORTED_VERSIONS,
-                          manifest_from_header, read_header, read_manifest, read_tensors,
-                          write_capture)
-from .capturerecorder import InputRecorder
-from .capturetree import Rebuilder, iter_leaves
-
-__all__ = [
-    "CaptureError", "InputRecorder", "Capture", "CapturedCall", "load_capture",
-    "FORMAT_ID", "FORMAT_VERSION",
-]
+from ..exceptions import CaptureError
+from .file import manifest_from_header, read_header, read_tensors
+from .tree import Rebuilder, iter_leaves
 
 
 class CapturedCall:

@@ -15,8 +15,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from .caches import CaptureError
-from .capturetree import DTYPE_TO_ST, ST_ITEMSIZE, ST_TO_DTYPE
+from ..exceptions import CaptureError
+from .tree import DTYPE_TO_ST, ST_ITEMSIZE, ST_TO_DTYPE
 
 FORMAT_ID = "dimscope.capture"
 FORMAT_VERSION = 1

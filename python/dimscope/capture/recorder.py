@@ -14,10 +14,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from . import __version__
-from .caches import CaptureError, qualified_name, recorded_registrations
-from .capturefile import FORMAT_ID, FORMAT_VERSION, write_capture
-from .capturetree import Flattener
+from .. import __version__
+from ..caches import qualified_name, recorded_registrations
+from ..exceptions import CaptureError
+from .file import FORMAT_ID, FORMAT_VERSION, write_capture
+from .tree import Flattener
 
 _CONSTANT_TYPES = (bool, int, float, str)
 
