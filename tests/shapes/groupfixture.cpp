@@ -8,6 +8,18 @@
 
 namespace dimscope::test {
 
+InferenceOptions optionsFor(const QString &mode)
+{
+    InferenceOptions o;
+    if (mode == QLatin1String("all"))
+        o.mode = InferenceOptions::Mode::AllDynamic;
+    else if (mode == QLatin1String("batch:all"))
+        o.batchForAll = true;
+    else if (mode.startsWith(QLatin1String("batch:")))
+        o.batchFor = mode.mid(6).split(QLatin1Char(','));
+    return o;
+}
+
 QVector<DimGroup> namedGroups(const ShapeTable &table, const InferenceOptions &options)
 {
     QVector<DimGroup> groups = groupDynamicDims(table, DynamicDims::find(table, options), options.forcesSomeBatch());

@@ -8,6 +8,9 @@
 
 namespace dimscope::test {
 
+// Options from a table column: "observed", "all" (all dynamic), "batch:all", or
+// "batch:NAME,NAME" (dim 0 forced dynamic for those inputs or leaves).
+InferenceOptions optionsFor(const QString &mode);
 // The groups ShapeInference starts from, for the tests of its later steps: the
 // dynamic dims of `table`, grouped and named.
 QVector<DimGroup> namedGroups(const ShapeTable &table, const InferenceOptions &options = {});

@@ -43,16 +43,6 @@ void TestDimGrouping::grouping_data()
         << "x=2x3 y=2 | x=2x3 y=2" << "all" << "x:0 | x:1 | y:0";
 }
 
-static InferenceOptions optionsFor(const QString &mode)
-{
-    InferenceOptions o;
-    if (mode == QLatin1String("all"))
-        o.mode = InferenceOptions::Mode::AllDynamic;
-    else if (mode == QLatin1String("batch:all"))
-        o.batchForAll = true;
-    return o;
-}
-
 void TestDimGrouping::grouping()
 {
     QFETCH(QString, capture);

@@ -1,4 +1,5 @@
 #include "capturefixture.h"
+#include "groupfixture.h"
 #include "shapes/dynamicdims.h"
 #include "shapes/inferenceoptions.h"
 #include "shapes/shapetable.h"
@@ -49,18 +50,6 @@ void TestDynamicDims::dynamicDims_data()
     QTest::newRow("all dynamic") << "x=2x3 y=2 | x=2x3 y=2" << "all" << "x:0 x:1 y:0";
     QTest::newRow("a leaf whose rank changes stays static") << "x=2x3 | x=2x3x4 | x=2x5" << "all" << "";
     QTest::newRow("one call: nothing changes") << "x=2x3" << "observed" << "";
-}
-
-static InferenceOptions optionsFor(const QString &mode)
-{
-    InferenceOptions o;
-    if (mode == QLatin1String("all"))
-        o.mode = InferenceOptions::Mode::AllDynamic;
-    else if (mode == QLatin1String("batch:all"))
-        o.batchForAll = true;
-    else if (mode.startsWith(QLatin1String("batch:")))
-        o.batchFor = mode.mid(6).split(QLatin1Char(','));
-    return o;
 }
 
 void TestDynamicDims::dynamicDims()
