@@ -138,3 +138,25 @@ def test_installed_package_records_and_reads_back(tmp_path):
         "replays_match": True,
         "outputs_match": True,
     }
+
+
+def test_every_exception_class_is_defined_in_dimscope_exceptions():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dimscope
+    from dimscope import exceptions
+
+    found = {}
+    for info in pkgutil.walk_packages(dimscope.__path__, "dimscope."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__.startswith("dimscope"):
+                found[f"{info.name}.{name}"] = value
+    defined_elsewhere = {where: cls.__module__ for where, cls in found.items() if cls.__module__ != "dimscope.exceptions"}
+    assert defined_elsewhere == {}
+    # The places users and the worker import them from still have them.
+    assert {"dimscope.capture.CaptureError", "dimscope.caches.CaptureError", "dimscope.spec.SpecError",
+            "dimscope.spec.StructureMismatch", "dimscope.errors.WorkerError"} <= set(found)
+    assert all(issubclass(cls, exceptions.DimscopeError) for cls in found.values())
