@@ -13,8 +13,6 @@ namespace dimscope {
 
 namespace {
 
-constexpr int64_t kChunk = 1 << 20; // elements converted to double at a time
-
 // float8 e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities,
 // S.1111.111 is NaN.
 float decodeE4M3(uint8_t b)
@@ -88,17 +86,17 @@ at::Tensor chunkAsDouble(const TensorView &view, int64_t begin, int64_t end, con
 
 } // namespace
 
-TensorStats computeTensorStats(const Capture &capture, int call, int leaf)
+TensorStats computeTensorStats(const Capture &capture, int call, int leaf, const TensorStatsOptions &options)
 {
     if (call < 0 || call >= capture.calls.size() || leaf < 0 || leaf >= capture.calls.at(call).inputs.leaves.size()) {
         TensorStats s;
         s.error = QStringLiteral("no leaf %1 in call %2").arg(leaf).arg(call);
         return s;
     }
-    return computeTensorStats(capture, capture.calls.at(call).inputs.leaves.at(leaf));
+    return computeTensorStats(capture, capture.calls.at(call).inputs.leaves.at(leaf), options);
 }
 
-TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf)
+TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf, const TensorStatsOptions &options)
 {
     TensorStats s;
     const auto view = tensorView(capture, leaf, &s.error);
@@ -111,8 +109,14 @@ TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf)
         const at::Tensor lut = (view->dtype == DType::F8_E4M3 || view->dtype == DType::F8_E5M2) ? lookupTable(view->dtype) : at::Tensor();
         double mean = 0, m2 = 0; // Chan et al.'s parallel merge of per-chunk mean and M2
         double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        for (int64_t begin = 0; begin < s.numel; begin += kChunk) {
-            const int64_t end = std::min<int64_t>(s.numel, begin + kChunk);
+        const int64_t chunk = std::max<int64_t>(1, options.chunkElements);
+        for (int64_t begin = 0; begin < s.numel; begin += chunk) {
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+                s.cancelled = true;
+                s.error = QStringLiteral("cancelled");
+                return s;
+            }
+            const int64_t end = std::min<int64_t>(s.numel, begin + chunk);
             const at::Tensor d = chunkAsDouble(*view, begin, end, lut);
             const at::Tensor finiteMask = at::isfinite(d);
             const int64_t nanCount = at::isnan(d).sum().item<int64_t>();

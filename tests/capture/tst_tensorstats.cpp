@@ -217,6 +217,94 @@ private slots:
         QVERIFY(qAbs(s.std - std::sqrt(sq / double(n))) < 1e-6);
     }
 
+    // The chunk size is how the work is cut (for cancelling and bounded memory), never
+    // what it computes: chunks of 1, 7 and 4093 elements give the same numbers as one
+    // chunk over the whole tensor, for odd element counts of several dtypes with NaN
+    // and Inf among the values.
+    void chunkedEqualsWhole_data()
+    {
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<qint64>("numel");
+        QTest::addColumn<qint64>("chunk");
+        for (const char *dtype : {"F32", "BF16", "I64", "U16", "F8_E5M2"}) {
+            for (qint64 numel : {1, 13, 10007}) {
+                for (qint64 chunk : {1, 7, 4093}) {
+                    if (chunk == 1 && numel > 13)
+                        continue; // ten thousand one-element chunks add nothing but time
+                    QTest::addRow("%s, %lld in chunks of %lld", dtype, numel, chunk) << QString::fromLatin1(dtype) << numel << chunk;
+                }
+            }
+        }
+    }
+
+    void chunkedEqualsWhole()
+    {
+        QFETCH(QString, dtype);
+        QFETCH(qint64, numel);
+        QFETCH(qint64, chunk);
+        QByteArray data;
+        for (qint64 i = 0; i < numel; ++i) {
+            // Spread values with a NaN every 97th and an infinity every 89th element
+            // (the float types; integers have neither).
+            const float v = float((i * 7919) % 1000) / 8.0f - 60.0f;
+            const float f = i % 97 == 5 ? kNaN : i % 89 == 3 ? -kInf : v;
+            if (dtype == QLatin1String("F32"))
+                data += bytesOf<float>({f});
+            else if (dtype == QLatin1String("BF16"))
+                data += bytesOf<quint16>({bf16(f)});
+            else if (dtype == QLatin1String("I64"))
+                data += bytesOf<qint64>({qint64(v * 8)});
+            else if (dtype == QLatin1String("U16"))
+                data += bytesOf<quint16>({quint16((i * 7919) % 65536)});
+            else
+                data += bytesOf<quint8>({quint8((i * 31) % 256)}); // every e5m2 code: NaNs and infinities too
+        }
+        const QString path = m_dir.filePath(QStringLiteral("chunks-%1-%2.safetensors").arg(dtype).arg(numel));
+        QVERIFY(writeFile(path, captureOf({{QStringLiteral("t"), dtype, {numel}, data}})));
+        QString error;
+        const std::optional<Capture> c = CaptureReader::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+
+        const TensorStats whole = computeTensorStats(*c, 0, 0, TensorStatsOptions{numel, nullptr});
+        const TensorStats chunked = computeTensorStats(*c, 0, 0, TensorStatsOptions{chunk, nullptr});
+        QVERIFY2(whole.ok && chunked.ok, qPrintable(whole.error + chunked.error));
+        QCOMPARE(chunked.numel, numel);
+        QCOMPARE(chunked.finiteCount, whole.finiteCount);
+        QCOMPARE(chunked.nanCount, whole.nanCount);
+        QCOMPARE(chunked.infCount, whole.infCount);
+        if (dtype == QLatin1String("F32") && numel > 100)
+            QVERIFY(whole.nanCount > 0 && whole.infCount > 0); // the data exercises both counts
+        QCOMPARE(chunked.min, whole.min);
+        QCOMPARE(chunked.max, whole.max);
+        // Merging per-chunk means and squared deviations rounds differently from one
+        // pass: equal to double precision, not bit for bit.
+        const double scale = qMax(1.0, qAbs(whole.mean) + whole.std);
+        QVERIFY2(qAbs(chunked.mean - whole.mean) < 1e-12 * scale, qPrintable(QStringLiteral("%1 vs %2").arg(chunked.mean, 0, 'g', 17).arg(whole.mean, 0, 'g', 17)));
+        QVERIFY2(qAbs(chunked.std - whole.std) < 1e-12 * scale, qPrintable(QStringLiteral("%1 vs %2").arg(chunked.std, 0, 'g', 17).arg(whole.std, 0, 'g', 17)));
+    }
+
+    // A set cancel flag stops the work before the next chunk: no statistics, and the
+    // result says it was cancelled rather than failed.
+    void cancelStopsBetweenChunks()
+    {
+        const qint64 n = 10000;
+        const QString path = m_dir.filePath(QStringLiteral("cancel.safetensors"));
+        QVERIFY(writeFile(path, captureOf({{QStringLiteral("t"), QStringLiteral("F32"), {n}, QByteArray(int(n * 4), '\0')}})));
+        QString error;
+        const std::optional<Capture> c = CaptureReader::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+        std::atomic_bool cancel{true};
+        const TensorStats s = computeTensorStats(*c, 0, 0, TensorStatsOptions{100, &cancel});
+        QVERIFY(!s.ok);
+        QVERIFY(s.cancelled);
+        QCOMPARE(s.finiteCount, qint64(0)); // not one chunk was read
+        cancel = false;
+        const TensorStats done = computeTensorStats(*c, 0, 0, TensorStatsOptions{100, &cancel});
+        QVERIFY2(done.ok, qPrintable(done.error));
+        QVERIFY(!done.cancelled);
+        QCOMPARE(done.finiteCount, n);
+    }
+
     // A capture cut in place while open: the stats report the lost bytes (reading
     // them through the mapping would have raised SIGBUS and killed the process).
     void statsOfATruncatedCapture()
