@@ -18,6 +18,14 @@ constexpr int kDefaultSilenceMs = 60000;
 // beat or two (a loaded machine) is not mistaken for silence.
 constexpr double kBeatsPerSilence = 4.0;
 constexpr double kMaxHeartbeatS = 5.0;
+// How long the destructor waits, in all, for killed workers to be reaped.
+constexpr qint64 kExitReapMs = 1000;
+
+void removeFolders(const QStringList &folders)
+{
+    for (const QString &f : folders)
+        QDir(f).removeRecursively();
+}
 } // namespace
 
 ExportClient::ExportClient(QObject *parent)
@@ -34,8 +42,19 @@ ExportClient::~ExportClient()
 {
     if (m_process) {
         m_process->disconnect(this);
-        stopProcess(m_process);
-        delete m_process;
+        retireProcess(m_process);
+        m_process = nullptr;
+    }
+    // The one wait: the client goes at the program's end (the window closing, the CLI
+    // returning), where no event loop will reap the killed workers and remove their
+    // save folders. SIGKILL makes it milliseconds; one stuck in the kernel past the
+    // bound is left to its death signal and init rather than to ~QProcess, which
+    // would wait for it for 30 s.
+    QElapsedTimer waited;
+    waited.start();
+    for (QProcess *p : findChildren<QProcess *>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!WorkerProcessGroup::reap(p, int(qMax<qint64>(0, kExitReapMs - waited.elapsed()))))
+            p->setParent(nullptr);
     }
 }
 
@@ -238,36 +257,47 @@ void ExportClient::killWorker(const QString &reason)
     m_process = nullptr;
     m_ready = false;
     p->disconnect(this);
-    stopProcess(p);
-    if (p->state() == QProcess::NotRunning)
-        p->deleteLater();
-    else // not reaped yet (stuck in the kernel): delete it when it is
-        connect(p, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), p, &QObject::deleteLater);
+    retireProcess(p);
     emit workerStopped(reason);
 }
 
-void ExportClient::stopProcess(QProcess *process)
+void ExportClient::retireProcess(QProcess *process)
 {
-    // SIGKILL to the group: milliseconds, also for a stopped worker; reaps the leader.
-    if (WorkerProcessGroup::kill(process))
-        removeSaveFolders(m_processPid);
+    // Only the signal is sent here: waiting for the group to die would block the
+    // caller, which is the GUI thread for Cancel and a runtime change. QProcess reaps
+    // the leader from the event loop; then its save folders go, and the object.
+    const QStringList folders = saveFolders();
+    WorkerProcessGroup::kill(process);
+    auto reaped = [process, folders] {
+        removeFolders(folders);
+        process->deleteLater();
+    };
+    if (process->state() == QProcess::NotRunning) {
+        reaped();
+        return;
+    }
+    connect(process, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), process, reaped);
+    // Killed before it ran the worker: Qt reports a failed start instead of an exit.
+    connect(process, &QProcess::errorOccurred, process, [reaped](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            reaped();
+    });
 }
 
-void ExportClient::removeSaveFolders(qint64 workerPid) const
+QStringList ExportClient::saveFolders() const
 {
     // A worker killed while saving leaves its private save folder beside the output
-    // (python/dimscope/exporter.py, docs/worker-protocol.md); it is dead now, so the
+    // (python/dimscope/exporter.py, docs/worker-protocol.md); once it is dead the
     // half-written file in there goes, rather than waiting for the next export there.
-    if (workerPid <= 0)
-        return;
+    QStringList folders;
+    if (m_processPid <= 0)
+        return folders;
     for (const Pending &p : m_pending) {
         const QString output = p.params.value(QLatin1String("output")).toString();
-        if (p.method != QLatin1String("export") || output.isEmpty())
-            continue;
-        QDir folder(QFileInfo(output).absolutePath() + QStringLiteral("/.dimscope-save-%1").arg(workerPid));
-        if (folder.exists())
-            folder.removeRecursively();
+        if (p.method == QLatin1String("export") && !output.isEmpty())
+            folders << QFileInfo(output).absolutePath() + QStringLiteral("/.dimscope-save-%1").arg(m_processPid);
     }
+    return folders;
 }
 
 void ExportClient::onStdout()

@@ -23,6 +23,8 @@ namespace dimscope {
 // (kinds worker_crashed, worker_start, worker_silent, protocol, timeout, cancelled), never a
 // blocked caller. The worker runs in its own process group with a death signal
 // (WorkerProcessGroup): killing it kills the group, and it dies with this process.
+// Killing never waits (cancel, a runtime change, a failure: the GUI thread): the dead
+// worker is reaped from the event loop; only the destructor waits, briefly.
 class ExportClient : public QObject
 {
     Q_OBJECT
@@ -57,7 +59,8 @@ public:
 
     // Kills the worker; every pending request fails with kind "cancelled".
     void cancel();
-    // Asks the worker to exit (after pending requests), for a clean shutdown.
+    // Asks the worker to exit (after pending requests), for a clean shutdown. Blocks
+    // up to waitMsecs: for command-line tools; the GUI never calls it.
     void shutdown(int waitMsecs = 3000);
 
     // For command-line tools and tests: spins a local event loop until request `id`
@@ -99,8 +102,8 @@ private:
     void complete(int id, const QJsonObject &result, const WorkerFailure &failure);
     void failAll(const WorkerFailure &failure);
     void killWorker(const QString &reason);
-    void stopProcess(QProcess *process);
-    void removeSaveFolders(qint64 workerPid) const;
+    void retireProcess(QProcess *process);
+    QStringList saveFolders() const;
     void armRequestTimer();
     void armSilenceTimer();
     void heardFromWorker();

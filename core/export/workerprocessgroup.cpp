@@ -18,18 +18,22 @@ void WorkerProcessGroup::prepare(QProcess *process)
     });
 }
 
-bool WorkerProcessGroup::kill(QProcess *process, int waitMsecs)
+void WorkerProcessGroup::kill(QProcess *process)
 {
     if (process->state() == QProcess::NotRunning)
-        return true;
+        return;
     const qint64 pid = process->processId();
     // The leader is not reaped until QProcess sees it finish, so its pid (the group
     // id) cannot have been reused by an unrelated process.
     if (pid > 0 && ::kill(-pid_t(pid), SIGKILL) != 0)
         process->kill(); // no such group: the child died before setsid()
+}
+
+bool WorkerProcessGroup::reap(QProcess *process, int waitMsecs)
+{
     if (process->state() == QProcess::Starting)
         process->waitForStarted(waitMsecs);
-    return process->waitForFinished(waitMsecs) || process->state() == QProcess::NotRunning;
+    return process->state() == QProcess::NotRunning || process->waitForFinished(waitMsecs);
 }
 
 } // namespace dimscope

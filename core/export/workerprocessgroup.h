@@ -19,9 +19,12 @@ class WorkerProcessGroup
 public:
     // Before QProcess::start(): the child calls setsid() and sets the death signal.
     static void prepare(QProcess *process);
-    // SIGKILL to the whole group of a started process (its pid is the group id), then
-    // reaps the leader for up to waitMsecs. Returns true when the leader is gone.
-    static bool kill(QProcess *process, int waitMsecs = 2000);
+    // SIGKILL to the whole group of a started process (its pid is the group id). Does
+    // not wait: QProcess reaps the leader from the event loop and emits finished().
+    static void kill(QProcess *process);
+    // Waits up to waitMsecs for a killed process to be reaped; true when it is gone.
+    // Blocks the calling thread: for the end of a program only, never for the GUI.
+    static bool reap(QProcess *process, int waitMsecs);
 };
 
 } // namespace dimscope
