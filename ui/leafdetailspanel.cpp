@@ -5,13 +5,14 @@
 #include "projectdocument.h"
 
 #include <QFutureWatcher>
-#include <cmath>
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+#include <optional>
 
 namespace dimscope {
 
@@ -39,9 +40,17 @@ LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
     layout->addWidget(m_table, 1);
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(kDebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, &LeafDetailsPanel::startStatistics);
 }
 
-LeafDetailsPanel::~LeafDetailsPanel() = default;
+LeafDetailsPanel::~LeafDetailsPanel()
+{
+    // The pool thread holds the capture (shared) and not this panel: stopping it only
+    // spares the CPU, and the application's exit from waiting for it.
+    cancelStatistics();
+}
 
 void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
 {
@@ -58,6 +67,8 @@ void LeafDetailsPanel::setDocument(ProjectDocument *document)
 void LeafDetailsPanel::showNode(int node)
 {
     ++m_generation;
+    cancelStatistics();
+    m_debounce.stop();
     m_node = node;
     m_table->setRowCount(0);
     if (!m_loaded || node <= 0 || node >= m_loaded->tree.nodes().size() || !m_loaded->tree.node(node).isLeaf()) {
@@ -88,7 +99,7 @@ void LeafDetailsPanel::showNode(int node)
             set(col, QStringLiteral("…"));
     }
     fitColumns();
-    startStatistics();
+    m_debounce.start(); // arrowing through the tree computes the leaf it stops on
 }
 
 void LeafDetailsPanel::fitColumns()
@@ -97,25 +108,49 @@ void LeafDetailsPanel::fitColumns()
     m_table->resizeColumnsToContents();
 }
 
+void LeafDetailsPanel::cancelStatistics()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    m_cancel.reset();
+}
+
 void LeafDetailsPanel::startStatistics()
 {
-    // Statistics read every byte of the tensor: on a large cache that is seconds, so they
-    // run on the thread pool and land here only if the selection has not moved on.
+    if (!m_loaded || m_node <= 0 || m_node >= m_loaded->tree.nodes().size())
+        return;
+    // Lands here only if the selection has not moved on (generation); a newer
+    // selection also sets `cancel`, so the job stops within a chunk instead of
+    // reading the rest of the leaf for nothing.
     const int generation = m_generation;
+    const int shownNode = m_node;
     const LoadedCapturePtr loaded = m_loaded;
     const AlignedNode node = loaded->tree.node(m_node);
-    auto *watcher = new QFutureWatcher<QVector<TensorStats>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    auto cancel = std::make_shared<std::atomic_bool>(false);
+    m_cancel = cancel;
+    using Result = std::optional<QVector<TensorStats>>; // nullopt: cancelled before the end
+    auto *watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, shownNode] {
         watcher->deleteLater();
-        if (generation == m_generation)
-            showStatistics(watcher->result());
+        const Result stats = watcher->result();
+        if (!stats)
+            emit statisticsCancelled(shownNode);
+        else if (generation == m_generation)
+            showStatistics(*stats);
     });
-    watcher->setFuture(QtConcurrent::run([loaded, node]() {
+    emit statisticsStarted(shownNode);
+    watcher->setFuture(QtConcurrent::run([loaded, node, cancel]() -> Result {
+        TensorStatsOptions options;
+        options.cancel = cancel.get();
         QVector<TensorStats> all(node.leafInCall.size());
         for (int c = 0; c < node.leafInCall.size(); ++c) {
+            if (cancel->load())
+                return std::nullopt;
             const Leaf *leaf = AlignedTree::leafIn(loaded->capture, node, c);
             if (leaf && leaf->isTensor())
-                all[c] = computeTensorStats(loaded->capture, c, node.leafInCall.at(c));
+                all[c] = computeTensorStats(loaded->capture, c, node.leafInCall.at(c), options);
+            if (all.at(c).cancelled)
+                return std::nullopt;
         }
         return all;
     }));

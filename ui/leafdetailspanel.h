@@ -2,7 +2,11 @@
 
 #include "models/loadedcapture.h"
 
+#include <QTimer>
 #include <QWidget>
+
+#include <atomic>
+#include <memory>
 
 class QLabel;
 class QTableWidget;
@@ -14,7 +18,10 @@ class ProjectDocument;
 struct TensorStats;
 
 // The selected leaf in every call: dtype, shape, device and value statistics. The
-// statistics are computed off the GUI thread.
+// statistics read every byte of the leaf in every call (seconds for a large cache), so
+// they run off the GUI thread, one job at a time: selections within kDebounceMs of
+// each other start one job, for the last, and a new selection cancels the job in
+// flight (it stops at its next chunk, TensorStatsOptions::cancel).
 class LeafDetailsPanel : public QWidget
 {
     Q_OBJECT
@@ -25,6 +32,8 @@ public:
     explicit LeafDetailsPanel(QWidget *parent = nullptr);
     ~LeafDetailsPanel() override;
 
+    static constexpr int kDebounceMs = 100;
+
     void setLoaded(const LoadedCapturePtr &loaded);
     // Shows the document's capture, now and whenever another one is opened.
     void setDocument(ProjectDocument *document);
@@ -32,9 +41,15 @@ public:
     QTableWidget *table() const { return m_table; }
 
 signals:
-    void statisticsFinished(); // for tests: the rows of the shown leaf are complete
+    // For tests and the status of the work: a job began for `node` (after the
+    // debounce); a superseded job stopped before its end; the rows of the shown leaf
+    // are complete.
+    void statisticsStarted(int node);
+    void statisticsCancelled(int node);
+    void statisticsFinished();
 
 private:
+    void cancelStatistics();
     void startStatistics();
     void fitColumns();
     void showStatistics(const QVector<TensorStats> &stats);
@@ -44,6 +59,8 @@ private:
     QTableWidget *m_table;
     int m_node = -1;
     int m_generation = 0;
+    QTimer m_debounce;
+    std::shared_ptr<std::atomic_bool> m_cancel; // the job in flight's; set to supersede it
 };
 
 } // namespace dimscope
