@@ -7,7 +7,7 @@
 #include "modelconsent.h"
 #include "openmodeldialog.h"
 #include "projectdocument.h"
-#include "pt2/pt2reader.h"
+#include "pt2loader.h"
 #include "settingskeys.h"
 #include "shapes/suggestedfixapplier.h"
 
@@ -33,9 +33,11 @@ PythonRuntime runtimeFromSettings()
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
     : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this)),
-      m_panel(new ExportPanel), m_result(new ExportResultView)
+      m_panel(new ExportPanel), m_result(new ExportResultView), m_pt2Loader(new Pt2Loader(this))
 {
     createActions();
+    connect(m_pt2Loader, &Pt2Loader::opened, this, &ExportController::showPt2);
+    connect(m_pt2Loader, &Pt2Loader::failed, this, &ExportController::pt2OpenFailed);
     connect(m_panel, &ExportPanel::cancelRequested, this, &ExportController::cancel);
     connect(m_result, &ExportResultView::applyFixesRequested, this, &ExportController::applyFixes);
     connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
@@ -269,20 +271,18 @@ QStringList ExportController::applyFixes()
 
 bool ExportController::reexport() { return startExport(m_lastDevice); }
 
-bool ExportController::openPt2(const QString &path, QString *error)
+void ExportController::openPt2(const QString &path)
 {
-    QString why;
-    const std::optional<Pt2Program> program = Pt2Reader::open(path, &why);
-    if (!program) {
-        if (error)
-            *error = why;
-        return false;
-    }
+    emit pt2Opening(path);
+    m_pt2Loader->open(path);
+}
+
+void ExportController::showPt2(const QString &path, const Pt2Program &program)
+{
     m_lastProgram = program;
     m_lastMapping.reset();
-    m_result->showProgram(*program);
+    m_result->showProgram(program);
     emit pt2Opened(path);
-    return true;
 }
 
 bool ExportController::openModelDialog()
@@ -294,11 +294,7 @@ bool ExportController::openModelDialog()
         return false;
     const QString ref = dialog.reference();
     if (dialog.kind() == OpenModelDialog::Kind::Pt2File) {
-        QString error;
-        if (!openPt2(ref, &error)) {
-            emit message(tr("Cannot open %1: %2").arg(ref, error));
-            return false;
-        }
+        openPt2(ref); // an error comes as pt2OpenFailed, for the window's banner
         return true;
     }
     if (m_document)

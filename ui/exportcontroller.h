@@ -23,6 +23,7 @@ class ExportClient;
 class ExportPanel;
 class ExportResultView;
 class ProjectDocument;
+class Pt2Loader;
 
 // Export from the menu, the widget side of core's ExportService (the worker, the
 // PhasedExport pipeline the CLI's --fix-loop runs, the read-back): the Export on
@@ -76,8 +77,10 @@ public:
     // undo step. Returns the lines it could not apply ("line: reason").
     QStringList applyFixes();
     bool reexport();
-    // Opens a .pt2 in the result view (no capture needed).
-    bool openPt2(const QString &path, QString *error);
+    // Opens a .pt2 in the result view (no capture needed). The program is read off
+    // the GUI thread; pt2Opened or pt2OpenFailed follows, unless a newer open
+    // supersedes this one.
+    void openPt2(const QString &path);
     // File > Open Model…: the dialog; a reference sets the document's model, a .pt2
     // is shown. Returns false when cancelled.
     bool openModelDialog();
@@ -97,7 +100,9 @@ signals:
     void exportStarted(const QString &device, const QString &output);
     void exportDone(const dimscope::ExportResult &result);
     void fixesApplied(const QStringList &applied, const QStringList &unapplied);
+    void pt2Opening(const QString &path);
     void pt2Opened(const QString &path);
+    void pt2OpenFailed(const QString &path, const QString &error);
     // A short message for the window's banner or status bar.
     void message(const QString &text);
 
@@ -109,6 +114,7 @@ private:
     bool mayRunModel();
     void fail(const QString &message);
     bool chooseOutputFile();
+    void showPt2(const QString &path, const Pt2Program &program);
     QString defaultOutputPath() const;
 
     QPointer<ProjectDocument> m_document;
@@ -116,6 +122,7 @@ private:
     ExportService *m_service;
     ExportPanel *m_panel;
     ExportResultView *m_result;
+    Pt2Loader *m_pt2Loader;
     QAction *m_cpu;
     QAction *m_cuda;
     QAction *m_openModel;

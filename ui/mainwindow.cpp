@@ -70,6 +70,7 @@ MainWindow::MainWindow(QWidget *parent)
     createExportDocks();
     createMenus();
     connectOpening();
+    connectPt2Opening();
 
     connect(m_inputs, &InputsView::currentNodeChanged, this, &MainWindow::showNode);
     connect(m_inputs, &InputsView::leafContextMenuRequested, this, &MainWindow::showLeafContextMenu);
@@ -146,19 +147,36 @@ bool MainWindow::openFile(const QString &path)
 {
     const QFileInfo info(path);
     if (info.isFile() && info.suffix().compare(QLatin1String("pt2"), Qt::CaseInsensitive) == 0) {
-        // An exported program: its interface in the result view, no capture needed.
-        QString error;
-        if (!m_export->openPt2(info.absoluteFilePath(), &error)) {
-            m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(path, error));
-            emit openFailed(path, error);
-            return false;
-        }
-        QSettings settings;
-        RecentFiles(settings).add(info.absoluteFilePath());
-        m_banner->hide();
+        // An exported program: its interface in the result view, no capture needed. Read
+        // off the GUI thread; the outcome comes through connectPt2Opening().
+        m_export->openPt2(info.absoluteFilePath());
         return true;
     }
     return m_project->open(path);
+}
+
+// A .pt2 (File > Open, the recent files, Open Model…): busy in the status bar while it
+// is read, then the result view, or the reason in the banner.
+void MainWindow::connectPt2Opening()
+{
+    connect(m_export, &ExportController::pt2Opening, this, [this](const QString &path) {
+        m_progress->setVisible(true);
+        m_progress->setRange(0, 0);
+        m_statusSummary->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    });
+    connect(m_export, &ExportController::pt2Opened, this, [this](const QString &path) {
+        m_progress->hide();
+        updateStatus();
+        QSettings settings;
+        RecentFiles(settings).add(path);
+        m_banner->hide();
+    });
+    connect(m_export, &ExportController::pt2OpenFailed, this, [this](const QString &path, const QString &error) {
+        m_progress->hide();
+        updateStatus();
+        m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(path, error));
+        emit openFailed(path, error);
+    });
 }
 
 void MainWindow::showCapture(const Capture &capture, const QString &label)

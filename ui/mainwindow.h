@@ -32,9 +32,10 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a capture, a .dimscope project or a .pt2 (loading and inference run off
-    // the GUI thread; captureShown or openFailed follows). Returns false, with the
-    // reason in the banner, when it cannot start.
+    // Opens a capture, a .dimscope project or a .pt2 (loading and inference, or the
+    // program's read-back, run off the GUI thread; captureShown, the export
+    // controller's pt2Opened, or openFailed follows). Returns false, with the reason
+    // in the banner, when it cannot start.
     bool openFile(const QString &path);
     // Shows a capture built in memory (tests, generated captures), through the same
     // off-thread path as a file.
@@ -71,6 +72,7 @@ private:
     // mainwindow.cpp
     void createDocks();
     void connectOpening();
+    void connectPt2Opening();
     void restoreSettings();
     void saveSettings() const;
     void updateTitle();

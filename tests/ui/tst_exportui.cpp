@@ -260,9 +260,13 @@ void TestExportUi::demoExportOnCpuThroughMenu()
         QVERIFY(cuda->isEnabled());
     }
 
-    // The .pt2 opens on its own, without a capture.
-    QString error;
-    QVERIFY2(exporter->openPt2(output, &error), qPrintable(error));
+    // The .pt2 opens on its own, without a capture (read off the GUI thread).
+    QSignalSpy opened(exporter, &ExportController::pt2Opened);
+    QSignalSpy openFailed(exporter, &ExportController::pt2OpenFailed);
+    exporter->openPt2(output);
+    QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !openFailed.isEmpty(), 30000);
+    QVERIFY2(openFailed.isEmpty(), qPrintable(openFailed.value(0).value(1).toString()));
+    QCOMPARE(opened.first().at(0).toString(), output);
     QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);

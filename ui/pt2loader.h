@@ -1,0 +1,35 @@
+#pragma once
+
+#include "pt2/pt2program.h"
+
+#include <QObject>
+#include <QString>
+
+namespace dimscope {
+
+// Reads a .pt2's program off the GUI thread: Pt2Reader::open inflates and parses the
+// program record, tens of MB for a large model. A new open() supersedes the one in
+// flight: its result is dropped (the reader cannot stop midway; it is bounded by
+// Pt2ReadLimits). One of opened() or failed() follows each open() not superseded.
+class Pt2Loader : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Pt2Loader(QObject *parent = nullptr);
+    ~Pt2Loader() override;
+
+    void open(const QString &path);
+    // Drops the result of the open in flight.
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+signals:
+    void opened(const QString &path, const dimscope::Pt2Program &program);
+    void failed(const QString &path, const QString &error);
+
+private:
+    int m_generation = 0;
+    bool m_running = false;
+};
+
+} // namespace dimscope
