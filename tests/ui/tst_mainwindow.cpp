@@ -119,9 +119,15 @@ void TestMainWindow::unsupportedFileShowsBanner()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("not a zip");
     f.close();
-    QVERIFY(!window.openFile(path));
+    // The file is there, so the open starts; reading it (off the GUI thread) fails.
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    QVERIFY(window.openFile(path));
+    QVERIFY(failed.wait(5000));
+    QCOMPARE(failed.first().at(0).toString(), path);
     QVERIFY(window.banner()->isVisible());
+    QCOMPARE(window.banner()->kind(), MessageBanner::Kind::Error);
     QVERIFY(window.banner()->text().contains(QStringLiteral("model.pt2")));
+    QVERIFY2(window.banner()->text().contains(failed.first().at(1).toString()), qPrintable(window.banner()->text()));
 }
 
 void TestMainWindow::filterBoxIsDebounced()
