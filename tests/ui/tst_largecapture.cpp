@@ -9,6 +9,7 @@
 // if the load ran on the GUI thread.
 #include "benchcapture.h"
 #include "captureloader.h"
+#include "exportcontroller.h"
 #include "dimspanel.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
@@ -22,14 +23,20 @@
 #include "models/loadedcapture.h"
 #include "shapes/constraintset.h"
 #include "shapes/constraintvalidator.h"
+#include "pt2/pt2reader.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -38,7 +45,10 @@
 
 #include <memory>
 
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <zip.h>
 
 using namespace dimscope;
 
@@ -133,6 +143,69 @@ QModelIndex childNamed(const QAbstractItemModel *model, const QModelIndex &paren
     return {};
 }
 
+// The program record of a torch 2.6 .pt2 (the repository's fixture), through libzip
+// (the library dimscope reads archives with).
+QByteArray fixtureProgramJson()
+{
+    int code = 0;
+    zip_t *zip = zip_open(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/llm-like-cache.pt2", ZIP_RDONLY, &code);
+    if (!zip)
+        return {};
+    QByteArray json;
+    zip_stat_t st;
+    if (zip_stat(zip, "serialized_exported_program.json", 0, &st) == 0) {
+        if (zip_file_t *f = zip_fopen(zip, "serialized_exported_program.json", 0)) {
+            json.resize(qsizetype(st.size));
+            if (zip_fread(f, json.data(), st.size) != zip_int64_t(st.size))
+                json.clear();
+            zip_fclose(f);
+        }
+    }
+    zip_discard(zip);
+    return json;
+}
+
+// A .pt2 whose program record holds `nodeCopies` more graph nodes (copies of the
+// fixture's first node): the size of a large model's program, tens of MB inflated,
+// which the reader inflates and scans past. Deflated, as torch writes it.
+bool writeLargePt2(const QString &path, int nodeCopies, qint64 *jsonBytes)
+{
+    const QByteArray original = fixtureProgramJson();
+    const QJsonObject program = QJsonDocument::fromJson(original).object();
+    const QJsonArray nodes = program.value(QLatin1String("graph_module")).toObject().value(QLatin1String("graph")).toObject().value(QLatin1String("nodes")).toArray();
+    if (nodes.isEmpty())
+        return false;
+    QByteArray json = QJsonDocument(program).toJson(QJsonDocument::Compact);
+    const QByteArray marker = "\"nodes\":[";
+    const qsizetype at = json.indexOf(marker);
+    if (at < 0)
+        return false;
+    const QByteArray node = QJsonDocument(nodes.first().toObject()).toJson(QJsonDocument::Compact) + ',';
+    json.insert(at + marker.size(), node.repeated(nodeCopies));
+    *jsonBytes = json.size();
+    QFile::remove(path);
+    int code = 0;
+    zip_t *zip = zip_open(QFile::encodeName(path).constData(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+    if (!zip)
+        return false;
+    for (const auto &[name, data] : {std::pair<const char *, QByteArray>{"serialized_exported_program.json", json},
+                                     std::pair<const char *, QByteArray>{"version", QByteArrayLiteral("1")}}) {
+        // libzip reads the buffer at zip_close: it must live until then (freed by libzip).
+        void *copy = malloc(size_t(data.size()));
+        memcpy(copy, data.constData(), size_t(data.size()));
+        zip_source_t *source = zip_source_buffer(zip, copy, zip_uint64_t(data.size()), 1);
+        if (!source || zip_file_add(zip, name, source, ZIP_FL_OVERWRITE) < 0) {
+            if (source)
+                zip_source_free(source);
+            else
+                free(copy);
+            zip_discard(zip);
+            return false;
+        }
+    }
+    return zip_close(zip) == 0;
+}
+
 // Generous bounds: the CI machine is small and shared.
 constexpr double kLoadStallBoundMs = 250;
 constexpr double kViewStallBoundMs = 250;
@@ -154,6 +227,8 @@ private slots:
     void filterFindsKeyPathsWithoutStalling();
     void selectingLeavesStaysFluid();
     void modelsPassTheTester();
+    void arrowingThroughLargeLeavesComputesOnlyTheLast();
+    void openingALargePt2KeepsGuiResponsive();
 
 private:
     QTemporaryDir m_dir;
@@ -420,6 +495,114 @@ void TestLargeCapture::modelsPassTheTester()
     QTRY_COMPARE_WITH_TIMEOUT(leafPaths(m_window->inputsView()->proxy()).size(), 11, 5000);
     m_window->inputsView()->filterEdit()->clear();
     QTRY_COMPARE_WITH_TIMEOUT(leafPaths(m_window->inputsView()->proxy()).size(), 130, 5000);
+}
+
+void TestLargeCapture::arrowingThroughLargeLeavesComputesOnlyTheLast()
+{
+    // Given a capture of 2 calls whose 22 cache leaves are 8 MB a call (bfloat16
+    // 2 x 32 x 16 x 4096): a leaf's statistics read 17 MB.
+    const QString path = m_dir.filePath(QStringLiteral("large-leaves.safetensors"));
+    const test::BenchCaptureShape shape{2, 11, 32, 4096};
+    QCOMPARE(test::writeBenchCapture(path, shape), shape.leafCount());
+    QSignalSpy shown(m_window.get(), &MainWindow::captureShown);
+    QVERIFY(m_window->openFile(path));
+    QVERIFY(shown.wait(120000));
+    InputsView *view = m_window->inputsView();
+    LeafDetailsPanel *details = m_window->detailsPanel();
+    view->filterEdit()->clear();
+    view->expandAll();
+    QSignalSpy finished(details, &LeafDetailsPanel::statisticsFinished);
+    const QModelIndex first = view->proxy()->mapFromSource(view->model()->indexForPath(QStringLiteral("past_key_values.key_cache[0]")));
+    QVERIFY(first.isValid());
+    view->tree()->setCurrentIndex(first);
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && view->currentNode() == m_window->loaded()->tree.nodeForPath(QStringLiteral("past_key_values.key_cache[0]")), 60000);
+    QTest::qWait(2 * LeafDetailsPanel::kDebounceMs); // nothing of that selection left in flight
+    finished.clear();
+
+    // When the user holds Down through 20 rows (the key cache, then the value cache),
+    // faster than the details panel's debounce
+    QSignalSpy started(details, &LeafDetailsPanel::statisticsStarted);
+    QSignalSpy cancelled(details, &LeafDetailsPanel::statisticsCancelled);
+    view->tree()->setFocus();
+    QModelIndex target = first;
+    for (int row = 0; row < 20; ++row)
+        target = view->tree()->indexBelow(target);
+    QVERIFY(target.isValid());
+    StallMeter meter;
+    meter.start();
+    double longestKeyMs = 0;
+    QElapsedTimer key;
+    for (int press = 0; press < 20; ++press) {
+        key.start();
+        QTest::keyClick(view->tree(), Qt::Key_Down);
+        longestKeyMs = qMax(longestKeyMs, double(key.nsecsElapsed()) / 1e6);
+        QTest::qWait(30); // a key repeat's pace
+    }
+    QCOMPARE(view->tree()->currentIndex(), target);
+    const int last = view->currentNode();
+    QVERIFY(m_window->loaded()->tree.node(last).isLeaf());
+    QVERIFY(finished.wait(60000));
+    meter.stop();
+    qInfo("20 Down presses: %d statistics jobs started, %d cancelled, longest key press %.1f ms", int(started.size()),
+          int(cancelled.size()), longestKeyMs);
+
+    // Then the window never froze, each press was handled at once,
+    checkStall("arrow through 20 large leaves", meter, kViewStallBoundMs);
+    QVERIFY2(longestKeyMs < kViewStallBoundMs, qPrintable(QString::number(longestKeyMs)));
+    // only the leaf the user stopped on was computed to the end: the presses coalesced
+    // into few jobs, every one but the last stopped early when superseded,
+    QVERIFY(!started.isEmpty());
+    QVERIFY2(started.size() <= 5, qPrintable(QString::number(started.size())));
+    QCOMPARE(started.last().at(0).toInt(), last);
+    QTRY_COMPARE_WITH_TIMEOUT(cancelled.size(), started.size() - 1, 10000);
+    for (const QList<QVariant> &c : cancelled)
+        QVERIFY(c.at(0).toInt() != last);
+    QTest::qWait(2 * LeafDetailsPanel::kDebounceMs);
+    QCOMPARE(finished.size(), 1);
+    // and its rows show its numbers.
+    QTableWidget *table = details->table();
+    QCOMPARE(table->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+        const QString max = table->item(row, LeafDetailsPanel::MaxColumn)->text();
+        QVERIFY2(!max.isEmpty() && max != QStringLiteral("…") && max != QStringLiteral("–"), qPrintable(max));
+        QCOMPARE(table->item(row, LeafDetailsPanel::NanColumn)->text(), QStringLiteral("0"));
+    }
+}
+
+void TestLargeCapture::openingALargePt2KeepsGuiResponsive()
+{
+    // Given a .pt2 whose program record inflates to some 60 MB
+    const QString path = m_dir.filePath(QStringLiteral("large.pt2"));
+    qint64 jsonBytes = 0;
+    QVERIFY(writeLargePt2(path, 40000, &jsonBytes));
+    QVERIFY(jsonBytes > qint64(30) << 20);
+    // (what the GUI thread would be blocked for if it read the program itself)
+    QElapsedTimer timer;
+    timer.start();
+    const qint64 cpu0 = threadCpuNs();
+    QString error;
+    const std::optional<Pt2Program> sync = Pt2Reader::open(path, &error);
+    QVERIFY2(sync, qPrintable(error));
+    const double syncCpuMs = double(threadCpuNs() - cpu0) / 1e6;
+    qInfo("synchronous read of a .pt2 with %lld MB of program JSON: %.1f ms wall, %.1f ms CPU", jsonBytes >> 20,
+          double(timer.nsecsElapsed()) / 1e6, syncCpuMs);
+
+    // When it is opened in the window
+    ExportController *exporter = m_window->exportController();
+    QSignalSpy opened(exporter, &ExportController::pt2Opened);
+    QSignalSpy failed(m_window.get(), &MainWindow::openFailed);
+    StallMeter meter;
+    meter.start();
+    QVERIFY(m_window->openFile(path));
+    QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !failed.isEmpty(), 60000);
+    meter.stop();
+
+    // Then the program shows and the GUI thread served its events while it was read.
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(1).toString()));
+    QCOMPARE(opened.first().at(0).toString(), path);
+    QVERIFY(exporter->lastProgram());
+    QCOMPARE(exporter->lastProgram()->inputs.size(), sync->inputs.size());
+    checkStall("open a large .pt2", meter, qMin(kLoadStallBoundMs, syncCpuMs / 2));
 }
 
 QTEST_MAIN(TestLargeCapture)
