@@ -574,7 +574,7 @@ void TestLargeCapture::openingALargePt2KeepsGuiResponsive()
     // Given a .pt2 whose program record inflates to some 60 MB
     const QString path = m_dir.filePath(QStringLiteral("large.pt2"));
     qint64 jsonBytes = 0;
-    QVERIFY(writeLargePt2(path, 40000, &jsonBytes));
+    QVERIFY(writeLargePt2(path, 150000, &jsonBytes)); // ~440 bytes a node
     QVERIFY(jsonBytes > qint64(30) << 20);
     // (what the GUI thread would be blocked for if it read the program itself)
     QElapsedTimer timer;
