@@ -1,7 +1,7 @@
 // callSummary: onnx-diagnostic style one-line descriptions of call trees.
 #include "capture/callsummary.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -112,5 +112,5 @@ private slots:
     void emptyTree() { QCOMPARE(callSummary(CallTree()), QString()); }
 };
 
-QTEST_GUILESS_MAIN(TestCallSummary)
+DIMSCOPE_GUILESS_TEST_MAIN(TestCallSummary)
 #include "tst_callsummary.moc"

@@ -11,7 +11,7 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 #include <cstring>
 #include <functional>
@@ -615,5 +615,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCaptureReader)
+DIMSCOPE_GUILESS_TEST_MAIN(TestCaptureReader)
 #include "tst_capturereader.moc"

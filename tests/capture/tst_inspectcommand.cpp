@@ -8,7 +8,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -228,5 +228,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInspectCommand)
+DIMSCOPE_GUILESS_TEST_MAIN(TestInspectCommand)
 #include "tst_inspectcommand.moc"

@@ -1,6 +1,6 @@
 #include "capture/jsoncursor.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -69,5 +69,5 @@ void TestJsonCursor::badEscapes()
     QCOMPARE(c.error(), error);
 }
 
-QTEST_GUILESS_MAIN(TestJsonCursor)
+DIMSCOPE_GUILESS_TEST_MAIN(TestJsonCursor)
 #include "tst_jsoncursor.moc"

@@ -10,7 +10,7 @@
 #include "capture/torchtensor.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 #include <cmath>
 #include <limits>
@@ -325,5 +325,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTensorStats)
+DIMSCOPE_GUILESS_TEST_MAIN(TestTensorStats)
 #include "tst_tensorstats.moc"

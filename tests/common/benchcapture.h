@@ -1,9 +1,10 @@
 #pragma once
 
 // The benchmark capture: 256 calls x (input_ids, attention_mask, a DynamicCache of 64
-// layers x key and value tensors) = 33,280 tensor leaves. Written straight into the
-// safetensors layout (no Python), so both the open benchmark and the GUI's large-capture
-// test can make it in a temporary folder.
+// layers x key and value tensors) = 33,280 tensor leaves. Built in memory
+// (capturebuilder.h) and written as a capture file (capturefilewriter.h), no Python, so
+// the open benchmark, the GUI's large-capture test and the inspect test can make it in
+// a temporary folder.
 
 #include <QString>
 #include <QtGlobal>

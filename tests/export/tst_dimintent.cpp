@@ -6,7 +6,7 @@
 #include "shapes/jsonspecemitter.h"
 
 #include <QJsonDocument>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -94,5 +94,5 @@ void TstDimIntent::specMismatchNamesThePlace()
     QVERIFY2(error.contains(QStringLiteral("dynamic_shapes['past_key_values']: the spec has 0 entries")), qPrintable(error));
 }
 
-QTEST_GUILESS_MAIN(TstDimIntent)
+DIMSCOPE_GUILESS_TEST_MAIN(TstDimIntent)
 #include "tst_dimintent.moc"

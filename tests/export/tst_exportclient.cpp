@@ -9,7 +9,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 
 #include <csignal>
 
@@ -287,5 +287,5 @@ void TestExportClient::demoExportKilledMidExportThenNextWorks()
     QVERIFY(client.exportResultOf(third).modelReused);
 }
 
-QTEST_GUILESS_MAIN(TestExportClient)
+DIMSCOPE_GUILESS_TEST_MAIN(TestExportClient)
 #include "tst_exportclient.moc"

@@ -2,7 +2,7 @@
 #include "export/exportresult.h"
 
 #include <QJsonDocument>
-#include <QTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -97,5 +97,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestExportResult)
+DIMSCOPE_GUILESS_TEST_MAIN(TestExportResult)
 #include "tst_exportresult.moc"

@@ -11,7 +11,7 @@
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -117,5 +117,5 @@ void TestExportService::cancelStopsTheWorker()
     QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("cancelled.pt2"))));
 }
 
-QTEST_GUILESS_MAIN(TestExportService)
+DIMSCOPE_GUILESS_TEST_MAIN(TestExportService)
 #include "tst_exportservice.moc"

@@ -14,7 +14,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -114,5 +114,5 @@ void TestPhasedExport::withoutPhasesTheRejectedCallsAreListed()
     QCOMPARE(outcome.summary(), QStringLiteral("calls 0, 2 (2 of 5) are served by no exported program"));
 }
 
-QTEST_MAIN(TestPhasedExport)
+DIMSCOPE_GUILESS_TEST_MAIN(TestPhasedExport)
 #include "tst_phasedexport.moc"

@@ -6,7 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -168,5 +168,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestProjectFile)
+DIMSCOPE_GUILESS_TEST_MAIN(TestProjectFile)
 #include "tst_projectfile.moc"

@@ -12,7 +12,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtEndian>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 #include <functional>
 #include <limits>
@@ -680,5 +680,5 @@ void TstPt2Reader::json()
     QCOMPARE(o.value(QStringLiteral("range_constraints")).toObject().size(), 6);
 }
 
-QTEST_GUILESS_MAIN(TstPt2Reader)
+DIMSCOPE_GUILESS_TEST_MAIN(TstPt2Reader)
 #include "tst_pt2reader.moc"

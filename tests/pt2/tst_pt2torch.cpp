@@ -13,7 +13,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -242,5 +242,5 @@ void TstPt2Torch::cli()
     QCOMPARE(r.exitCode, 2);
 }
 
-QTEST_GUILESS_MAIN(TstPt2Torch)
+DIMSCOPE_GUILESS_TEST_MAIN(TstPt2Torch)
 #include "tst_pt2torch.moc"

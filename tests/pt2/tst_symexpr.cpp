@@ -3,7 +3,7 @@
 #include "pt2/pt2treespec.h"
 #include "pt2/symexpr.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -238,5 +238,5 @@ void TstSymExpr::badTreeSpecs()
     QVERIFY2(error.contains(problem), qPrintable(error));
 }
 
-QTEST_GUILESS_MAIN(TstSymExpr)
+DIMSCOPE_GUILESS_TEST_MAIN(TstSymExpr)
 #include "tst_symexpr.moc"

@@ -2,7 +2,7 @@
 #include "shapes/constraintsetjson.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -217,5 +217,5 @@ void TestConstraintSet::fileRoundTrip()
     QVERIFY(error.startsWith(dir.filePath(QStringLiteral("none.json")) + QStringLiteral(": no such file")));
 }
 
-QTEST_GUILESS_MAIN(TestConstraintSet)
+DIMSCOPE_GUILESS_TEST_MAIN(TestConstraintSet)
 #include "tst_constraintset.moc"

@@ -1,8 +1,8 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "shapes/constraintvalidator.h"
 #include "shapes/shapeinference.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -130,5 +130,5 @@ void TestConstraintValidator::cap()
     QCOMPARE(report.violations.last().call, 3);
 }
 
-QTEST_GUILESS_MAIN(TestConstraintValidator)
+DIMSCOPE_GUILESS_TEST_MAIN(TestConstraintValidator)
 #include "tst_constraintvalidator.moc"

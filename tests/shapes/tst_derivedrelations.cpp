@@ -1,10 +1,10 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "groupfixture.h"
 #include "shapes/derivedrelations.h"
 #include "shapes/dimranges.h"
 #include "shapes/dimsums.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -143,5 +143,5 @@ void TestDerivedRelations::ranges()
     QCOMPARE(messages.size(), warnings.size());
 }
 
-QTEST_GUILESS_MAIN(TestDerivedRelations)
+DIMSCOPE_GUILESS_TEST_MAIN(TestDerivedRelations)
 #include "tst_derivedrelations.moc"

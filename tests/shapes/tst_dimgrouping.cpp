@@ -1,10 +1,10 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "groupfixture.h"
 #include "shapes/dimgrouping.h"
 #include "shapes/dimgroupnames.h"
 #include "shapes/dynamicdims.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -99,5 +99,5 @@ void TestDimGrouping::names()
     QCOMPARE(describeGroups(table, found), groups);
 }
 
-QTEST_GUILESS_MAIN(TestDimGrouping)
+DIMSCOPE_GUILESS_TEST_MAIN(TestDimGrouping)
 #include "tst_dimgrouping.moc"

@@ -1,11 +1,11 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "groupfixture.h"
 #include "shapes/dynamicdims.h"
 #include "shapes/inferenceoptions.h"
 #include "shapes/shapetable.h"
 #include "shapes/singlecallleaves.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -123,5 +123,5 @@ void TestDynamicDims::singleCallLeaves()
     QCOMPARE(warnings.first().calls, calls);
 }
 
-QTEST_GUILESS_MAIN(TestDynamicDims)
+DIMSCOPE_GUILESS_TEST_MAIN(TestDynamicDims)
 #include "tst_dynamicdims.moc"

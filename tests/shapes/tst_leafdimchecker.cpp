@@ -1,11 +1,11 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "shapes/constraintset.h"
 #include "shapes/leafdimchecker.h"
 #include "shapes/resolveddims.h"
 #include "shapes/shapetable.h"
 #include "shapes/violationcollector.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -171,5 +171,5 @@ void TestLeafDimChecker::collectorCapsButCounts()
     QCOMPARE(built, 2); // messages of the violations dropped are never built
 }
 
-QTEST_GUILESS_MAIN(TestLeafDimChecker)
+DIMSCOPE_GUILESS_TEST_MAIN(TestLeafDimChecker)
 #include "tst_leafdimchecker.moc"

@@ -1,4 +1,5 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
+#include "constraintsummary.h"
 #include "groupfixture.h"
 #include "shapes/derivedrelations.h"
 #include "shapes/dimobservations.h"
@@ -6,7 +7,7 @@
 #include "shapes/proposedconstraints.h"
 #include "shapes/specializationwarnings.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -154,5 +155,5 @@ void TestProposedConstraints::observations()
     QCOMPARE(obs[3].dimName, QStringLiteral("auto"));
 }
 
-QTEST_GUILESS_MAIN(TestProposedConstraints)
+DIMSCOPE_GUILESS_TEST_MAIN(TestProposedConstraints)
 #include "tst_proposedconstraints.moc"

@@ -1,8 +1,9 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
+#include "constraintsummary.h"
 #include "shapes/dimnaming.h"
 #include "shapes/shapeinference.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -204,5 +205,5 @@ void TestShapeInference::encoderDecoderNames()
     QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("attention_mask(static,encoder_len) encoder_outputs(static,encoder_len,static)"));
 }
 
-QTEST_GUILESS_MAIN(TestShapeInference)
+DIMSCOPE_GUILESS_TEST_MAIN(TestShapeInference)
 #include "tst_shapeinference.moc"

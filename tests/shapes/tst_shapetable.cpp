@@ -1,7 +1,7 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "shapes/shapetable.h"
 
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -118,5 +118,5 @@ void TestShapeTable::describeCalls()
     QCOMPARE(dimscope::describeCalls(calls), text);
 }
 
-QTEST_GUILESS_MAIN(TestShapeTable)
+DIMSCOPE_GUILESS_TEST_MAIN(TestShapeTable)
 #include "tst_shapetable.moc"

@@ -1,4 +1,4 @@
-#include "capturefixture.h"
+#include "capturebuilder.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/pythonspecemitter.h"
 #include "shapes/shapeinference.h"
@@ -6,7 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 using namespace dimscope::test;
@@ -153,5 +153,5 @@ void TestSpecEmitters::documentIsTheWrittenSpec()
     QCOMPARE(dim.value("max").toInteger(), (qint64(1) << 62) + 1);
 }
 
-QTEST_GUILESS_MAIN(TestSpecEmitters)
+DIMSCOPE_GUILESS_TEST_MAIN(TestSpecEmitters)
 #include "tst_specemitters.moc"

@@ -2,7 +2,7 @@
 
 #include <QFile>
 #include <QMap>
-#include <QtTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -220,5 +220,5 @@ void TestSuggestedFixes::structureErrorsHaveNoFixes()
     QCOMPARE(r1.constraints.dim(QStringLiteral("dx"))->relationText(), QStringLiteral("2*_dx"));
 }
 
-QTEST_GUILESS_MAIN(TestSuggestedFixes)
+DIMSCOPE_GUILESS_TEST_MAIN(TestSuggestedFixes)
 #include "tst_suggestedfixes.moc"

@@ -1,4 +1,4 @@
-#include "capturefixture.h"
+#include "filedialoganswer.h"
 #include "capture/capturereader.h"
 #include "dimcolours.h"
 #include "dimcontextmenu.h"
@@ -37,7 +37,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 #include <QTimer>
 #include <QUndoStack>
 
@@ -114,7 +114,7 @@ void TestDimsEditing::opensDemoThroughActionWithDimNames()
     QAbstractItemModelTester dimsTester(window.dimsPanel()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy shown(&window, &MainWindow::captureShown);
     // When File > Open Capture… is triggered and the demo typed into the dialog
-    const int answered = fixture::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
+    const int answered = test::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
     QVERIFY(answered > 0 && answered <= 250);
     QVERIFY(shown.wait(15000));
 
@@ -634,5 +634,5 @@ void TestDimsEditing::contextMenuPicksTheDimUnderTheCursor()
     QCOMPARE(view->dimAt(leaf, tree->visualRect(leaf).center()), -1);
 }
 
-QTEST_MAIN(TestDimsEditing)
+DIMSCOPE_TEST_MAIN(TestDimsEditing)
 #include "tst_dimsediting.moc"

@@ -38,7 +38,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -519,5 +519,5 @@ void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
     QVERIFY(!ModelConsent::needsApproval(demoProject(), QStringLiteral("dimscope.demo:make_model")));
 }
 
-QTEST_MAIN(TestExportUi)
+DIMSCOPE_TEST_MAIN(TestExportUi)
 #include "tst_exportui.moc"

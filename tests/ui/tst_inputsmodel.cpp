@@ -1,10 +1,11 @@
-#include "capturefixture.h"
+#include "kvcapture.h"
+#include "modeldump.h"
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
-#include <QTest>
+#include "deterministictestmain.h"
 
 using namespace dimscope;
 
@@ -30,7 +31,7 @@ void TestInputsModel::treeStructure()
     InputsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     // When a prefill + two decode steps with a two-layer DynamicCache are shown
-    model.setCapture(fixture::kvCapture(3, 2));
+    model.setCapture(test::kvCapture(3, 2));
     // Then the arguments (in forward's order, though the prefill lacks the cache), the
     // cache's lists and their layers appear, merged over calls
     const QString expected = QStringLiteral(
@@ -45,7 +46,7 @@ void TestInputsModel::treeStructure()
         "    value_cache[1] | float32 | 2 x 4 x [5..6] x 8\n"
         "pixel_values | float32 | 2 x 3 x 8 x 8\n"
         "use_cache | bool | True\n");
-    QCOMPARE(fixture::dump(&model), expected);
+    QCOMPARE(test::dumpModel(&model), expected);
     // The key paths are the capture format's, as the reader gives them to leaves
     const QModelIndex v1 = model.indexForPath(QStringLiteral("past_key_values.value_cache[1]"));
     QVERIFY(v1.isValid());
@@ -72,7 +73,7 @@ void TestInputsModel::shapeText()
     QFETCH(QVariantList, dynamic);
     InputsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setCapture(fixture::kvCapture(5, 1));
+    model.setCapture(test::kvCapture(5, 1));
     const QModelIndex index = model.indexForPath(path, InputsModel::ShapeColumn);
     QVERIFY(index.isValid());
     QCOMPARE(index.data().toString(), shape);
@@ -84,7 +85,7 @@ void TestInputsModel::absentInSomeCalls()
 {
     InputsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setCapture(fixture::kvCapture(4, 1));
+    model.setCapture(test::kvCapture(4, 1));
     QCOMPARE(model.indexForPath(QStringLiteral("pixel_values")).data(InputsModel::PresentCallsRole).toInt(), 1);
     QCOMPARE(model.indexForPath(QStringLiteral("past_key_values.key_cache[0]")).data(InputsModel::PresentCallsRole).toInt(), 3);
     QCOMPARE(model.indexForPath(QStringLiteral("input_ids")).data(InputsModel::PresentCallsRole).toInt(), 4);
@@ -96,7 +97,7 @@ void TestInputsModel::absentInSomeCalls()
 void TestInputsModel::tooltipListsEveryCall()
 {
     InputsModel model;
-    model.setCapture(fixture::kvCapture(3, 1));
+    model.setCapture(test::kvCapture(3, 1));
     QCOMPARE(model.indexForPath(QStringLiteral("past_key_values.key_cache[0]"), InputsModel::ShapeColumn)
                  .data(Qt::ToolTipRole)
                  .toString(),
@@ -109,7 +110,7 @@ void TestInputsModel::dimColoursAndLabels()
 {
     InputsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setCapture(fixture::kvCapture(3, 1));
+    model.setCapture(test::kvCapture(3, 1));
     const QString path = QStringLiteral("input_ids");
     const QModelIndex shape = model.indexForPath(path, InputsModel::ShapeColumn);
     // Before any Dim is known, dynamic dims use the default accent, static dims none
@@ -155,18 +156,18 @@ void TestInputsModel::filterOnKeyPaths()
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setCapture(fixture::kvCapture(3, 3));
+    model.setCapture(test::kvCapture(3, 3));
     proxy.setFilterFixedString(filter);
-    QCOMPARE(fixture::dump(&proxy), expected);
+    QCOMPARE(test::dumpModel(&proxy), expected);
     proxy.setFilterFixedString(QString());
-    QCOMPARE(fixture::dump(&proxy), fixture::dump(&model));
+    QCOMPARE(test::dumpModel(&proxy), test::dumpModel(&model));
 }
 
 void TestInputsModel::largeCache()
 {
     // 2 x 8,000 cache layers over 3 calls: the shape of the 33,000-leaf benchmark
     InputsModel model;
-    model.setCapture(fixture::kvCapture(3, 8000));
+    model.setCapture(test::kvCapture(3, 8000));
     const QModelIndex cache = model.indexForPath(QStringLiteral("past_key_values.value_cache"));
     QCOMPARE(model.rowCount(cache), 8000);
     QCOMPARE(model.index(7999, 0, cache).data().toString(), QStringLiteral("value_cache[7999]"));
@@ -179,7 +180,7 @@ void TestInputsModel::resetToEmpty()
 {
     InputsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setCapture(fixture::kvCapture(2, 1));
+    model.setCapture(test::kvCapture(2, 1));
     QVERIFY(model.rowCount() > 0);
     model.clear();
     QCOMPARE(model.rowCount(), 0);
@@ -187,5 +188,5 @@ void TestInputsModel::resetToEmpty()
     QCOMPARE(model.rowCount(), 0);
 }
 
-QTEST_MAIN(TestInputsModel)
+DIMSCOPE_TEST_MAIN(TestInputsModel)
 #include "tst_inputsmodel.moc"

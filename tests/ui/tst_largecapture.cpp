@@ -39,7 +39,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 #include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
@@ -610,5 +610,5 @@ void TestLargeCapture::openingALargePt2KeepsGuiResponsive()
     checkStall("open a large .pt2", meter, qMin(kLoadStallBoundMs, syncCpuMs / 2));
 }
 
-QTEST_MAIN(TestLargeCapture)
+DIMSCOPE_TEST_MAIN(TestLargeCapture)
 #include "tst_largecapture.moc"

@@ -1,4 +1,5 @@
-#include "capturefixture.h"
+#include "filedialoganswer.h"
+#include "kvcapture.h"
 #include "dimspanel.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
@@ -24,7 +25,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTest>
+#include "deterministictestmain.h"
 #include <QTreeView>
 
 using namespace dimscope;
@@ -77,7 +78,7 @@ void TestMainWindow::showsCaptureThroughLoader()
     QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester proxyTester(window.inputsView()->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(3, 4), QStringLiteral("in-memory"));
+    window.showCapture(test::kvCapture(3, 4), QStringLiteral("in-memory"));
     QVERIFY(shown.wait(5000));
     QCOMPARE(shown.first().at(0).toString(), QStringLiteral("in-memory"));
     const InputsModel *model = window.inputsView()->model();
@@ -134,7 +135,7 @@ void TestMainWindow::filterBoxIsDebounced()
 {
     MainWindow window;
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(3, 3), QStringLiteral("in-memory"));
+    window.showCapture(test::kvCapture(3, 3), QStringLiteral("in-memory"));
     QVERIFY(shown.wait(5000));
     InputsFilterProxy *proxy = window.inputsView()->proxy();
     QCOMPARE(proxy->rowCount(), 5);
@@ -151,7 +152,7 @@ void TestMainWindow::selectingLeafFillsPanels()
 {
     MainWindow window;
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(4, 2), QStringLiteral("in-memory"));
+    window.showCapture(test::kvCapture(4, 2), QStringLiteral("in-memory"));
     QVERIFY(shown.wait(5000));
     const QModelIndex leaf = window.inputsView()->proxy()->mapFromSource(
         window.inputsView()->model()->indexForPath(QStringLiteral("past_key_values.key_cache[1]")));
@@ -177,7 +178,7 @@ void TestMainWindow::plotSavesPngAndPdf()
     MainWindow window;
     window.show();
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(3, 1), QStringLiteral("in-memory"));
+    window.showCapture(test::kvCapture(3, 1), QStringLiteral("in-memory"));
     QVERIFY(shown.wait(5000));
     window.plotPanel()->showNode(window.inputsView()->model()->nodeOf(
         window.inputsView()->model()->indexForPath(QStringLiteral("input_ids"))));
@@ -267,7 +268,7 @@ void TestMainWindow::opensDemoCaptureThroughAction()
     QAbstractItemModelTester tester(window.inputsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy shown(&window, &MainWindow::captureShown);
     // When File > Open Capture… is triggered and the demo chosen in the dialog
-    const int answered = fixture::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
+    const int answered = test::answerFileDialog(window.findChild<QAction *>(QStringLiteral("actionOpenCapture")), demoCapture());
     QVERIFY(answered > 0 && answered <= 250);
     // Then the tree shows the cache leaves with their dynamic length
     QVERIFY(shown.wait(10000));
@@ -339,7 +340,7 @@ void TestMainWindow::statisticsUnavailableInMemory()
 {
     MainWindow window;
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(2, 1), QStringLiteral("in-memory"));
+    window.showCapture(test::kvCapture(2, 1), QStringLiteral("in-memory"));
     QVERIFY(shown.wait(5000));
     QSignalSpy done(window.detailsPanel(), &LeafDetailsPanel::statisticsFinished);
     window.detailsPanel()->showNode(window.inputsView()->model()->nodeOf(
@@ -355,7 +356,7 @@ void TestMainWindow::documentIsReadOnlyWhileACaptureOpens()
 {
     MainWindow window;
     QSignalSpy shown(&window, &MainWindow::captureShown);
-    window.showCapture(fixture::kvCapture(3, 2), QStringLiteral("first"));
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("first"));
     QVERIFY(shown.wait(5000));
     ProjectDocument *doc = window.document();
     const QString firstDim = doc->constraints().dims().first().name;
@@ -366,7 +367,7 @@ void TestMainWindow::documentIsReadOnlyWhileACaptureOpens()
 
     // Another capture is being opened: an edit now would be dropped when it arrives,
     // so edits and undo wait; the document still shows the first capture meanwhile.
-    window.showCapture(fixture::kvCapture(4, 2), QStringLiteral("second"));
+    window.showCapture(test::kvCapture(4, 2), QStringLiteral("second"));
     QVERIFY(doc->isLoading());
     const QString refused = doc->edit(QStringLiteral("Rename"), [](ConstraintSet &s) {
         return s.renameDim(QStringLiteral("renamed"), QStringLiteral("again"));
@@ -423,5 +424,5 @@ void TestMainWindow::menusHoldTheControllersActions()
         QVERIFY2(docks.contains(QString::fromLatin1(dock)), dock);
 }
 
-QTEST_MAIN(TestMainWindow)
+DIMSCOPE_TEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
