@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The export result tables without torch: Pt2InputsModel on the .pt2 that torch 2.6
+// saved (tests/fixtures), VerificationModel on a worker answer as the protocol sends it
+// (docs/worker-protocol.md). Both checked by QAbstractItemModelTester while they fill.
+#include "deterministictestmain.h"
+#include "modeldump.h"
+#include "models/pt2inputsmodel.h"
+#include "models/verificationmodel.h"
+
+#include "export/exportresult.h"
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2reader.h"
+
+#include <QAbstractItemModelTester>
+#include <QColor>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace dimscope;
+
+namespace {
+
+QString samplePath() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/llm-like-cache.pt2"); }
+
+// The sample's leaves as a capture names them, in flattening order.
+const QStringList kLeaves{QStringLiteral("input_ids"), QStringLiteral("attention_mask"),
+                          QStringLiteral("past_key_values.key_cache[0]"), QStringLiteral("past_key_values.key_cache[1]"),
+                          QStringLiteral("past_key_values.value_cache[0]"), QStringLiteral("past_key_values.value_cache[1]")};
+
+QStringList names(std::initializer_list<const char *> list)
+{
+    QStringList out;
+    for (const char *n : list)
+        out << QString::fromLatin1(n);
+    return out;
+}
+
+// The user's Dims for every leaf; `cache` for the four cache tensors.
+QHash<QString, QStringList> userDims(const QStringList &cache)
+{
+    QHash<QString, QStringList> dims{{kLeaves.at(0), names({"batch", "seq"})}, {kLeaves.at(1), names({"batch", "total"})}};
+    for (int i = 2; i < kLeaves.size(); ++i)
+        dims.insert(kLeaves.at(i), cache);
+    return dims;
+}
+
+// A verification_failed answer: call 0 replays, call 1 is refused by a guard, call 2
+// by a plain error, call 3's outputs differ.
+const char *kVerificationFailed = R"J({"kind": "verification_failed", "message": "3 of 4 calls fail",
+  "result": {"output": "/tmp/model.pt2", "example_call": 0, "device": "cpu",
+    "verification": [
+      {"call": 0, "status": "ok", "outputs": [{"path": "output", "max_abs": 1.5e-7, "max_rel": 2e-6, "ok": true}]},
+      {"call": 1, "status": "rejected", "message": "Guard failed: input_ids.size()[1] == 1",
+       "guard": {"expression": "input_ids.size()[1] == 1", "text": "input_ids dim 1 == 1",
+                 "sources": [{"source": "input_ids.size()[1]", "path": "input_ids", "dim": 1}]}, "outputs": []},
+      {"call": 2, "status": "rejected", "message": "RuntimeError: Expected input at *args[1].shape[0] to be equal to 2, but got 3\nmore", "outputs": []},
+      {"call": 3, "status": "mismatch", "outputs": [{"path": "output.logits", "max_abs": 0.25, "max_rel": 0.5, "ok": false, "value_equal": false}]}]}})J";
+
+} // namespace
+
+class TestResultModels : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void programInputsInTheUsersNames();
+    void programInputsFlagSpecializedDims();
+    void programInputsClear();
+    void verificationRows();
+    void verificationClear();
+};
+
+void TestResultModels::programInputsInTheUsersNames()
+{
+    // Given the program torch saved and the Dims the user asked for
+    QString error;
+    const std::optional<Pt2Program> program = Pt2Reader::open(samplePath(), &error);
+    QVERIFY2(program, qPrintable(error));
+    const Pt2DimMapping mapping = Pt2DimMapper::map(*program, kLeaves, userDims(names({"batch", "static", "past", "static"})));
+    Pt2InputsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    // When the export panel shows it
+    model.setProgram(*program, mapping);
+
+    // Then there is one row per user input, sizes in torch's symbols and in the user's Dims
+    QCOMPARE(model.rowCount(), kLeaves.size());
+    QCOMPARE(model.columnCount(), int(Pt2InputsModel::ColumnCount));
+    QCOMPARE(model.headerData(Pt2InputsModel::DimsColumn, Qt::Horizontal).toString(), QStringLiteral("Sizes (Dims)"));
+    for (int r = 0; r < kLeaves.size(); ++r)
+        QCOMPARE(model.index(r, Pt2InputsModel::InputColumn).data().toString(), kLeaves.at(r));
+    QCOMPARE(model.index(0, Pt2InputsModel::SymbolsColumn).data().toString(), QStringLiteral("s0 × s1"));
+    QCOMPARE(model.index(0, Pt2InputsModel::DimsColumn).data().toString(), QStringLiteral("batch × seq"));
+    QCOMPARE(model.index(1, Pt2InputsModel::DimsColumn).data().toString(), QStringLiteral("batch × total"));
+    QCOMPARE(model.index(2, Pt2InputsModel::DimsColumn).data().toString(), QStringLiteral("batch × 4 × past × 8"));
+    QCOMPARE(model.index(2, Pt2InputsModel::DeviceColumn).data().toString(), QStringLiteral("cpu"));
+    // and nothing is flagged: every dim is what the user asked for
+    QCOMPARE(model.flaggedCount(), 0);
+    for (int r = 0; r < model.rowCount(); ++r)
+        QCOMPARE(model.index(r, Pt2InputsModel::NoteColumn).data().toString(), QString());
+}
+
+void TestResultModels::programInputsFlagSpecializedDims()
+{
+    // Given a user who wanted the cache's heads dynamic (torch made them the constant 4)
+    const std::optional<Pt2Program> program = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(program);
+    const Pt2DimMapping mapping = Pt2DimMapper::map(*program, kLeaves, userDims(names({"batch", "heads", "past", "static"})));
+    Pt2InputsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    model.setProgram(*program, mapping);
+
+    // Then each cache tensor's row says so, in red
+    QCOMPARE(model.flaggedCount(), 4);
+    const QModelIndex note = model.index(2, Pt2InputsModel::NoteColumn);
+    QCOMPARE(note.data().toString(), QStringLiteral("dim 1: heads wanted dynamic, exported static (4)"));
+    QCOMPARE(note.data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::red));
+    QCOMPARE(model.index(2, 0).data(Pt2InputsModel::FlaggedDimsRole).value<QList<int>>(), QList<int>{1});
+    QCOMPARE(model.index(0, Pt2InputsModel::NoteColumn).data().toString(), QString());
+    QVERIFY(!model.index(0, Pt2InputsModel::DimsColumn).data(Qt::ForegroundRole).isValid());
+}
+
+void TestResultModels::programInputsClear()
+{
+    const std::optional<Pt2Program> program = Pt2Reader::open(samplePath(), nullptr);
+    QVERIFY(program);
+    Pt2InputsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // Without the user's constraints the sizes are torch's symbols
+    model.setProgram(*program);
+    QCOMPARE(model.index(0, Pt2InputsModel::DimsColumn).data().toString(), QStringLiteral("s0 × s1"));
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestResultModels::verificationRows()
+{
+    // Given the worker's answer to an export whose program refuses some calls
+    QJsonParseError parseError;
+    const QJsonDocument answer = QJsonDocument::fromJson(kVerificationFailed, &parseError);
+    QVERIFY2(answer.isObject(), qPrintable(parseError.errorString()));
+    const ExportResult result = ExportResult::fromFailure(WorkerFailure::fromJson(answer.object()));
+    VerificationModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    // When the export panel shows the verification
+    model.setVerification(result.verification, result.exampleCall);
+
+    // Then the user reads one row per call: the example marked, the guard that refused
+    // call 1, the first line of call 2's error, the output that differs in call 3
+    QCOMPARE(model.acceptedCount(), 1);
+    QCOMPARE(test::dumpModel(&model),
+             QStringLiteral("0 (example) | accepted | 1.5e-07 | 2e-06\n"
+                            "1 | rejected |  |  | guard failed: input_ids dim 1 == 1\n"
+                            "2 | rejected |  |  | RuntimeError: Expected input at *args[1].shape[0] to be equal to 2, but got 3\n"
+                            "3 | output mismatch | 0.25 | 0.5 | output.logits: value differs\n"));
+    QCOMPARE(model.index(1, VerificationModel::StatusColumn).data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::red));
+    QCOMPARE(model.index(0, VerificationModel::StatusColumn).data(Qt::UserRole).toBool(), true);
+    QVERIFY(model.index(2, VerificationModel::DetailColumn).data(Qt::ToolTipRole).toString().endsWith(QLatin1String("\nmore")));
+}
+
+void TestResultModels::verificationClear()
+{
+    const ExportResult result = ExportResult::fromFailure(
+        WorkerFailure::fromJson(QJsonDocument::fromJson(kVerificationFailed).object()));
+    VerificationModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setVerification(result.verification, result.exampleCall);
+    QCOMPARE(model.rowCount(), 4);
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(model.acceptedCount(), 0);
+}
+
+DIMSCOPE_GUILESS_TEST_MAIN(TestResultModels)
+#include "tst_resultmodels.moc"
