@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonstreamwriter.h"
 
 #include <QJsonArray>
@@ -73,6 +74,6 @@ void JsonStreamWriter::value(const QJsonValue &v)
     // Qt formats it at depth 0: every line after the first moves to this depth.
     QByteArray text = qtText(v);
     if (!m_stack.isEmpty() && text.contains('\n'))
-        text.replace("\n", "\n" + indent(m_stack.size()));
+        text.replace("\n", QByteArray(QByteArray("\n") + indent(m_stack.size())));
     write(text);
 }

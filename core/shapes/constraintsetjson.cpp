@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/constraintsetjson.h"
 
 #include "util/regularfile.h"
@@ -35,7 +36,7 @@ QByteArray ConstraintSetJson::write(const ConstraintSet &set)
     } else {
         out += QLatin1String("  \"dims\": [\n");
         for (int i = 0; i < set.dims().size(); ++i)
-            out += QLatin1String("    ") + dimObject(set.dims()[i]) + (i + 1 < set.dims().size() ? ",\n" : "\n");
+            out += QLatin1String("    ") + dimObject(set.dims()[i]) + QLatin1String(i + 1 < set.dims().size() ? ",\n" : "\n");
         out += QLatin1String("  ],\n");
     }
     if (set.leaves().isEmpty()) {
@@ -48,7 +49,7 @@ QByteArray ConstraintSetJson::write(const ConstraintSet &set)
             for (const DimAssignment &a : l.dims)
                 entries << jsontext::quote(a.toString());
             out += QLatin1String("    ") + jsontext::quote(l.path) + QLatin1String(": [") + entries.join(QStringLiteral(", "))
-                + (i + 1 < set.leaves().size() ? "],\n" : "]\n");
+                + QLatin1String(i + 1 < set.leaves().size() ? "],\n" : "]\n");
         }
         out += QLatin1String("  }\n");
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/jsonspecemitter.h"
 
 #include "capture/capture.h"
@@ -98,7 +99,7 @@ QByteArray JsonSpecEmitter::generate(const Capture &capture, const ConstraintSet
     } else {
         out += QLatin1String("  \"dims\": [\n");
         for (int i = 0; i < used.size(); ++i)
-            out += QLatin1String("    ") + ConstraintSetJson::dimObject(*set.dim(used[i])) + (i + 1 < used.size() ? ",\n" : "\n");
+            out += QLatin1String("    ") + ConstraintSetJson::dimObject(*set.dim(used[i])) + QLatin1String(i + 1 < used.size() ? ",\n" : "\n");
         out += QLatin1String("  ],\n");
     }
     out += QLatin1String("  \"dynamic_shapes\": ");

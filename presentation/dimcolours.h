@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QColor>
+#include <QHash>
+#include <QObject>
+#include <QStringList>
+
+namespace dimscope {
+
+class ConstraintSet;
+
+// A colour per Dim that stays put while the user edits: a Dim keeps its palette slot
+// for as long as it exists, and a new (or renamed) Dim takes the lowest free slot, so
+// deleting one Dim never recolours the others. Derived Dims take their root's hue, a
+// shade lighter, since they move with it.
+class DimColours : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DimColours(QObject *parent = nullptr);
+
+    // Frees the slots of Dims that are gone, assigns slots to new ones.
+    void update(const ConstraintSet &set);
+    void reset();
+    QColor colour(const QString &dim) const;
+
+private:
+    QHash<QString, int> m_slot;
+    QHash<QString, QString> m_rootOf; // derived Dim -> root
+};
+
+} // namespace dimscope

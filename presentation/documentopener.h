@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "models/loadedcapture.h"
+#include "project/projectfile.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace dimscope {
+
+class CaptureLoader;
+class ProjectDocument;
+
+// Opens a capture or a .dimscope project into the document: the file is read and
+// analysed off the GUI thread (CaptureLoader), the document is read-only meanwhile,
+// and on success the document gets the capture with the project's constraints, model
+// and options. What is being opened (the project file, its parsed content) is this
+// object's pending state until the loader answers; a new open supersedes it.
+class DocumentOpener : public QObject
+{
+    Q_OBJECT
+public:
+    DocumentOpener(ProjectDocument *document, QObject *parent = nullptr);
+
+    // Asked once the file is known to be openable, before the document is replaced
+    // (ProjectController::maybeSave): false keeps the document and opens nothing.
+    void setMayReplaceHook(std::function<bool()> hook) { m_mayReplace = std::move(hook); }
+
+    // A capture (.safetensors) or a project (.dimscope). Returns false when it does
+    // not start: after emitting failed (no such file, unreadable project), or when
+    // the user kept the current document.
+    bool open(const QString &path);
+    // A capture built in memory (tests, generated captures), through the same path.
+    void openCapture(const Capture &capture, const QString &label);
+    void cancel();
+    bool isOpening() const;
+
+signals:
+    void progress(const QString &label, int done, int total);
+    void opened(const QString &label);
+    void failed(const QString &label, const QString &error);
+
+private:
+    void beginOpening(const QString &capturePath, bool inMemory);
+    void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
+    void finishFailed(const QString &label, const QString &error);
+
+    ProjectDocument *m_document;
+    CaptureLoader *m_loader;
+    std::function<bool()> m_mayReplace;
+    QString m_capturePath;              // the capture being opened (a label when in memory)
+    bool m_inMemory = false;
+    QString m_projectPath;              // the .dimscope being opened, if any
+    std::optional<ProjectFile> m_project;
+};
+
+} // namespace dimscope

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputsdecorator.h"
+
+#include "dimcolours.h"
+#include "models/inputsmodel.h"
+#include "projectdocument.h"
+
+#include <QSet>
+
+namespace dimscope {
+
+InputsDecorator::InputsDecorator(ProjectDocument *document, InputsModel *model, QObject *parent)
+    : QObject(parent), m_document(document), m_model(model)
+{
+    connect(document, &ProjectDocument::constraintsChanged, this, [this] {
+        applyConstraints();
+        applyHighlight();
+    });
+    connect(document, &ProjectDocument::validationChanged, this, &InputsDecorator::applyValidation);
+}
+
+void InputsDecorator::refresh()
+{
+    applyConstraints();
+    applyValidation();
+    applyHighlight();
+}
+
+void InputsDecorator::setSelectedDim(const QString &name)
+{
+    m_selectedDim = name;
+    applyHighlight();
+}
+
+void InputsDecorator::applyConstraints()
+{
+    const ConstraintSet &set = m_document->constraints();
+    const DimColours &colours = m_document->dimColours();
+    QHash<QString, QStringList> labels;
+    QHash<QString, QVector<QColor>> dimColours;
+    for (const LeafConstraint &leaf : set.leaves()) {
+        QStringList l;
+        QVector<QColor> c;
+        for (const DimAssignment &a : leaf.dims) {
+            l.append(a.toString());
+            // Static dims stay plain; AUTO / DYNAMIC keep the generic "dynamic" accent.
+            c.append(a.isNamed() ? colours.colour(a.dim)
+                                 : a.isStatic() ? QColor() : InputsModel::defaultDynamicColour());
+        }
+        labels.insert(leaf.path, l);
+        dimColours.insert(leaf.path, c);
+    }
+    m_model->setDimLabels(labels);
+    m_model->setDimColours(dimColours);
+}
+
+void InputsDecorator::applyValidation()
+{
+    QHash<QString, QStringList> byLeaf;
+    const ValidationReport &report = m_document->validation();
+    for (const ConstraintViolation &v : report.violations) {
+        if (v.path.isEmpty())
+            continue;
+        QStringList &list = byLeaf[v.path];
+        if (list.size() < 10)
+            list.append(QStringLiteral("[%1] %2").arg(ConstraintViolation::ruleName(v.rule), v.message));
+        else if (list.size() == 10)
+            list.append(tr("…"));
+    }
+    m_model->setViolations(byLeaf);
+}
+
+void InputsDecorator::applyHighlight()
+{
+    QSet<QString> paths;
+    if (!m_selectedDim.isEmpty()) {
+        for (const LeafConstraint &leaf : m_document->constraints().leaves()) {
+            for (const DimAssignment &a : leaf.dims)
+                if (a.isNamed() && a.dim == m_selectedDim)
+                    paths.insert(leaf.path);
+        }
+    }
+    m_model->setHighlighted(paths, m_document->dimColours().colour(m_selectedDim));
+}
+
+} // namespace dimscope

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "models/dimsmodel.h"
+
+#include "dimcolours.h"
+#include "projectdocument.h"
+#include "shapes/constraintset.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QPalette>
+
+namespace dimscope {
+
+DimsModel::DimsModel(ProjectDocument *document, QObject *parent) : QAbstractTableModel(parent), m_document(document)
+{
+    connect(document, &ProjectDocument::constraintsChanged, this, &DimsModel::rebuild);
+    connect(document, &ProjectDocument::validationChanged, this, &DimsModel::refreshStatus);
+    rebuild();
+}
+
+DimsModel::~DimsModel() = default;
+
+int DimsModel::rowOf(const QString &dim) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).decl.name == dim)
+            return i;
+    return -1;
+}
+
+QString DimsModel::dimName(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).decl.name : QString();
+}
+
+void DimsModel::rebuild()
+{
+    const ConstraintSet &set = m_document->constraints();
+    const ShapeTable &table = m_document->table();
+    QVector<Row> rows;
+    rows.reserve(set.dims().size());
+    QHash<QString, int> rowOfName;
+    for (const DimDecl &d : set.dims()) {
+        Row r;
+        r.decl = d;
+        r.uses = set.useCount(d.name);
+        rowOfName.insert(d.name, rows.size());
+        rows.append(r);
+    }
+    // Observed values: every call's size of every leaf dimension using the Dim.
+    for (const LeafConstraint &leaf : set.leaves()) {
+        const int li = table.indexOf(leaf.path);
+        if (li < 0)
+            continue;
+        const ShapeTable::LeafInfo &info = table.leaf(li);
+        for (int d = 0; d < leaf.dims.size() && d < info.rank; ++d) {
+            if (!leaf.dims.at(d).isNamed())
+                continue;
+            const int r = rowOfName.value(leaf.dims.at(d).dim, -1);
+            if (r < 0)
+                continue;
+            Row &row = rows[r];
+            const qint64 *values = table.row(info.firstDim + d);
+            for (int c = 0; c < table.callCount(); ++c) {
+                const qint64 v = values[c];
+                if (v < 0)
+                    continue;
+                row.observedMin = row.observedMin < 0 ? v : qMin(row.observedMin, v);
+                row.observedMax = qMax(row.observedMax, v);
+                if (v <= 1)
+                    row.zeroOneRisk = true;
+            }
+        }
+    }
+    for (const InferenceMessage &m : m_document->inference().messages) {
+        const int r = rowOfName.value(m.dim, -1);
+        if (r >= 0 && m.severity != InferenceMessage::Severity::Error)
+            rows[r].notes.append(m.text);
+    }
+
+    const bool sameNames = [&] {
+        if (rows.size() != m_rows.size())
+            return false;
+        for (int i = 0; i < rows.size(); ++i)
+            if (rows.at(i).decl.name != m_rows.at(i).decl.name)
+                return false;
+        return true;
+    }();
+    if (sameNames) {
+        // Keeps selection and open editors when only ranges or uses changed.
+        for (int i = 0; i < rows.size(); ++i)
+            rows[i].violatedCalls = m_rows.at(i).violatedCalls;
+        m_rows = rows;
+        if (!m_rows.isEmpty())
+            emit dataChanged(index(0, 0), index(m_rows.size() - 1, ColumnCount - 1));
+    } else {
+        beginResetModel();
+        m_rows = rows;
+        endResetModel();
+    }
+    refreshStatus();
+}
+
+void DimsModel::refreshStatus()
+{
+    for (Row &r : m_rows)
+        r.violatedCalls.clear();
+    const ConstraintSet &set = m_document->constraints();
+    for (const ConstraintViolation &v : m_document->validation().violations) {
+        if (v.dimName.isEmpty() || v.call < 0)
+            continue;
+        int r = rowOf(v.dimName);
+        // A broken derived relation also concerns its root.
+        if (r >= 0)
+            m_rows[r].violatedCalls.insert(v.call);
+        if (const DimDecl *d = set.dim(v.dimName); d && d->isDerived()) {
+            r = rowOf(d->root);
+            if (r >= 0 && v.rule == ConstraintViolation::Rule::DerivedRange)
+                m_rows[r].violatedCalls.insert(v.call);
+        }
+    }
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, StatusColumn), index(m_rows.size() - 1, StatusColumn));
+}
+
+QString DimsModel::statusText(const Row &row) const
+{
+    if (!row.violatedCalls.isEmpty())
+        return row.violatedCalls.size() == 1 ? tr("violated in 1 call") : tr("violated in %1 calls").arg(row.violatedCalls.size());
+    if (row.uses == 0)
+        return tr("unused");
+    if (row.zeroOneRisk)
+        return tr("0/1 specialization risk");
+    if (!row.notes.isEmpty())
+        return tr("note: %1").arg(row.notes.first());
+    return tr("ok");
+}
+
+int DimsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_rows.size();
+}
+
+int DimsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+static QString boundText(const std::optional<qint64> &b, const QString &none)
+{
+    return b ? QString::number(*b) : none;
+}
+
+QVariant DimsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
+    const Row &row = m_rows.at(index.row());
+    const DimDecl &d = row.decl;
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::EditRole:
+        switch (index.column()) {
+        case NameColumn: return d.name;
+        case MinColumn:
+            if (d.isDerived())
+                return role == Qt::DisplayRole ? tr("(from %1)").arg(d.root) : QVariant();
+            return boundText(d.min, role == Qt::DisplayRole ? tr("default") : QString());
+        case MaxColumn:
+            if (d.isDerived())
+                return role == Qt::DisplayRole ? tr("(from %1)").arg(d.root) : QVariant();
+            return boundText(d.max, role == Qt::DisplayRole ? QStringLiteral("∞") : QString());
+        case DerivedColumn: return d.isDerived() ? d.relationText() : QString();
+        case ObservedColumn:
+            if (row.observedMin < 0)
+                return QStringLiteral("–");
+            return row.observedMin == row.observedMax ? QString::number(row.observedMin)
+                                                      : QStringLiteral("%1..%2").arg(row.observedMin).arg(row.observedMax);
+        case UsesColumn: return row.uses;
+        case StatusColumn: return statusText(row);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == StatusColumn) {
+            QStringList lines;
+            if (!row.violatedCalls.isEmpty()) {
+                for (const ConstraintViolation &v : m_document->validation().violations)
+                    if (v.dimName == d.name && lines.size() < 12)
+                        lines.append(v.message);
+            }
+            if (row.zeroOneRisk)
+                lines.append(tr("Some calls have size 0 or 1 here: torch.export specializes 0/1 sizes of the "
+                                "example inputs, so keep them out of the example call."));
+            lines += row.notes;
+            return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
+        }
+        if (index.column() == MinColumn || index.column() == MaxColumn)
+            return d.isDerived() ? tr("A derived Dim's range follows its root '%1'.").arg(d.root)
+                                 : tr("Empty or ∞ for torch's default; the range every captured call must fit.");
+        return {};
+    case Qt::DecorationRole:
+        if (index.column() == NameColumn)
+            return m_document->dimColours().colour(d.name);
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == StatusColumn && !row.violatedCalls.isEmpty())
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (index.column() == StatusColumn && row.zeroOneRisk)
+            return QBrush(QColor(0xb2, 0x6b, 0x00));
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == MinColumn || index.column() == MaxColumn || index.column() == UsesColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case DimNameRole: return d.name;
+    case ColourRole: return m_document->dimColours().colour(d.name);
+    case ViolatedCallsRole: {
+        QList<int> calls(row.violatedCalls.cbegin(), row.violatedCalls.cend());
+        std::sort(calls.begin(), calls.end());
+        return QVariant::fromValue(calls);
+    }
+    case IsDerivedRole: return d.isDerived();
+    }
+    return {};
+}
+
+Qt::ItemFlags DimsModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    const bool derived = m_rows.at(index.row()).decl.isDerived();
+    if (index.column() == NameColumn || (!derived && (index.column() == MinColumn || index.column() == MaxColumn)))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+QVariant DimsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Dim");
+    case MinColumn: return tr("Min");
+    case MaxColumn: return tr("Max");
+    case DerivedColumn: return tr("Derived");
+    case ObservedColumn: return tr("Observed");
+    case UsesColumn: return tr("Uses");
+    case StatusColumn: return tr("Status");
+    }
+    return {};
+}
+
+std::optional<std::optional<qint64>> DimsModel::parseBound(const QString &text, QString *error)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty() || t == QLatin1String("-") || t == QLatin1String("oo") || t.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0
+        || t == QStringLiteral("∞") || t.compare(QLatin1String("default"), Qt::CaseInsensitive) == 0)
+        return std::optional<qint64>();
+    bool ok = false;
+    const qint64 v = t.toLongLong(&ok);
+    if (!ok) {
+        *error = tr("'%1' is not an integer (leave it empty for torch's default)").arg(t);
+        return std::nullopt;
+    }
+    return std::optional<qint64>(v);
+}
+
+std::function<QString(ConstraintSet &)> DimsModel::editFor(const QModelIndex &index, const QString &text, QString *error) const
+{
+    if (!index.isValid() || index.row() >= m_rows.size()) {
+        *error = tr("no such Dim");
+        return {};
+    }
+    const DimDecl d = m_rows.at(index.row()).decl;
+    switch (index.column()) {
+    case NameColumn: {
+        const QString name = text.trimmed();
+        return [d, name](ConstraintSet &s) { return s.renameDim(d.name, name); };
+    }
+    case MinColumn:
+    case MaxColumn: {
+        const auto bound = parseBound(text, error);
+        if (!bound)
+            return {};
+        const bool isMin = index.column() == MinColumn;
+        return [d, isMin, b = *bound](ConstraintSet &s) {
+            return s.setRange(d.name, isMin ? b : d.min, isMin ? d.max : b);
+        };
+    }
+    default: *error = tr("this column is not editable"); return {};
+    }
+}
+
+QString DimsModel::checkEdit(const QModelIndex &index, const QString &text) const
+{
+    QString error;
+    const auto op = editFor(index, text, &error);
+    if (!op)
+        return error;
+    if (index.column() == NameColumn && text.trimmed() == m_rows.at(index.row()).decl.name)
+        return {};
+    return m_document->tryEdit(op);
+}
+
+bool DimsModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable))
+        return false;
+    QString error;
+    const auto op = editFor(index, value.toString(), &error);
+    if (op) {
+        const QString name = m_rows.at(index.row()).decl.name;
+        const QString what = index.column() == NameColumn ? tr("Rename Dim %1").arg(name)
+                             : index.column() == MinColumn ? tr("Set min of %1").arg(name)
+                                                           : tr("Set max of %1").arg(name);
+        error = m_document->edit(what, op);
+    }
+    m_lastError = error;
+    if (!error.isEmpty()) {
+        emit editRejected(error);
+        return false;
+    }
+    return true;
+}
+
+QString DimsModel::addDim(QString *name)
+{
+    const ConstraintSet &set = m_document->constraints();
+    QString candidate;
+    for (int i = 1;; ++i) {
+        candidate = QStringLiteral("dim%1").arg(i);
+        if (!set.dim(candidate))
+            break;
+    }
+    const QString error = m_document->edit(tr("Add Dim %1").arg(candidate),
+                                           [candidate](ConstraintSet &s) { return s.addRootDim(candidate); });
+    if (error.isEmpty() && name)
+        *name = candidate;
+    return error;
+}
+
+QString DimsModel::renameDim(const QString &from, const QString &to)
+{
+    return m_document->edit(tr("Rename Dim %1 to %2").arg(from, to), [&](ConstraintSet &s) { return s.renameDim(from, to); });
+}
+
+QString DimsModel::deleteDim(const QString &name)
+{
+    return m_document->edit(tr("Delete Dim %1").arg(name), [&](ConstraintSet &s) { return s.removeDim(name); });
+}
+
+QString DimsModel::mergeDims(const QString &keep, const QString &drop)
+{
+    return m_document->edit(tr("Merge Dim %1 into %2").arg(drop, keep), [&](ConstraintSet &s) { return s.mergeDims(keep, drop); });
+}
+
+} // namespace dimscope

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "models/programsmodel.h"
+
+#include "export/exportphases.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace dimscope {
+
+ProgramsModel::ProgramsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void ProgramsModel::setPrograms(const QVector<ExportedProgram> &programs)
+{
+    beginResetModel();
+    m_programs = programs;
+    endResetModel();
+}
+
+int ProgramsModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_programs.size()); }
+
+int ProgramsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ProgramsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ExportedProgram &p = m_programs.at(index.row());
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case FileColumn:
+            return QFileInfo(p.result.output).fileName();
+        case CallsColumn:
+            return ExportPhases::callsText(p.calls);
+        case PhaseColumn:
+            return p.description;
+        case FixesColumn:
+            return p.appliedFixes.isEmpty() ? tr("none") : p.appliedFixes.join(QStringLiteral("; "));
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (index.column()) {
+        case FileColumn:
+            return QDir::toNativeSeparators(p.result.output);
+        case CallsColumn:
+            return tr("%n captured call(s) replay through this program, outputs compared", nullptr, int(p.calls.size()));
+        case FixesColumn:
+            return p.appliedFixes.isEmpty()
+                       ? tr("Exported with the constraints as they were")
+                       : tr("torch's suggested fixes applied to a copy of the constraints:\n%1")
+                             .arg(p.appliedFixes.join(QLatin1Char('\n')));
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    }
+    return {};
+}
+
+QVariant ProgramsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case FileColumn:
+        return tr("Program");
+    case CallsColumn:
+        return tr("Calls");
+    case PhaseColumn:
+        return tr("Phase");
+    case FixesColumn:
+        return tr("Fixes applied");
+    }
+    return {};
+}
+
+} // namespace dimscope
