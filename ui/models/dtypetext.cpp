@@ -1,7 +1,0 @@
-#include "models/dtypetext.h"
-
-namespace dimscope {
-
-QString dtypeText(DType t) { return dtype::torchName(t); }
-
-} // namespace dimscope
