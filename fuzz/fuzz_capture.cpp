@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: CaptureReader (docs/capture-format.md) on arbitrary bytes.
 // A capture is mapped from a file, so the input is written to one (FuzzInputFile).
 // When a file opens, every tensor leaf's view is made and its first bytes read:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: constraint set documents (ConstraintSetJson, docs/spec-format.md).
 // Besides not crashing, a document that reads must survive a round trip: writing is
 // canonical, so the written text reads back to an equal set and writes the same bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: .dimscope projects (ProjectFile, docs/project-format.md). The
 // reader takes a path, so the input is written to a file (FuzzInputFile). A project
 // that reads must survive a round trip through toJson: the same capture path, model

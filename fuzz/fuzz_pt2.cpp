@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: the .pt2 reader. An input that starts like a zip ("PK") is a
 // whole archive given to Pt2Reader::open (written to a file: libzip opens paths);
 // anything else is a program record's JSON given to Pt2ProgramParser, the part of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the fuzz targets' seed corpus (fuzz/corpus/<format>/): small real files of
 every kind the readers meet. Run with the torch runtime, from the repository root:
 

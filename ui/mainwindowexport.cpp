@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow's export side, kept apart from mainwindow.cpp: the Export dock and the
 // result dock, shown when the ExportController has something for them.
 #include "mainwindow.h"

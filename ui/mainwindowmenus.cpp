@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow's menus, built once with the actions of the objects that carry them out:
 // the project controller (open, save, constraints), the document's undo stack, the
 // export controller (export, cancel, model, output file) and the window's docks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli analyze: shape inference, constraint validation and dynamic_shapes
 // output for a capture (docs/cli.md, "analyze").
 #include "clicommand.h"

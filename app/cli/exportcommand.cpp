@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli export: runs torch.export through the Python worker and prints the
 // progress, the verification table and, on failure, the violations and fixes. With a
 // constraint set (given or inferred), --fix-loop applies torch's suggested fixes and

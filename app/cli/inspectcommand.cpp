@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli inspect FILE [--json]: what a capture holds (docs/cli.md).
 #include "clicommand.h"
 #include "jsonstreamwriter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli pt2 FILE [--json]: what Pt2Reader sees in a torch.export archive.
 #include "clicommand.h"
 

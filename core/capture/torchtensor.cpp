@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LibTorch first: Qt's `slots` macro breaks its headers.
 #include <ATen/ATen.h>
 #include <torch/csrc/api/include/torch/version.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // LibTorch views of capture tensors. Include only from the .cpp files that use

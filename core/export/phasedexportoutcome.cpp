@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/phasedexportoutcome.h"
 
 #include "export/exportphases.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2/pt2dimmapper.h"
 
 #include "pt2/pt2treespec.h"

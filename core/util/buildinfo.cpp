@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "util/buildinfo.h"
 
 #include <torch/csrc/api/include/torch/version.h>

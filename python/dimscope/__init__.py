@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """dimscope's Python side: record forward calls into a capture, run the export worker.
 
 ``import dimscope`` does not import torch; the names below load on first use:

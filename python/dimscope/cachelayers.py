@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Layer-based DynamicCaches whose layers are not all full-attention layers
 (transformers 5.x): sliding-window layers (Gemma2, Mistral) and linear-attention layers
 (the convolution and recurrent states of a state-space model such as Mamba).

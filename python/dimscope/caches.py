@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """How dimscope flattens custom classes (KV caches and other pytree nodes).
 
 A capture records, for every custom class it contains, the *flavour* of flattening used

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A tiny decoder-only language model with a KV cache: dimscope's demo and test model.
 
 Embedding + learned positions, 2 pre-norm attention layers (with a small MLP), LM head,

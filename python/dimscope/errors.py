@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Structured failures of the export worker (docs/worker-protocol.md, "Errors").
 
 `classify(exc)` turns whatever torch.export raised into a dict with a `kind`, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Every exception class dimscope's Python package raises, in one place.
 
 They share one base, ``DimscopeError``, so that a caller can catch all of dimscope's own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """One export of a captured model: pick the example call, torch.export.export,
 torch.export.save (atomically), then replay every captured call through the exported
 program and compare with the eager model. Used by the worker (warm) and by plain

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Model references the worker understands (docs/worker-protocol.md, "Model references"):
 
 - `package.module:callable`  - imported with importlib;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Loading a ``.pt2`` that dimscope exported, outside dimscope.
 
 A program whose inputs include a cache class that dimscope flattens its own way

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Turn a `dimscope.dynamic_shapes` document (docs/spec-format.md) into the nested
 structure `torch.export.export(dynamic_shapes=...)` expects, and walk it alongside
 real inputs.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Static key/value caches: transformers 5.x ``StaticCache`` (``StaticLayer`` and
 ``StaticSlidingWindowLayer`` layers, what ``generate(cache_implementation="static")``
 builds) and the attribute-based static caches of transformers 4.4x (``StaticCache``,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The export worker: `python -m dimscope.worker`.
 
 A long-lived process speaking JSON lines (docs/worker-protocol.md). stdout carries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark: opening a capture must cost its header, not its data.
 //
 // Generates a capture of 256 calls x (input_ids, attention_mask, 64 layers x key and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Edit -> re-export on the demo model: the warm worker against a fresh
 `python export_script.py` doing the same export, measured in one run.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Benchmark of core/shapes on a synthetic LLM-like capture built in memory:
 // 64 layers x 2 cache tensors + 3 inputs per call, 256 calls (~33,500 tensor leaves).
 // Reports full inference and full validation beside a plain pass over the same

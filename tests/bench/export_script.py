@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The cold baseline of bench_reexport: what a user's own `python export_script.py`
 does for one export - import torch, load the model and the capture, export, save,
 replay every call. Same steps as the worker, in a fresh process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // callSummary: onnx-diagnostic style one-line descriptions of call trees.
 #include "capture/callsummary.h"
 

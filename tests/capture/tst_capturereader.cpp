@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CaptureReader: valid captures (written here and by the safetensors library) and
 // malformed files, each with its own error message.
 #include "hostilefiles.h"

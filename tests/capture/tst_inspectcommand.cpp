@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli inspect: human output, --json schema, errors and exit codes.
 #include "benchcapture.h"
 #include "hostilefiles.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Zero-copy LibTorch views and tensor statistics over mapped captures (and over
 // captures truncated while open).
 #include <ATen/ATen.h> // LibTorch before Qt (Qt's `slots` macro breaks its headers)

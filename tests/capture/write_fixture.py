@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes a dimscope capture with the official safetensors library (test fixture).
 
 usage: write_fixture.py OUT.safetensors

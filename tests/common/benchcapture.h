@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The benchmark capture: 256 calls x (input_ids, attention_mask, a DynamicCache of 64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Test helpers for readers fed hostile files: FIFOs (which block a plain open(2)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // DimIntent: what the constraints (or a dynamic_shapes spec) ask of each dimension of
 // the example call, checked against the demo capture and project of resources/demo.
 #include "capture/capturereader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ExportClient against the real Python worker: start, warm reuse, errors with
 // tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"

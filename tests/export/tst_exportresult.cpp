@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Parsing the worker's answers into ExportResult / WorkerFailure values.
 #include "export/exportresult.h"
 

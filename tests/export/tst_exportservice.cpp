@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ExportService, the GUI's export without its widgets, against the real Python worker
 // and observed through its signals alone: the worker's state, the pipeline's steps,
 // the outcome and each program read back in Dim names; cancel leaves no worker.

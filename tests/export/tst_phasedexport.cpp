@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PhasedExport against the real Python worker, driven and observed through its
 // signals alone: a model whose code branches on a size of 1 (like generate()'s
 // decode step) cannot be served by one program for calls of sizes 1 and >= 2, so the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Exports small models with torch.export.save for tst_pt2torch, next to a JSON
 description of each program taken from the ExportedProgram in Python (what the C++
 reader must find in the archive). Usage: export_pt2.py OUT_DIR"""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pt2Reader on the shared torch 2.6 sample, on the same program re-packed in the
 // torch 2.8+ PT2 archive layout, on malformed archives; Pt2DimMapper on the sample.
 #include "hostilefiles.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pt2Reader and `dimscope-cli pt2` on .pt2 files that torch exports while the test
 // runs (tests/pt2/export_pt2.py under scripts/torch-python; torch 2.6 writes the
 // 2.5-2.7 layout, re-packed here into the 2.8+ layout as well). What the reader must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The sympy expression parser (srepr and str forms), symbol ordering, and the
 // key-path helpers of the pt2 reader.
 #include "pt2/pt2treespec.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Models and cache classes of the seed scenarios (InputObserver examples), importable by
 qualified name so that captures recorded from them can be rebuilt in another process."""
 

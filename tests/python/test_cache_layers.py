@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Layer-based DynamicCaches of transformers 5.x whose layers are not all full-attention
 layers (Gemma2's sliding-window layers, Mamba's linear-attention layers): the capture
 records each layer's kind, loading rebuilds the same kinds, dimscope's registration

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Flattening of transformers' caches and of classes registered through dimscope.
 
 transformers is not installed in dimscope's test runtime, so its cache classes are

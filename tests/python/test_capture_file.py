@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The capture file: both writers, both readers, validation on load."""
 
 import json

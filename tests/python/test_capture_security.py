@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A capture is data: loading one (as the export worker does) never imports a module
 or calls a function because the capture names it (issue: a capture runs code when it is
 exported). Each hostile capture must fail with a CaptureError naming the place, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The three seed scenarios of InputObserver, recorded with dimscope's InputRecorder."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """`dimscope-cli export` end to end: the built CLI ($DIMSCOPE_CLI, set by ctest) drives
 the real export worker on CPU (torch runtime), reads the .pt2 back with the C++
 Pt2Reader and checks it against the constraints. No mocks: every model is exported by

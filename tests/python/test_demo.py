@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The demo model and the committed demo capture."""
 
 import contextlib

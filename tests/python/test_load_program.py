@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """dimscope.load_program refuses a .pt2 whose flattening record is bad or names
 something that is not a class loaded here, naming the file; it never imports or calls
 what the record names. (Loading real programs: tests/realmodels.)"""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """python/ is a pip-installable package (python/pyproject.toml): pip builds and installs
 it into a fresh --target folder, and a fresh interpreter that sees only that folder (not
 the repository's python/) records a model with `from dimscope.capture import

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """InputRecorder behaviour: forward swapping, limits, argument binding, errors."""
 
 import collections

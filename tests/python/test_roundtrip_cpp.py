@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Round trip: what the Python recorder wrote is what the C++ reader reports.
 
 Each scenario is recorded with InputRecorder, then read back by the real C++ reader

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Integration: the dynamic_shapes dimscope-cli analyze emits (Python snippet and JSON
 spec through dimscope.spec) are accepted by torch.export.export(strict=False) on the
 recorded inputs, and every dimension inferred dynamic is symbolic in the program."""

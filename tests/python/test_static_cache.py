@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """transformers 5.x static caches (StaticCache with StaticLayer and
 StaticSlidingWindowLayer layers): recorded with the ``static_layers`` flavour, rebuilt
 without the model config, and dimscope's export stand-in for the sliding layer computes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Exports of captured models through the real worker (needs dimscope.capture)."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The worker-fault suite: `dimscope-cli export` ($DIMSCOPE_CLI, set by ctest) against a
 real worker that is killed, stopped, hangs, writes to stdout or onto its protocol
 channel, exits, runs out of memory or cannot write its file. Every fault must end in a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The export worker as a real subprocess: protocol, hello, model references, errors,
 failure classification of real torch.export failures."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """dimscope.spec: the dynamic_shapes document -> torch.export structure."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A test-side client for `python -m dimscope.worker`: starts it as a real subprocess
 and reads its JSON lines."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The real-model suite: tiny random-weight Hugging Face models (tinymodels.py), each
 recorded around `generate()` as a user would, then `dimscope-cli analyze` and one
 `dimscope-cli export --fix-loop` on that plain capture, which must exit 0 with every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Tiny random-weight Hugging Face models, built from configs in code (no hub, no
 downloads), for the real-model suite. Each factory is a model reference dimscope can
 load (``tests/realmodels/tinymodels.py:llama``): it seeds torch, so the worker's model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
 #include "groupfixture.h"
 #include "shapes/dynamicdims.h"

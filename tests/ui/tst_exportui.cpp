@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Export from the menu, end to end with the real Python worker (scripts/torch-python's
 // interpreter): the demo project exports on CPU through the menu action and the result
 // view shows the program read back with the user's Dim names; the tutorial's failing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "kvcapture.h"
 #include "modeldump.h"
 #include "models/inputsfilterproxy.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "filedialoganswer.h"
 #include "kvcapture.h"
 #include "dimspanel.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Record real forward calls of a model into a dimscope capture, and load captures back.
 
     from dimscope.capture import InputRecorder, load_capture

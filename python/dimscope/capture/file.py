@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The capture file itself (docs/capture-format.md, "Container"): a safetensors file whose
 ``__metadata__`` holds the JSON manifest. Writes it atomically with the official
 safetensors package or dimscope's own writer, reads the header, the manifest and the

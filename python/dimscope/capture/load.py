@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Loading a capture back: ``load_capture`` checks the manifest against the file's
 tensors and rebuilds every recorded call (``Capture``, ``CapturedCall``)."""
 

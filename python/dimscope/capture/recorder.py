@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """``InputRecorder``: wraps a model's ``forward`` and records its first calls (inputs as
 the signature names them, outputs, what was missing or filled in) as manifest entries
 plus the tensors they name."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The value trees of a capture's manifest (docs/capture-format.md, "Nodes"): how one
 call's inputs or outputs become nodes plus the tensors their leaves name, and how nodes
 become values again when a capture is loaded."""
