@@ -18,23 +18,6 @@ using namespace dimscope;
 
 namespace {
 
-QString kindName(NodeKind k)
-{
-    switch (k) {
-    case NodeKind::Dict: return QStringLiteral("dict");
-    case NodeKind::List: return QStringLiteral("list");
-    case NodeKind::Tuple: return QStringLiteral("tuple");
-    case NodeKind::NamedTuple: return QStringLiteral("namedtuple");
-    case NodeKind::Custom: return QStringLiteral("custom");
-    case NodeKind::Tensor: return QStringLiteral("tensor");
-    case NodeKind::None: return QStringLiteral("none");
-    case NodeKind::Int: return QStringLiteral("int");
-    case NodeKind::Float: return QStringLiteral("float");
-    case NodeKind::Bool: return QStringLiteral("bool");
-    case NodeKind::String: return QStringLiteral("str");
-    }
-    return QString();
-}
 
 // One row of the leaves table: a key path and the calls that have it. Only the calls
 // that have it are listed: a dense row (one slot per call) would cost rows x calls,
@@ -120,7 +103,7 @@ QString cellText(const Leaf *leaf)
         return shapeText(leaf->shape);
     if (leaf->kind == NodeKind::None)
         return QStringLiteral("None");
-    return kindName(leaf->kind) + QLatin1Char('=') + pythonRepr(leaf->value);
+    return nodeKindName(leaf->kind) + QLatin1Char('=') + pythonRepr(leaf->value);
 }
 
 QString signatureText(const Capture &capture)
@@ -176,7 +159,7 @@ void printHuman(QTextStream &out, const Capture &capture)
         << "  shape per call\n";
     for (const LeafRow &r : rows) {
         const Leaf *first = firstLeaf(r);
-        const QString dt = first && first->isTensor() ? dtype::torchName(first->dtype) : kindName(first->kind);
+        const QString dt = first && first->isTensor() ? dtype::torchName(first->dtype) : nodeKindName(first->kind);
         QStringList cells;
         r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { cells << cellText(l); });
         out << r.path.leftJustified(pathWidth) << "  " << dt.leftJustified(9) << "  " << cells.join(QLatin1String(" | ")) << "\n";
@@ -228,7 +211,7 @@ QJsonValue leafInCallJson(const Leaf *l)
 {
     if (!l)
         return QJsonValue();
-    QJsonObject o{{QStringLiteral("kind"), kindName(l->kind)}};
+    QJsonObject o{{QStringLiteral("kind"), nodeKindName(l->kind)}};
     if (l->isTensor()) {
         o.insert(QStringLiteral("dtype"), dtype::safetensorsName(l->dtype));
         o.insert(QStringLiteral("shape"), shapeJson(l->shape));
@@ -256,7 +239,7 @@ void writeLeaves(JsonStreamWriter &w, const Capture &capture, const QVector<Leaf
         w.key(QStringLiteral("dtype"));
         w.value(first->isTensor() ? QJsonValue(dtype::safetensorsName(first->dtype)) : QJsonValue());
         w.key(QStringLiteral("kind"));
-        w.value(kindName(first->kind));
+        w.value(nodeKindName(first->kind));
         w.key(QStringLiteral("path"));
         w.value(r.path);
         w.key(QStringLiteral("torch_dtype"));

@@ -19,6 +19,8 @@ namespace dimscope {
 enum class NodeKind : quint8 { Dict, List, Tuple, NamedTuple, Custom, Tensor, None, Int, Float, Bool, String };
 
 inline bool isLeafKind(NodeKind k) { return k >= NodeKind::Tensor; }
+// The manifest's name of a kind ("dict", "namedtuple", "tensor", "str", ...).
+QString nodeKindName(NodeKind k);
 
 struct TreeNode {
     NodeKind kind = NodeKind::None;

@@ -20,23 +20,6 @@ struct TensorEntry {
     qint64 bytes;
 };
 
-QString kindName(NodeKind kind)
-{
-    switch (kind) {
-    case NodeKind::Dict: return QStringLiteral("dict");
-    case NodeKind::List: return QStringLiteral("list");
-    case NodeKind::Tuple: return QStringLiteral("tuple");
-    case NodeKind::NamedTuple: return QStringLiteral("namedtuple");
-    case NodeKind::Custom: return QStringLiteral("custom");
-    case NodeKind::Tensor: return QStringLiteral("tensor");
-    case NodeKind::None: return QStringLiteral("none");
-    case NodeKind::Int: return QStringLiteral("int");
-    case NodeKind::Float: return QStringLiteral("float");
-    case NodeKind::Bool: return QStringLiteral("bool");
-    case NodeKind::String: return QStringLiteral("str");
-    }
-    return {};
-}
 
 QByteArray shapeText(const QVector<qint64> &shape)
 {
@@ -58,7 +41,7 @@ public:
     QJsonObject node(const CallTree &tree, int index, int call)
     {
         const TreeNode &n = tree.nodes[index];
-        QJsonObject o{{QStringLiteral("kind"), kindName(n.kind)}};
+        QJsonObject o{{QStringLiteral("kind"), nodeKindName(n.kind)}};
         if (n.leaf >= 0)
             return leaf(o, tree.leaves[n.leaf], call);
         if (!n.typeName.isEmpty())

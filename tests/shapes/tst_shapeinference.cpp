@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
 #include "constraintsummary.h"
+#include "groupfixture.h"
 #include "shapes/dimnaming.h"
 #include "shapes/shapeinference.h"
 
@@ -123,17 +124,6 @@ void TestShapeInference::infer_data()
         << "x=2x3 y=2 | x=4x3 y=2" << "all" << "batch[2,oo] x_dim1[2,oo] y_dim0[2,oo]" << "x(batch,x_dim1) y(y_dim0)" << QStringList{};
 }
 
-static InferenceOptions optionsFor(const QString &mode)
-{
-    InferenceOptions o;
-    if (mode == QLatin1String("all"))
-        o.mode = InferenceOptions::Mode::AllDynamic;
-    else if (mode == QLatin1String("batch:all"))
-        o.batchForAll = true;
-    else if (mode.startsWith(QLatin1String("batch:")))
-        o.batchFor = mode.mid(6).split(QLatin1Char(','));
-    return o;
-}
 
 void TestShapeInference::infer()
 {
