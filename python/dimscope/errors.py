@@ -200,7 +200,17 @@ def _data_dependent(message, exc):
 # --- the classifier ----------------------------------------------------------------
 
 def classify(exc):
-    """A structured error dict for an exception raised by torch.export.export."""
+    """A structured error dict for an exception raised by torch.export.export, with the
+    shape decisions torch made before it failed (`explanations`, set by
+    exporter.run_export) when the export got that far."""
+    err = _classify(exc)
+    explanations = getattr(exc, "dimscope_explanations", None)
+    if explanations is not None:
+        err["explanations"] = explanations
+    return err
+
+
+def _classify(exc):
     if isinstance(exc, WorkerError):
         # The worker's own frames are noise here; the user's traceback, when any, is not.
         fields = dict(exc.fields)

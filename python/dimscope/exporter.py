@@ -14,6 +14,7 @@ import time
 
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
+from .explain import Explainer, LeafMap
 
 
 def _noop(*_args, **_kwargs):
@@ -383,6 +384,32 @@ def _write_failure(folder, error):
     return "torch could not write the archive (%s)" % str(error).strip().splitlines()[0]
 
 
+def positional_names(call, count):
+    """The capture key path of each positional argument call_arguments passes: the
+    positional-only parameters' names, then `ARGS[j]` for forward's `*ARGS`."""
+    capture = getattr(call, "_capture", None)
+    if capture is None:
+        return []
+    signature = capture.manifest["model"]["signature"]
+    names = [p["name"] for p in signature if p["kind"] == "POSITIONAL_ONLY" and p["name"] in call.kwargs]
+    var = [p["name"] for p in signature if p["kind"] == "VAR_POSITIONAL"]
+    if var:
+        names += ["%s[%d]" % (var[0], j) for j in range(max(0, count - len(names)))]
+    return names
+
+
+def _explanations(explainer, call, args, kwargs, shapes, log):
+    """The explainer's events in the capture's key paths and the spec's Dim names."""
+    if explainer.note:
+        log("explanations: " + explainer.note)
+    try:
+        leaves = LeafMap.build(args, kwargs, shapes, bound_inputs(call), positional_names(call, len(args)))
+    except Exception as e:  # noqa: BLE001 - explanations never fail an export
+        log("explanations: could not map torch's sources to the capture (%s: %s)" % (type(e).__name__, e))
+        leaves = LeafMap()
+    return explainer.explanations(leaves)
+
+
 def _check_among(calls, among):
     if among is None:
         return None
@@ -417,19 +444,25 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     progress("export", "torch.export.export on call %d (%s, %s)"
              % (index, device, "strict" if strict else "non-strict"), None)
     t = time.perf_counter()
+    # torch's shape decisions during this export, with the model's lines (explain.py).
+    explainer = Explainer(log)
     try:
-        program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+        with explainer:
+            program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
     except Exception as e:
         # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
         e.dimscope_bounds = (spec_doc, *max_positions(model))
+        e.dimscope_explanations = _explanations(explainer, calls[index], args, kwargs, shapes, log)
         raise
     timings["export"] = time.perf_counter() - t
+    explanations = _explanations(explainer, calls[index], args, kwargs, shapes, log)
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)
     save_atomically(program, output)
     timings["save"] = time.perf_counter() - t
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
     result.update(describe_program(program))
+    result["explanations"] = explanations
     if verify_calls:
         t = time.perf_counter()
         served = among if among is not None else range(len(calls))
