@@ -157,119 +157,156 @@ QString withSurrogatesEscaped(const QString &path)
     return out;
 }
 
-} // namespace
+// The steps of ConstraintSetJson::read, in the order it runs them. Each returns false
+// (or nothing) with *err set at the first problem.
 
-std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QString *error)
+// The document parsed as a JSON object.
+std::optional<QJsonObject> parseObject(const QByteArray &json, QString *err)
 {
-    QString scratch;
-    QString &err = error ? *error : scratch;
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        err = QStringLiteral("not valid JSON at %1: %2").arg(jsontext::position(json, pe.offset), pe.errorString());
+        *err = QStringLiteral("not valid JSON at %1: %2").arg(jsontext::position(json, pe.offset), pe.errorString());
         return std::nullopt;
     }
     if (!doc.isObject()) {
-        err = QStringLiteral("the document is not a JSON object");
+        *err = QStringLiteral("the document is not a JSON object");
         return std::nullopt;
     }
-    const QJsonObject root = doc.object();
+    return doc.object();
+}
+
+// "format" and "version" name this document kind, no other top-level key is there, and
+// "dims" and "leaves" (each optional) have their types.
+bool checkTopLevel(const QJsonObject &root, QString *err)
+{
     if (root.value(QLatin1String("format")).toString() != QLatin1String("dimscope.constraints")) {
-        err = QStringLiteral("format: expected \"dimscope.constraints\", found %1")
-                  .arg(root.contains(QLatin1String("format")) ? jsontext::valueText(root.value(QLatin1String("format")))
-                                                              : QStringLiteral("no \"format\" key"));
-        return std::nullopt;
+        *err = QStringLiteral("format: expected \"dimscope.constraints\", found %1")
+                   .arg(root.contains(QLatin1String("format")) ? jsontext::valueText(root.value(QLatin1String("format")))
+                                                               : QStringLiteral("no \"format\" key"));
+        return false;
     }
     qint64 version = 0;
-    if (!readInt(root.value(QLatin1String("version")), &version) || version != kVersion) {
-        err = QStringLiteral("version: found %1, this dimscope reads version %2")
-                  .arg(root.value(QLatin1String("version")).isDouble() ? QString::number(root.value(QLatin1String("version")).toDouble())
-                                                                        : typeName(root.value(QLatin1String("version"))))
-                  .arg(kVersion);
-        return std::nullopt;
+    if (!readInt(root.value(QLatin1String("version")), &version) || version != ConstraintSetJson::kVersion) {
+        *err = QStringLiteral("version: found %1, this dimscope reads version %2")
+                   .arg(root.value(QLatin1String("version")).isDouble() ? QString::number(root.value(QLatin1String("version")).toDouble())
+                                                                         : typeName(root.value(QLatin1String("version"))))
+                   .arg(ConstraintSetJson::kVersion);
+        return false;
     }
     for (auto it = root.begin(); it != root.end(); ++it) {
         static const QStringList known = {QStringLiteral("format"), QStringLiteral("version"), QStringLiteral("dims"), QStringLiteral("leaves")};
         if (!known.contains(it.key())) {
-            err = QStringLiteral("unknown top-level key '%1' (expected format, version, dims, leaves)").arg(it.key());
-            return std::nullopt;
+            *err = QStringLiteral("unknown top-level key '%1' (expected format, version, dims, leaves)").arg(it.key());
+            return false;
         }
     }
     const QJsonValue dimsValue = root.value(QLatin1String("dims"));
     if (!dimsValue.isUndefined() && !dimsValue.isArray()) {
-        err = QStringLiteral("dims: expected an array, found %1").arg(typeName(dimsValue));
-        return std::nullopt;
+        *err = QStringLiteral("dims: expected an array, found %1").arg(typeName(dimsValue));
+        return false;
     }
     const QJsonValue leavesValue = root.value(QLatin1String("leaves"));
     if (!leavesValue.isUndefined() && !leavesValue.isObject()) {
-        err = QStringLiteral("leaves: expected an object, found %1").arg(typeName(leavesValue));
-        return std::nullopt;
+        *err = QStringLiteral("leaves: expected an object, found %1").arg(typeName(leavesValue));
+        return false;
     }
+    return true;
+}
 
+// "dims" added to the set, in the document's order.
+bool readDims(const QJsonArray &dims, ConstraintSet *set, QString *err)
+{
     // Dims are added in two passes so that a derived Dim may precede its root.
-    ConstraintSet set;
-    const QJsonArray dims = dimsValue.toArray();
     QVector<DimDecl> decls;
     for (int i = 0; i < dims.size(); ++i) {
         DimDecl d;
-        if (!readDim(dims[i], i, &d, &err))
-            return std::nullopt;
+        if (!readDim(dims[i], i, &d, err))
+            return false;
         decls << d;
     }
     for (int pass = 0; pass < 2; ++pass) {
         for (int i = 0; i < decls.size(); ++i) {
             if (decls[i].isDerived() != (pass == 1))
                 continue;
-            const QString e = set.addDim(decls[i]);
+            const QString e = set->addDim(decls[i]);
             if (!e.isEmpty()) {
-                err = QStringLiteral("dims[%1]: %2").arg(i).arg(e);
-                return std::nullopt;
+                *err = QStringLiteral("dims[%1]: %2").arg(i).arg(e);
+                return false;
             }
         }
     }
     // Restore the document's order of dims (roots were added first).
     for (int i = 0; i < decls.size(); ++i)
-        set.moveDim(set.indexOfDim(decls[i].name), i);
+        set->moveDim(set->indexOfDim(decls[i].name), i);
+    return true;
+}
 
-    const QJsonObject leaves = leavesValue.toObject();
+// One leaf's array of assignments, each "static", "auto", "dynamic" or a Dim of the set.
+bool readLeafEntries(const QJsonValue &v, const QString &place, const ConstraintSet &set,
+                     QVector<DimAssignment> *entries, QString *err)
+{
+    if (!v.isArray()) {
+        *err = QStringLiteral("%1: expected an array of strings (one per dimension), found %2").arg(place, typeName(v));
+        return false;
+    }
+    const QJsonArray arr = v.toArray();
+    for (int j = 0; j < arr.size(); ++j) {
+        if (!arr[j].isString()) {
+            *err = QStringLiteral("%1[%2]: expected \"static\", \"auto\", \"dynamic\" or a Dim name, found %3")
+                       .arg(place)
+                       .arg(j)
+                       .arg(typeName(arr[j]));
+            return false;
+        }
+        const DimAssignment a = DimAssignment::fromString(arr[j].toString());
+        if (a.isNamed() && !set.dim(a.dim)) {
+            *err = QStringLiteral("%1[%2]: '%3' is not a Dim of \"dims\" (nor static, auto, dynamic)").arg(place).arg(j).arg(a.dim);
+            return false;
+        }
+        *entries << a;
+    }
+    return true;
+}
+
+// "leaves" set on the set in the document's order (read from the text: QJsonObject
+// sorts its keys), after its Dims.
+bool readLeaves(const QByteArray &json, const QJsonObject &leaves, ConstraintSet *set, QString *err)
+{
     QStringList order = jsontext::memberKeyOrder(json, QStringLiteral("leaves"));
     if (order.size() != leaves.size()) {
-        err = QStringLiteral("leaves: a key path is listed more than once");
-        return std::nullopt;
+        *err = QStringLiteral("leaves: a key path is listed more than once");
+        return false;
     }
     for (const QString &path : order) {
-        const QJsonValue v = leaves.value(path);
-        const QString place = QStringLiteral("leaves['%1']").arg(path);
         // JSON's \uD800 escapes can spell strings that are no Unicode text: no capture
         // (UTF-8) has such a key path, and writing the set would change it to '?'.
         if (!path.isValidUtf16()) {
-            err = QStringLiteral("leaves['%1']: the key path is not valid Unicode (an unpaired surrogate), "
-                                 "so no capture has it").arg(withSurrogatesEscaped(path));
-            return std::nullopt;
-        }
-        if (!v.isArray()) {
-            err = QStringLiteral("%1: expected an array of strings (one per dimension), found %2").arg(place, typeName(v));
-            return std::nullopt;
+            *err = QStringLiteral("leaves['%1']: the key path is not valid Unicode (an unpaired surrogate), "
+                                  "so no capture has it").arg(withSurrogatesEscaped(path));
+            return false;
         }
         QVector<DimAssignment> entries;
-        const QJsonArray arr = v.toArray();
-        for (int j = 0; j < arr.size(); ++j) {
-            if (!arr[j].isString()) {
-                err = QStringLiteral("%1[%2]: expected \"static\", \"auto\", \"dynamic\" or a Dim name, found %3")
-                          .arg(place)
-                          .arg(j)
-                          .arg(typeName(arr[j]));
-                return std::nullopt;
-            }
-            const DimAssignment a = DimAssignment::fromString(arr[j].toString());
-            if (a.isNamed() && !set.dim(a.dim)) {
-                err = QStringLiteral("%1[%2]: '%3' is not a Dim of \"dims\" (nor static, auto, dynamic)").arg(place).arg(j).arg(a.dim);
-                return std::nullopt;
-            }
-            entries << a;
-        }
-        set.setLeaf(path, entries);
+        if (!readLeafEntries(leaves.value(path), QStringLiteral("leaves['%1']").arg(path), *set, &entries, err))
+            return false;
+        set->setLeaf(path, entries);
     }
+    return true;
+}
+
+} // namespace
+
+std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QString *error)
+{
+    QString scratch;
+    QString *err = error ? error : &scratch;
+    const std::optional<QJsonObject> root = parseObject(json, err);
+    if (!root || !checkTopLevel(*root, err))
+        return std::nullopt;
+    ConstraintSet set;
+    if (!readDims(root->value(QLatin1String("dims")).toArray(), &set, err)
+        || !readLeaves(json, root->value(QLatin1String("leaves")).toObject(), &set, err))
+        return std::nullopt;
     return set;
 }
 
