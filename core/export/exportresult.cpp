@@ -68,7 +68,67 @@ WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
         f.violations.append(v);
     }
     f.source = SourceLocation::fromJson(e.value(QLatin1String("source")).toObject());
+    f.explanations = ShapeExplanation::listFromJson(e.value(QLatin1String("explanations")));
     return f;
+}
+
+QString ShapeExplanation::kindText() const
+{
+    return QString(kind).replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+QString ShapeExplanation::toText() const
+{
+    QString text;
+    if (location.isValid())
+        text = QStringLiteral("%1:%2: %3: %4").arg(location.file).arg(location.line).arg(kindText(), expression);
+    else
+        text = QStringLiteral("%1: %2 (torch gave no line of the model)").arg(kindText(), expression);
+    if (!location.code.isEmpty())
+        text += QStringLiteral("\n    ") + location.code;
+    return text;
+}
+
+ShapeExplanation ShapeExplanation::fromJson(const QJsonObject &o)
+{
+    ShapeExplanation x;
+    x.kind = o.value(QLatin1String("kind")).toString();
+    x.expression = o.value(QLatin1String("expression")).toString();
+    x.torchExpression = o.value(QLatin1String("torch_expression")).toString();
+    x.dims = strings(o.value(QLatin1String("dims")));
+    x.value = optInt(o.value(QLatin1String("value")));
+    x.reason = o.value(QLatin1String("reason")).toString();
+    const QJsonArray ss = o.value(QLatin1String("sources")).toArray();
+    for (const QJsonValue &s : ss) {
+        const QJsonObject so = s.toObject();
+        x.sources.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
+                          so.value(QLatin1String("dim")).toInt(-1)});
+    }
+    x.location = SourceLocation::fromJson(o.value(QLatin1String("location")).toObject());
+    const QJsonArray frames = o.value(QLatin1String("stack")).toArray();
+    for (const QJsonValue &f : frames) {
+        const QJsonObject fo = f.toObject();
+        x.stack.append({SourceLocation::fromJson(fo), fo.value(QLatin1String("library")).toBool()});
+    }
+    return x;
+}
+
+QVector<ShapeExplanation> ShapeExplanation::listFromJson(const QJsonValue &v)
+{
+    QVector<ShapeExplanation> out;
+    const QJsonArray a = v.toArray();
+    for (const QJsonValue &x : a)
+        out.append(fromJson(x.toObject()));
+    return out;
+}
+
+QVector<ShapeExplanation> ShapeExplanation::about(const QVector<ShapeExplanation> &all, const QString &name)
+{
+    QVector<ShapeExplanation> out;
+    for (const ShapeExplanation &e : all)
+        if (e.dims.contains(name))
+            out.append(e);
+    return out;
 }
 
 SourceLocation SourceLocation::fromJson(const QJsonObject &o)
@@ -150,6 +210,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.modelReused = r.value(QLatin1String("model_reused")).toBool();
     x.captureReused = r.value(QLatin1String("capture_reused")).toBool();
     x.timings = r.value(QLatin1String("timings")).toObject();
+    x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();
     for (const QJsonValue &v : rows) {
         const QJsonObject o = v.toObject();
@@ -203,6 +264,8 @@ ExportResult ExportResult::fromFailure(const WorkerFailure &failure)
     ExportResult x = inner.isEmpty() ? ExportResult() : fromResult(inner);
     x.ok = false;
     x.failure = failure;
+    if (x.explanations.isEmpty())
+        x.explanations = failure.explanations;
     return x;
 }
 

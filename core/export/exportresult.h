@@ -30,6 +30,37 @@ struct SourceLocation {
     static SourceLocation fromJson(const QJsonObject &o);
 };
 
+// One frame of the model's code at a shape decision: library frames (torch,
+// transformers, anything installed) are marked so that views can fold them.
+struct StackFrame {
+    SourceLocation location;
+    bool library = false;
+};
+
+// Why torch made a Dim what it is (docs/worker-protocol.md, "explanations"): a fact
+// torch recorded while tracing the model, tied to the model's line that caused it.
+struct ShapeExplanation {
+    QString kind;            // specialized, range_narrowed, equality, guard
+    QString expression;      // in Dim names: "seq_len == 4", "n <= 16", "dx == dy"
+    QString torchExpression; // torch's: "Eq(s27, 4)"
+    QStringList dims;        // the Dim names (or LEAF.size(D) for unnamed dims) involved
+    std::optional<qint64> value; // specialized: the constant
+    QString reason;          // specialized: torch's reason, e.g. range_refined_to_singleton
+    QVector<ViolationSource> sources; // the input leaves and dims
+    SourceLocation location; // the user's line; invalid when torch gave none (0/1 at input)
+    QVector<StackFrame> stack; // outermost first, ending at `location`
+
+    // "specialized" -> "specialized", "range_narrowed" -> "range narrowed"
+    QString kindText() const;
+    // "FILE:LINE: KIND: EXPRESSION" (compiler style; "KIND: EXPRESSION (at the inputs)"
+    // without a location), then the code line indented on its own line.
+    QString toText() const;
+    static ShapeExplanation fromJson(const QJsonObject &o);
+    static QVector<ShapeExplanation> listFromJson(const QJsonValue &v);
+    // Those that involve the Dim `name`.
+    static QVector<ShapeExplanation> about(const QVector<ShapeExplanation> &all, const QString &name);
+};
+
 // One violation line of a constraint_violation failure, as the worker parsed it. (Not
 // shapes/constraintviolation.h's ConstraintViolation, which is a capture-vs-constraints finding.)
 struct WorkerViolation {
@@ -56,6 +87,7 @@ struct WorkerFailure {
     QString expression;  // data_dependent: the guarded expression
     SourceLocation source;
     QString path;        // structure_mismatch: where
+    QVector<ShapeExplanation> explanations; // torch's shape decisions before it failed
     QJsonObject json;    // everything, as received
 
     bool isValid() const { return !kind.isEmpty(); }
@@ -113,6 +145,8 @@ struct ExportResult {
     QVector<RangeConstraint> ranges;
     QVector<ProgramInput> inputs;
     QJsonObject timings;
+    // torch's shape decisions in this export (on failure: those before it failed)
+    QVector<ShapeExplanation> explanations;
     WorkerFailure failure; // set when !ok
 
     static ExportResult fromResult(const QJsonObject &result);

@@ -96,6 +96,62 @@ private slots:
         const ExportResult crash = ExportResult::fromFailure(WorkerFailure::make(QStringLiteral("worker_crashed"), QStringLiteral("boom")));
         QVERIFY(!crash.exported && !crash.ok);
     }
+
+    void explanationsOnFailureAndSuccess()
+    {
+        // as the worker (torch 2.14) sends a model whose own code specializes seq_len and
+        // caps n: the failure carries what torch decided before it raised
+        const WorkerFailure f = WorkerFailure::fromJson(json(R"J({"kind": "constraint_violation",
+            "message": "Constraints violated (n, seq_len)!", "names": ["n", "seq_len"], "violations": [],
+            "fixes": ["n = Dim('n', max=16)", "seq_len = 4"],
+            "explanations": [
+              {"kind": "specialized", "expression": "seq_len == 4", "torch_expression": "Eq(s27, 4)",
+               "dims": ["seq_len"], "symbols": ["s27"], "value": 4, "reason": "range_refined_to_singleton",
+               "sources": [{"source": "L['x'].size()[1]", "path": "x", "dim": 1, "dim_name": "seq_len", "symbol": "s27"}],
+               "location": {"file": "/m/spec_model.py", "line": 6, "function": "helper", "code": "if h.shape[1] == 4:"},
+               "stack": [{"file": "/t/torch/nn/modules/module.py", "line": 1794, "function": "_call_impl", "code": "return forward_call(*args, **kwargs)", "library": true},
+                         {"file": "/m/spec_model.py", "line": 14, "function": "forward", "code": "h = helper(h)", "library": false},
+                         {"file": "/m/spec_model.py", "line": 6, "function": "helper", "code": "if h.shape[1] == 4:", "library": false}]},
+              {"kind": "range_narrowed", "expression": "n <= 16", "torch_expression": "s17 <= 16", "dims": ["n"],
+               "symbols": ["s17"], "value": null, "reason": null,
+               "sources": [{"source": "L['y'].size()[0]", "path": "y", "dim": 0, "dim_name": "n", "symbol": "s17"}],
+               "location": {"file": "/m/spec_model.py", "line": 15, "function": "forward", "code": "if y.shape[0] > 16:"},
+               "stack": [{"file": "/m/spec_model.py", "line": 15, "function": "forward", "code": "if y.shape[0] > 16:", "library": false}]}]})J"));
+        QCOMPARE(f.explanations.size(), 2);
+        const ShapeExplanation &s = f.explanations[0];
+        QCOMPARE(s.kind, QStringLiteral("specialized"));
+        QCOMPARE(s.expression, QStringLiteral("seq_len == 4"));
+        QCOMPARE(s.torchExpression, QStringLiteral("Eq(s27, 4)"));
+        QCOMPARE(s.value, std::optional<qint64>(4));
+        QCOMPARE(s.reason, QStringLiteral("range_refined_to_singleton"));
+        QCOMPARE(s.sources.size(), 1);
+        QCOMPARE(s.sources[0].path, QStringLiteral("x"));
+        QCOMPARE(s.sources[0].dim, 1);
+        QCOMPARE(s.location.line, 6);
+        QCOMPARE(s.stack.size(), 3);
+        QVERIFY(s.stack[0].library);
+        QVERIFY(!s.stack[2].library);
+        QCOMPARE(s.stack[1].location.code, QStringLiteral("h = helper(h)"));
+        QCOMPARE(s.toText(), QStringLiteral("/m/spec_model.py:6: specialized: seq_len == 4\n    if h.shape[1] == 4:"));
+        QCOMPARE(f.explanations[1].kindText(), QStringLiteral("range narrowed"));
+        QVERIFY(!f.explanations[1].value.has_value());
+        QCOMPARE(ShapeExplanation::about(f.explanations, QStringLiteral("n")).size(), 1);
+        QCOMPARE(ShapeExplanation::about(f.explanations, QStringLiteral("n"))[0].expression, QStringLiteral("n <= 16"));
+        // the failure's explanations are the result's (no program was written)
+        QCOMPARE(ExportResult::fromFailure(f).explanations.size(), 2);
+
+        // on success: in the result; without a location (torch specialized at the inputs)
+        const ExportResult ok = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "example_call": 0,
+            "verification": [{"call": 0, "status": "ok", "outputs": []}],
+            "explanations": [{"kind": "specialized", "expression": "batch == 1", "torch_expression": "Eq(s0, 1)",
+                              "dims": ["batch"], "value": 1, "sources": [], "location": null, "stack": []}]})J"));
+        QVERIFY(ok.ok);
+        QCOMPARE(ok.explanations.size(), 1);
+        QVERIFY(!ok.explanations[0].location.isValid());
+        QCOMPARE(ok.explanations[0].toText(), QStringLiteral("specialized: batch == 1 (torch gave no line of the model)"));
+        // an older worker sends none
+        QVERIFY(ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": []})J")).explanations.isEmpty());
+    }
 };
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestExportResult)
