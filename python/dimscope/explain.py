@@ -325,6 +325,8 @@ def _event_frames(frames, interned, torch_dir):
 def _location(frames):
     """The user's line: the innermost frame that is not a library's; for a model that is
     itself a library's (transformers), the innermost frame outside torch and dimscope."""
+    torch_dir = _torch_dir()
+    frames = [f for f in frames or [] if not _is_framework(f["file"], torch_dir)]
     if not frames:
         return None
     user = [f for f in frames if not f["library"]]
