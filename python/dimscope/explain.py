@@ -5,8 +5,8 @@ while it traces, each tied to the model's source line that caused it.
 `Explainer` is a context manager around the one `torch.export.export` the worker runs
 (no second export). While it is active, a handler on torch's structured-trace logger
 (`torch.__trace`, the logger `draft_export` and `TORCH_TRACE` read) receives torch's
-`symbolic_shape_specialization` and `guard_added` events (`create_symbol` too, for the
-symbols' sources); at each such event the handler also takes the Python stack, which in
+`symbolic_shape_specialization` and `guard_added_fast` events (`create_symbol` too, for
+the symbols' sources); at each such event the handler also takes the Python stack, which in
 non-strict export holds the model's own frames. `explanations()` then turns the events
 into dicts (docs/worker-protocol.md, "explanations"): the kind, torch's expression and
 the same in Dim names, the input leaves and dims involved, the user's source line and
@@ -23,7 +23,7 @@ import re
 import sysconfig
 import traceback
 
-_EVENTS = ("symbolic_shape_specialization", "guard_added", "create_symbol")
+_EVENTS = ("symbolic_shape_specialization", "guard_added", "guard_added_fast", "create_symbol")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"])
 
@@ -83,9 +83,10 @@ class _Handler(logging.Handler):
 class Explainer:
     """with Explainer() as ex: torch.export.export(...); ex.explanations(leafmap)"""
 
-    def __init__(self, log=None):
+    def __init__(self, log=None, detailed=False):
         self.handler = _Handler()
         self.log = log
+        self.detailed = detailed
         self.active = False
         self.note = None
         self._prev_dtrace = None
@@ -105,13 +106,14 @@ class Explainer:
                 logger.setLevel(logging.DEBUG)
             else:
                 self._prev_level = None
-            # guard_added is a "detailed" event, sent only when this flag is set
-            # (torch/export/_draft_export.py sets it the same way).
-            if hasattr(internal, "GET_DTRACE_STRUCTURED"):
+            # Every guard comes as guard_added_fast. guard_added is the "detailed" twin
+            # (with symbol_to_sources, frame locals), sent only when this flag is set,
+            # as draft_export does; it slows a transformers export down tenfold
+            # (every expression torch creates is traced with its stack), so it is
+            # asked for only with detailed=True.
+            if self.detailed and hasattr(internal, "GET_DTRACE_STRUCTURED"):
                 self._prev_dtrace = internal.GET_DTRACE_STRUCTURED
                 internal.GET_DTRACE_STRUCTURED = True
-            else:
-                self.note = "this torch sends no guard_added events; only specializations are explained"
             self.active = True
         except Exception as e:  # another torch: no explanations
             self.note = "torch's structured trace is not available (%s: %s); no explanations" % (
@@ -357,7 +359,7 @@ def build_explanations(events, leaves):
         if key == "create_symbol" and md.get("symbol") and md.get("source"):
             symbol_sources.setdefault(str(md["symbol"]), []).append(str(md["source"]))
     for key, md, _stack in events:
-        if key == "guard_added":
+        if key in ("guard_added", "guard_added_fast"):
             for sym, src in (md.get("symbol_to_sources") or {}).items():
                 if str(src) not in symbol_sources.setdefault(str(sym), []):
                     symbol_sources[str(sym)].append(str(src))
