@@ -1,91 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// LibTorch first: Qt's `slots` macro breaks its headers.
-#include <ATen/ATen.h>
-
 #include "capture/tensorstats.h"
 
-#include "capture/torchtensor.h"
-
-#include <array>
-#include <cmath>
-#include <limits>
+#include "capture/tensorengine.h"
+#include "capture/tensorview.h"
 
 namespace dimscope {
-
-namespace {
-
-// float8 e4m3fn: 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities,
-// S.1111.111 is NaN.
-float decodeE4M3(uint8_t b)
-{
-    const int sign = b >> 7, exp = (b >> 3) & 0xF, mant = b & 0x7;
-    float v;
-    if (exp == 0xF && mant == 0x7)
-        v = std::numeric_limits<float>::quiet_NaN();
-    else if (exp == 0)
-        v = std::ldexp(float(mant) / 8.0f, -6);
-    else
-        v = std::ldexp(1.0f + float(mant) / 8.0f, exp - 7);
-    return sign ? -v : v;
-}
-
-// float8 e5m2 is the upper byte of an IEEE float16.
-float decodeE5M2(uint8_t b)
-{
-    const int sign = b >> 7, exp = (b >> 2) & 0x1F, mant = b & 0x3;
-    float v;
-    if (exp == 0x1F)
-        v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-    else if (exp == 0)
-        v = std::ldexp(float(mant) / 4.0f, -14);
-    else
-        v = std::ldexp(1.0f + float(mant) / 4.0f, exp - 15);
-    return sign ? -v : v;
-}
-
-at::Tensor lookupTable(DType t)
-{
-    std::array<float, 256> lut;
-    for (int i = 0; i < 256; ++i)
-        lut[size_t(i)] = t == DType::F8_E4M3 ? decodeE4M3(uint8_t(i)) : decodeE5M2(uint8_t(i));
-    return at::tensor(at::ArrayRef<float>(lut.data(), lut.size()), at::kFloat);
-}
-
-// Thrown by chunkAsDouble when the file no longer holds the bytes; caught below.
-struct ReadFailure {
-    QString message;
-};
-
-// A flat double tensor of elements [begin, end) of the view, whatever its dtype.
-at::Tensor chunkAsDouble(const TensorView &view, int64_t begin, int64_t end, const at::Tensor &lut)
-{
-    const int64_t n = end - begin;
-    const int size = dtype::byteSize(view.dtype);
-    // The chunk is read with pread into a buffer of its own, not viewed in the
-    // mapping: a file truncated while the stats run (they run off the GUI thread,
-    // for seconds on a large tensor) gives an error instead of SIGBUS. The copy is
-    // bounded (one chunk) and small next to the conversion to double.
-    at::Tensor bytes = at::empty({n * size}, at::kByte);
-    QString why;
-    if (!view.read(begin * size, n * size, bytes.data_ptr(), &why))
-        throw ReadFailure{why};
-    auto raw = [&](at::ScalarType st) { return bytes.view(st); };
-    switch (view.dtype) {
-    case DType::U16: return raw(at::kShort).to(at::kInt).bitwise_and(0xFFFF).to(at::kDouble);
-    case DType::U32: return raw(at::kInt).to(at::kLong).bitwise_and(int64_t(0xFFFFFFFF)).to(at::kDouble);
-    case DType::U64: {
-        at::Tensor d = raw(at::kLong).to(at::kDouble);
-        return at::where(d < 0, d + 18446744073709551616.0, d); // values >= 2^63 read as negative
-    }
-    case DType::F8_E4M3:
-    case DType::F8_E5M2:
-        return lut.index_select(0, raw(at::kByte).to(at::kLong)).to(at::kDouble);
-    default:
-        return raw(*torchScalarType(view.dtype)).to(at::kDouble);
-    }
-}
-
-} // namespace
 
 TensorStats computeTensorStats(const Capture &capture, int call, int leaf, const TensorStatsOptions &options)
 {
@@ -104,52 +23,23 @@ TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf, const T
     if (!view)
         return s;
     s.numel = view->numel();
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    s.min = s.max = s.mean = s.std = nan;
-    try {
-        const at::Tensor lut = (view->dtype == DType::F8_E4M3 || view->dtype == DType::F8_E5M2) ? lookupTable(view->dtype) : at::Tensor();
-        double mean = 0, m2 = 0; // Chan et al.'s parallel merge of per-chunk mean and M2
-        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        const int64_t chunk = std::max<int64_t>(1, options.chunkElements);
-        for (int64_t begin = 0; begin < s.numel; begin += chunk) {
-            if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
-                s.cancelled = true;
-                s.error = QStringLiteral("cancelled");
-                return s;
-            }
-            const int64_t end = std::min<int64_t>(s.numel, begin + chunk);
-            const at::Tensor d = chunkAsDouble(*view, begin, end, lut);
-            const at::Tensor finiteMask = at::isfinite(d);
-            const int64_t nanCount = at::isnan(d).sum().item<int64_t>();
-            const int64_t finite = finiteMask.sum().item<int64_t>();
-            s.nanCount += nanCount;
-            s.infCount += (end - begin) - finite - nanCount;
-            if (finite == 0)
-                continue;
-            const at::Tensor f = d.masked_select(finiteMask);
-            lo = std::min(lo, f.min().item<double>());
-            hi = std::max(hi, f.max().item<double>());
-            const double cMean = f.mean().item<double>();
-            const double cM2 = (f - cMean).pow(2).sum().item<double>();
-            const double n = double(s.finiteCount), m = double(finite);
-            const double delta = cMean - mean;
-            mean += delta * m / (n + m);
-            m2 += cM2 + delta * delta * n * m / (n + m);
-            s.finiteCount += finite;
-        }
-        if (s.finiteCount > 0) {
-            s.min = lo;
-            s.max = hi;
-            s.mean = mean;
-            s.std = std::sqrt(m2 / double(s.finiteCount));
-        }
-        s.ok = true;
-    } catch (const ReadFailure &f) {
-        s.error = QStringLiteral("leaf %1: %2").arg(leaf.path, f.message);
-    } catch (const std::exception &e) {
-        s.error = QStringLiteral("LibTorch: %1").arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
-    }
-    return s;
+    const TensorEngineInterface *engine = TensorEngine::get(&s.error);
+    if (!engine)
+        return s;
+    TensorBytes bytes;
+    bytes.dtype = view->dtype;
+    bytes.elementSize = dtype::byteSize(view->dtype);
+    bytes.numel = s.numel;
+    // pread from the file, not the mapping: a file truncated while the statistics run
+    // (off the GUI thread, for seconds on a large tensor) gives an error, not SIGBUS.
+    bytes.read = [v = *view, path = leaf.path](qint64 begin, qint64 count, void *out, QString *error) {
+        QString why;
+        if (v.read(begin, count, out, &why))
+            return true;
+        *error = QStringLiteral("leaf %1: %2").arg(path, why);
+        return false;
+    };
+    return engine->statistics(bytes, options);
 }
 
 } // namespace dimscope

@@ -34,9 +34,12 @@ struct TensorStatsOptions {
     const std::atomic_bool *cancel = nullptr;
 };
 
-// Computed with LibTorch over the tensor's bytes, read from the file in chunks
-// (bounded extra memory whatever the tensor's size; a file that shrank since it was
-// opened gives an error). Thread-safe: the GUI calls it off its thread.
+// Computed by the tensor engine (tensorengine.h: LibTorch in a plugin, loaded by the
+// first call, which waits for it) over the tensor's bytes, read from the file in
+// chunks (bounded extra memory whatever the tensor's size; a file that shrank since
+// it was opened gives an error). When the plugin cannot be loaded, !ok with an error
+// naming its path and the loader's message. Thread-safe: the GUI calls it off its
+// thread.
 // `call`, `leaf` index capture.calls and that call's input leaves.
 TensorStats computeTensorStats(const Capture &capture, int call, int leaf, const TensorStatsOptions &options = {});
 TensorStats computeTensorStats(const Capture &capture, const Leaf &leaf, const TensorStatsOptions &options = {});

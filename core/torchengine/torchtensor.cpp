@@ -3,28 +3,11 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-#include "capture/torchtensor.h"
+#include "torchtensor.h"
 
 #include "capture/mappedfile.h"
 
 namespace dimscope {
-
-std::optional<c10::ScalarType> torchScalarType(DType t)
-{
-    switch (t) {
-    case DType::Bool: return at::kBool;
-    case DType::U8: return at::kByte;
-    case DType::I8: return at::kChar;
-    case DType::I16: return at::kShort;
-    case DType::I32: return at::kInt;
-    case DType::I64: return at::kLong;
-    case DType::F16: return at::kHalf;
-    case DType::BF16: return at::kBFloat16;
-    case DType::F32: return at::kFloat;
-    case DType::F64: return at::kDouble;
-    default: return std::nullopt; // U16/U32/U64 and float8 arrived after LibTorch 1.13
-    }
-}
 
 at::Tensor torchTensor(const TensorView &view, QString *error)
 {

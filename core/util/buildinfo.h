@@ -9,6 +9,8 @@ namespace dimscope {
 struct BuildInfo {
     static QString dimscopeVersion();
     static QString qtVersion();
+    // The LibTorch the tensor engine plugin was built against (CMake's Torch_VERSION),
+    // known without loading it; TensorEngine's libtorchVersion() is the loaded one's.
     static QString libtorchVersion();
     // The source tree this binary was built from; the runtime looks there for
     // python/ and scripts/torch-python when it runs from the build tree.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Zero-copy LibTorch views and tensor statistics over mapped captures (and over
-// captures truncated while open).
-#include <ATen/ATen.h> // LibTorch before Qt (Qt's `slots` macro breaks its headers)
-
+// Tensor statistics over mapped captures (and over captures truncated while open),
+// computed by the tensor engine plugin, which the first statistic loads (the zero-copy
+// LibTorch views are tst_torchtensor's; an engine that cannot load, tst_tensorengine's).
 #include "hostilefiles.h"
+#include "processmaps.h"
 #include "safetensorswriter.h"
 
 #include "capture/capturereader.h"
+#include "capture/tensorengine.h"
 #include "capture/tensorstats.h"
-#include "capture/torchtensor.h"
+#include "util/buildinfo.h"
 
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
@@ -89,49 +90,20 @@ private slots:
         QVERIFY2(m_capture, qPrintable(error));
     }
 
-    void viewIsZeroCopy()
+    // Opening a capture needs no tensor math: LibTorch is not mapped until the first
+    // statistic loads the plugin, which then reports the LibTorch it was built with.
+    void engineLoadsOnFirstStatistic()
     {
+        QVERIFY(!TensorEngine::isLoaded());
+        QVERIFY(!processMaps("libtorch"));
+        const TensorStats s = computeTensorStats(*m_capture, 0, I32);
+        QVERIFY2(s.ok, qPrintable(s.error));
+        QVERIFY(TensorEngine::isLoaded());
+        QVERIFY(processMaps("libtorch"));
         QString error;
-        const at::Tensor t = torchTensor(*m_capture, leaf(I64), &error);
-        QVERIFY2(t.defined(), qPrintable(error));
-        QCOMPARE(t.scalar_type(), at::kLong);
-        QCOMPARE(t.sizes().vec(), (std::vector<int64_t>{2, 3}));
-        QCOMPARE(static_cast<const void *>(t.data_ptr()), static_cast<const void *>(m_capture->bytes(leaf(I64))));
-        QCOMPARE(memcmp(t.data_ptr(), m_capture->bytes(leaf(I64)), 48), 0);
-        QCOMPARE(t.sum().item<int64_t>(), int64_t(15));
-        QCOMPARE(t.index({1, 2}).item<int64_t>(), int64_t(5));
-    }
-
-    void misalignedDataIsCopied()
-    {
-        QString error;
-        const at::Tensor t = torchTensor(*m_capture, leaf(I64Odd), &error);
-        QVERIFY2(t.defined(), qPrintable(error));
-        QVERIFY(static_cast<const void *>(t.data_ptr()) != static_cast<const void *>(m_capture->bytes(leaf(I64Odd))));
-        QCOMPARE(t.index({0}).item<int64_t>(), int64_t(-7));
-        QCOMPARE(t.index({1}).item<int64_t>(), int64_t(9));
-    }
-
-    void viewOutlivesCapture()
-    {
-        QString error;
-        std::optional<Capture> c = CaptureReader::open(m_capture->filePath, &error);
-        QVERIFY2(c, qPrintable(error));
-        at::Tensor t = torchTensor(*c, c->calls.at(0).inputs.leaves.at(I32), &error);
-        c.reset(); // the tensor's deleter holds the mapping
-        QVERIFY(t.defined());
-        QCOMPARE(t.max().item<int32_t>(), 10);
-    }
-
-    void viewErrors()
-    {
-        QString error;
-        QVERIFY(!torchTensor(*m_capture, leaf(U16), &error).defined());
-        QVERIFY2(error.endsWith(QLatin1String(" has no uint16 tensors")), qPrintable(error));
-        const at::Tensor empty = torchTensor(*m_capture, leaf(Empty), &error);
-        QVERIFY(empty.defined());
-        QCOMPARE(empty.numel(), int64_t(0));
-        QCOMPARE(empty.sizes().vec(), (std::vector<int64_t>{2, 0}));
+        const TensorEngineInterface *engine = TensorEngine::get(&error);
+        QVERIFY2(engine, qPrintable(error));
+        QCOMPARE(engine->libtorchVersion(), BuildInfo::libtorchVersion());
     }
 
     void stats_data()
