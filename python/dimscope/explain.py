@@ -404,6 +404,8 @@ def build_explanations(events, leaves):
             continue  # a guard of torch's input checks, not of the model's code
         names = {s: name_of(s) for s in syms}
         readable = _SYMBOL.sub(lambda m: names.get(m.group(1), m.group(1)), _readable(expr))
+        if kind == "equality" and len(set(names.values())) == 1:
+            continue  # two leaves of one Dim (`batch == batch`): what the spec already says
         sources = []
         for s in syms:
             for src in symbol_sources.get(s, []):
