@@ -3,7 +3,9 @@
 // progress, the verification table and, on failure, the violations and fixes. With a
 // constraint set (given or inferred), --fix-loop applies torch's suggested fixes and
 // exports again; after a successful export the .pt2 is read back and checked against
-// the constraints.
+// the constraints. The worker's explanations (the model line behind each Dim torch
+// specialized, narrowed, tied or guarded) are printed on failure, with each applied
+// fix, and with --explain after a success; --json FILE writes them as data.
 #include "clicommand.h"
 #include "exportreadback.h"
 #include "interruptwatcher.h"
@@ -23,7 +25,9 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QSaveFile>
 #include <QTextStream>
 using namespace dimscope;
 
@@ -32,7 +36,8 @@ namespace {
 struct Options {
     QString model, capture, constraints, output, device = QStringLiteral("cpu");
     int call = -1;
-    bool strict = false, fixLoop = false;
+    bool strict = false, fixLoop = false, explain = false;
+    QString json; // --json FILE
 };
 
 bool parse(const QStringList &args, Options *o, QString *error)
@@ -74,6 +79,10 @@ bool parse(const QStringList &args, Options *o, QString *error)
             o->strict = true;
         } else if (a == QLatin1String("--fix-loop")) {
             o->fixLoop = true;
+        } else if (a == QLatin1String("--explain")) {
+            o->explain = true;
+        } else if (a == QLatin1String("--json")) {
+            if (!value(&o->json)) return false;
         } else {
             *error = QStringLiteral("unknown argument '%1'").arg(a);
             return false;
@@ -196,6 +205,111 @@ void printFailure(QTextStream &err, const ExportResult &r)
     err << "\nexport failed: " << r.failure.toText();
 }
 
+// Compiler-style lines (FILE:LINE: kind: expression, then the code), so that terminals
+// and editors link them; `indent` before each.
+void printExplanations(QTextStream &s, const QVector<ShapeExplanation> &all, const QString &indent)
+{
+    for (const ShapeExplanation &e : all)
+        s << indent << QString(e.toText()).replace(QLatin1String("\n"), QLatin1String("\n") + indent) << "\n";
+}
+
+void printWhy(QTextStream &s, const ExportResult &r)
+{
+    if (r.explanations.isEmpty())
+        return;
+    s << "\nwhy: torch's shape decisions and the model lines that caused them:\n";
+    printExplanations(s, r.explanations, QStringLiteral("  "));
+}
+
+// The Dim a suggested fix line changes: "seq_len = 4", "n = Dim('n', max=16)", "dy = dx".
+QString fixDim(const QString &line)
+{
+    const int eq = line.indexOf(QLatin1String(" = "));
+    return eq > 0 ? line.left(eq).trimmed() : QString();
+}
+
+QJsonObject locationJson(const SourceLocation &l)
+{
+    if (!l.isValid())
+        return {};
+    return QJsonObject{{QStringLiteral("file"), l.file}, {QStringLiteral("line"), l.line},
+                       {QStringLiteral("function"), l.function}, {QStringLiteral("code"), l.code}};
+}
+
+QJsonArray explanationsJson(const QVector<ShapeExplanation> &all)
+{
+    QJsonArray out;
+    for (const ShapeExplanation &e : all) {
+        QJsonArray sources, stack;
+        for (const ViolationSource &v : e.sources)
+            sources.append(QJsonObject{{QStringLiteral("source"), v.source}, {QStringLiteral("path"), v.path},
+                                       {QStringLiteral("dim"), v.dim}});
+        for (const StackFrame &f : e.stack) {
+            QJsonObject o = locationJson(f.location);
+            o.insert(QStringLiteral("library"), f.library);
+            stack.append(o);
+        }
+        out.append(QJsonObject{
+            {QStringLiteral("kind"), e.kind},
+            {QStringLiteral("expression"), e.expression},
+            {QStringLiteral("torch_expression"), e.torchExpression},
+            {QStringLiteral("dims"), QJsonArray::fromStringList(e.dims)},
+            {QStringLiteral("value"), e.value ? QJsonValue(double(*e.value)) : QJsonValue()},
+            {QStringLiteral("reason"), e.reason.isEmpty() ? QJsonValue() : QJsonValue(e.reason)},
+            {QStringLiteral("sources"), sources},
+            {QStringLiteral("location"), e.location.isValid() ? QJsonValue(locationJson(e.location)) : QJsonValue()},
+            {QStringLiteral("stack"), stack}});
+    }
+    return out;
+}
+
+QJsonObject failureJson(const WorkerFailure &f)
+{
+    if (!f.isValid())
+        return {};
+    return QJsonObject{{QStringLiteral("kind"), f.kind}, {QStringLiteral("message"), f.message},
+                       {QStringLiteral("fixes"), QJsonArray::fromStringList(f.fixes)}};
+}
+
+// --json FILE: what the command did, as data (docs/cli.md, "export --json").
+struct JsonReport {
+    QString path;
+    QJsonArray rounds;
+    QJsonArray programs;
+
+    QJsonObject roundJson(int attempt, int round, const ExportResult &r) const
+    {
+        QJsonObject o{{QStringLiteral("attempt"), attempt}, {QStringLiteral("round"), round},
+                      {QStringLiteral("ok"), r.ok}, {QStringLiteral("explanations"), explanationsJson(r.explanations)},
+                      {QStringLiteral("applied"), QJsonArray()}, {QStringLiteral("not_applied"), QJsonArray()}};
+        o.insert(QStringLiteral("failure"), r.ok ? QJsonValue() : QJsonValue(failureJson(r.failure)));
+        return o;
+    }
+    static QJsonObject programJson(const ExportResult &r)
+    {
+        return QJsonObject{{QStringLiteral("output"), r.output}, {QStringLiteral("example_call"), r.exampleCall},
+                           {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
+                           {QStringLiteral("explanations"), explanationsJson(r.explanations)}};
+    }
+    bool write(bool ok, const ExportResult &last, QTextStream &err) const
+    {
+        if (path.isEmpty())
+            return true;
+        QJsonObject doc{{QStringLiteral("format"), QStringLiteral("dimscope.export")}, {QStringLiteral("version"), 1},
+                        {QStringLiteral("ok"), ok},
+                        {QStringLiteral("failure"), last.ok ? QJsonValue() : QJsonValue(failureJson(last.failure))},
+                        {QStringLiteral("explanations"), explanationsJson(last.explanations)},
+                        {QStringLiteral("programs"), programs}, {QStringLiteral("rounds"), rounds}};
+        QSaveFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(doc).toJson(QJsonDocument::Indented)) < 0
+            || !f.commit()) {
+            err << "dimscope-cli export: cannot write " << path << ": " << f.errorString() << "\n";
+            return false;
+        }
+        return true;
+    }
+};
+
 
 // SIGINT/SIGTERM/SIGHUP while the worker runs: the watcher's handler cancelled the
 // client (the worker's process group is killed, its save folder removed); one line, and
@@ -207,12 +321,37 @@ int reportInterrupted(QTextStream &err, const InterruptWatcher &interrupts)
     return interrupts.exitCode();
 }
 
+// After a success: every explanation with --explain; without it, the specializations
+// when a dim the constraints made dynamic came out static (why it did).
+void printSuccessExplanations(QTextStream &out, const ExportResult &r, bool explain, bool cameOutStatic)
+{
+    if (explain) {
+        out << "\nexplain: torch's shape decisions on the dynamic dims and the model lines behind them";
+        if (r.explanations.isEmpty())
+            out << ": none\n";
+        else
+            out << ":\n";
+        printExplanations(out, r.explanations, QStringLiteral("  "));
+    } else if (cameOutStatic) {
+        QVector<ShapeExplanation> specialized;
+        for (const ShapeExplanation &e : r.explanations)
+            if (e.kind == QLatin1String("specialized"))
+                specialized.append(e);
+        if (!specialized.isEmpty()) {
+            out << "\nwhy static: the model lines where torch specialized a Dim:\n";
+            printExplanations(out, specialized, QStringLiteral("  "));
+        }
+    }
+}
+
 // --fix-loop: the PhasedExport pipeline (one program for every call when torch can,
 // else a program per phase), printed as it goes; then each program read back and the
 // list of programs with the calls each serves. Exit 1 when a call is served by none.
 int runPhases(ExportClient &client, InterruptWatcher &interrupts, const Capture &capture,
-              const ConstraintSet &initial, const ExportRequest &base, QTextStream &out, QTextStream &err)
+              const ConstraintSet &initial, const ExportRequest &base, QTextStream &out, QTextStream &err,
+              JsonReport &json, bool explain)
 {
+    QVector<ShapeExplanation> lastExplanations; // the last round's: the causes of its fixes
     PhasedExport pipeline(&client);
     // A signal between two rounds finds no request to cancel: the pipeline stops too.
     QObject::connect(&interrupts, &InterruptWatcher::interrupted, &pipeline, [&pipeline] { pipeline.stop(); });
@@ -229,21 +368,43 @@ int runPhases(ExportClient &client, InterruptWatcher &interrupts, const Capture 
         out << "\n== fix loop round " << round << " ==\n";
         out.flush();
     });
-    QObject::connect(&pipeline, &PhasedExport::roundFinished, [&](int, int, const ExportResult &r) {
+    QObject::connect(&pipeline, &PhasedExport::roundFinished, [&](int attempt, int round, const ExportResult &r) {
         if (interrupts.caughtSignal() != 0)
             return;
         printVerification(out, r);
-        if (!r.ok)
+        if (!r.ok) {
             printFailure(err, r);
+            printWhy(err, r);
+        }
+        lastExplanations = r.explanations;
+        json.rounds.append(json.roundJson(attempt, round, r));
         err.flush();
     });
     QObject::connect(&pipeline, &PhasedExport::fixesApplied,
                      [&](int, int, const QStringList &applied, const QStringList &unapplied, const ConstraintSet &set,
                          bool changed) {
-                         for (const QString &line : applied)
+                         QJsonObject last = json.rounds.isEmpty() ? QJsonObject() : json.rounds.last().toObject();
+                         QJsonArray appliedJson, unappliedJson;
+                         for (const QString &line : applied) {
                              out << "applied: " << line << "\n";
-                         for (const QString &line : unapplied)
+                             // what the model did to make torch suggest it
+                             const QVector<ShapeExplanation> causes = ShapeExplanation::about(lastExplanations, fixDim(line));
+                             if (!causes.isEmpty()) {
+                                 out << "  because:\n";
+                                 printExplanations(out, causes, QStringLiteral("    "));
+                             }
+                             appliedJson.append(QJsonObject{{QStringLiteral("fix"), line},
+                                                            {QStringLiteral("explanations"), explanationsJson(causes)}});
+                         }
+                         for (const QString &line : unapplied) {
                              out << "not applied: " << line << "\n";
+                             unappliedJson.append(line);
+                         }
+                         if (!json.rounds.isEmpty()) {
+                             last.insert(QStringLiteral("applied"), appliedJson);
+                             last.insert(QStringLiteral("not_applied"), unappliedJson);
+                             json.rounds[json.rounds.size() - 1] = last;
+                         }
                          if (changed)
                              out << "constraints now: " << dimsText(set) << "\n";
                      });
@@ -275,21 +436,26 @@ int runPhases(ExportClient &client, InterruptWatcher &interrupts, const Capture 
         const CallTree &tree = capture.calls.at(qBound(0, r.exampleCall, int(capture.calls.size()) - 1)).inputs;
         const int specialized = printExportReadBack(out, err, r.output, DimIntent::fromConstraints(tree, p.constraints));
         specializedTotal += specialized < 0 ? 1 : specialized;
+        printSuccessExplanations(out, r, explain, specialized > 0);
+        json.programs.append(JsonReport::programJson(r));
     }
     out << "\nprograms (" << outcome.programs.size() << "):\n";
     for (const ExportedProgram &p : outcome.programs)
         out << "  " << p.result.output << "  calls " << ExportPhases::callsText(p.calls) << "  (" << p.description
             << ")\n";
+    const ExportResult lastResult = outcome.programs.isEmpty() ? ExportResult() : outcome.programs.last().result;
     if (!outcome.servesEveryCall()) {
         err << outcome.summary() << "\n";
+        json.write(false, lastResult, err);
         return 1;
     }
     out << outcome.summary() << "\n";
     if (specializedTotal > 0) {
         err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
+        json.write(false, lastResult, err);
         return 1;
     }
-    return 0;
+    return json.write(true, lastResult, err) ? 0 : 1;
 }
 
 int run(const QStringList &args)
@@ -300,7 +466,8 @@ int run(const QStringList &args)
     QString error;
     if (!parse(args, &o, &error)) {
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
-            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] -o OUT.pt2\n";
+            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--explain] "
+               "[--json FILE] -o OUT.pt2\n";
         return 2;
     }
     const std::optional<Capture> capture = CaptureReader::open(o.capture, &error);
@@ -360,6 +527,8 @@ int run(const QStringList &args)
     ExportRequest request = ExportRequest::make(o.model, o.capture, o.output, options);
 
     ExportResult last;
+    JsonReport json;
+    json.path = o.json;
     if (!o.fixLoop) {
         request.spec = c.set ? emitSpec(*capture, *c.set, call) : c.spec;
         const int id = client.exportModel(request);
@@ -368,20 +537,26 @@ int run(const QStringList &args)
             return reportInterrupted(err, interrupts);
         last = client.exportResultOf(id);
         printVerification(out, last);
+        json.rounds.append(json.roundJson(1, 1, last));
         if (!last.ok) {
             printFailure(err, last);
+            printWhy(err, last);
             if (last.failure.hasFixes())
                 err << "(--fix-loop applies the suggested fixes and exports again)\n";
         }
     } else {
-        return runPhases(client, interrupts, *capture, *c.set, request, out, err);
+        return runPhases(client, interrupts, *capture, *c.set, request, out, err, json, o.explain);
     }
     client.shutdown();
     if (interrupts.caughtSignal() != 0)
         return reportInterrupted(err, interrupts);
     interrupts.restore(); // the worker is gone: reading the program back ends on a signal
-    if (!last.ok)
+    if (!last.ok) {
+        json.write(false, last, err);
         return 1;
+    }
+    if (last.exported)
+        json.programs.append(JsonReport::programJson(last));
 
     out << "\nexported " << last.output << " (" << last.device << (last.strict ? ", strict" : ", non-strict")
         << ", example call " << last.exampleCall << "; model " << (last.modelReused ? "reused" : "loaded") << ")\n";
@@ -398,19 +573,23 @@ int run(const QStringList &args)
                 << "); the check below covers the leaves matched\n";
     }
     const int specialized = printExportReadBack(out, err, last.output, intent);
-    if (specialized < 0)
+    printSuccessExplanations(out, last, o.explain, specialized > 0);
+    if (specialized < 0) {
+        json.write(false, last, err);
         return 1;
+    }
     if (specialized > 0) {
         err << "export failed the constraints' intent: the .pt2 was written, but it does not accept other sizes "
                "for those dims (see the violations torch would raise with named Dims, or check the model)\n";
+        json.write(false, last, err);
         return 1;
     }
-    return 0;
+    return json.write(true, last, err) ? 0 : 1;
 }
 
 const CliRegistration registration({"export",
                                     "export --model REF --capture FILE [--constraints FILE] [--device cpu|cuda] [--call N] "
-                                    "[--strict] [--fix-loop] -o OUT.pt2",
+                                    "[--strict] [--fix-loop] [--explain] [--json FILE] -o OUT.pt2",
                                     "torch.export through the Python worker, then replay every captured call", &run});
 
 } // namespace
