@@ -167,10 +167,12 @@ class LeafMap:
                     names.setdefault(id(tensor), {d: _dim_name(v) for d, v in dims.items()})
             except Exception:
                 names = {}
+        by_id = {}
         for i, value in enumerate(args):
             top = positional_names[i] if i < len(positional_names) else "args[%d]" % i
             for cap, inner, tensor in _tensor_leaves(value, top, ""):
                 entry = (cap, names.get(id(tensor), {}))
+                by_id.setdefault(id(tensor), entry)
                 for prefix in ("L['args'][0][%d]" % i, "L['args'][%d]" % i, "L[%r]" % top):
                     self.by_source.setdefault(prefix + inner, entry)
                 if "[" not in top:
@@ -178,8 +180,19 @@ class LeafMap:
         for k, value in kwargs.items():
             for cap, inner, tensor in _tensor_leaves(value, k, ""):
                 entry = (cap, names.get(id(tensor), {}))
+                by_id.setdefault(id(tensor), entry)
                 for prefix in ("L['args'][1][%r]" % k, "L['kwargs'][%r]" % k, "L[%r]" % k):
                     self.by_source.setdefault(prefix + inner, entry)
+        try:
+            # torch 2.14 strict export names the inputs by their place among the
+            # flattened (args, kwargs) leaves: L['flat_args'][i].
+            from torch.utils import _pytree as pytree
+
+            for i, leaf in enumerate(pytree.tree_leaves((tuple(args), dict(kwargs)))):
+                if id(leaf) in by_id:
+                    self.by_source.setdefault("L['flat_args'][%d]" % i, by_id[id(leaf)])
+        except Exception:
+            pass
         return self
 
     def lookup(self, source):

@@ -32,6 +32,14 @@ def test_sources_of_every_form_map_to_key_paths_and_dim_names():
     assert pos.lookup("L['ids'].size()[1]")["path"] == "ids"
 
 
+def test_strict_exports_flat_argument_sources():
+    # torch 2.14 strict: L['flat_args'][i], i among the flattened (args, kwargs) leaves
+    x, y = torch.zeros(2), torch.zeros(3)
+    m = LeafMap.build((), {"x": x, "n": 3, "y": y})
+    assert m.lookup("L['flat_args'][2].size()[0]")["path"] == "y"
+    assert m.lookup("L['flat_args'][0].size()[0]")["path"] == "x"
+
+
 def test_custom_classes_use_dot_keys_like_the_capture():
     Pair = collections.namedtuple("Pair", "keys values")
     k, v = torch.zeros(2), torch.zeros(3)
