@@ -3,6 +3,8 @@
 
 #include "export/exportclient.h"
 
+#include <QJsonDocument>
+
 namespace dimscope {
 
 FixLoop::FixLoop(ExportClient *client, QObject *parent)
@@ -18,7 +20,7 @@ void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier 
     m_spec = std::move(spec);
     m_apply = std::move(apply);
     m_rounds.clear();
-    m_seenFixes.clear();
+    m_seen.clear();
     m_stopRequested = false;
     runRound();
 }
@@ -31,6 +33,7 @@ void FixLoop::runRound()
     }
     ExportRequest r = m_request;
     r.spec = m_spec();
+    m_lastSpec = r.spec;
     emit roundStarted(m_rounds.size() + 1);
     m_requestId = m_client->exportModel(r);
 }
@@ -60,11 +63,15 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
                                        : QStringLiteral("gave up after %1 rounds").arg(round));
         return;
     }
-    if (m_seenFixes.contains(fixes)) {
+    // The same fixes for the same spec again means applying them led back here. The
+    // same fixes for another spec are not a cycle (a split Dim is specialized next).
+    const QByteArray seen = QJsonDocument(m_lastSpec).toJson(QJsonDocument::Compact) + '\n'
+        + fixes.join(QLatin1Char('\n')).toUtf8();
+    if (m_seen.contains(seen)) {
         finish(false, QStringLiteral("torch suggested the same fixes again; applying them changes nothing"));
         return;
     }
-    m_seenFixes.append(fixes);
+    m_seen.insert(seen);
     QString error;
     const bool changed = m_apply(fixes, &error);
     if (!error.isEmpty()) {

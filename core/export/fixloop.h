@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QStringList>
 #include <QVector>
 
@@ -56,7 +57,8 @@ private:
     SpecProvider m_spec;
     FixApplier m_apply;
     QVector<ExportResult> m_rounds;
-    QList<QStringList> m_seenFixes;
+    QJsonObject m_lastSpec;
+    QSet<QByteArray> m_seen; // the spec and fixes of each round: a repeat is a cycle
     int m_maxRounds = 8;
     int m_requestId = -1;
     bool m_stopRequested = false;

@@ -4,6 +4,7 @@
 #include "export/exportclient.h"
 #include "export/exportphases.h"
 #include "export/fixloop.h"
+#include "shapes/dimsplit.h"
 #include "shapes/examplecall.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/captureanalysis.h"
@@ -86,6 +87,8 @@ void PhasedExport::runAttempt(const Attempt &attempt)
 {
     m_current = attempt;
     m_currentFixes.clear();
+    m_splitDims.clear();
+    m_justSplit.clear();
     ++m_attempt;
     m_currentCapture = attempt.calls.isEmpty() ? m_capture : ExportPhases::subset(m_capture, attempt.calls);
     m_currentExampleCall = attempt.exampleCall >= 0 && attempt.calls.isEmpty()
@@ -107,20 +110,85 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     m_loop->start(request, spec, [this](const QStringList &fixes, QString *error) { return apply(fixes, error); });
 }
 
+// A `NAME = INT` fix on a Dim that several inputs share splits the Dim per input the
+// first time instead (DimSplit): the next round's fixes then specialize only the input
+// whose code needs the constant. Returns the applied split notes; *rest gets the other fixes.
+QStringList PhasedExport::splitSharedDims(const QStringList &fixes, QStringList *rest, QString *error)
+{
+    QStringList notes;
+    for (const QString &line : fixes) {
+        const SuggestedFix fix = ExportErrorParser::parseFix(line);
+        if (fix.kind != SuggestedFix::Kind::Specialize || m_splitDims.contains(fix.name)
+            || DimSplit::inputsUsing(m_current.constraints, fix.name).size() < 2) {
+            *rest << line;
+            continue;
+        }
+        m_splitDims << fix.name;
+        const QStringList inputs = DimSplit::inputsUsing(m_current.constraints, fix.name);
+        const QStringList created = DimSplit::splitByInput(&m_current.constraints, fix.name, error);
+        if (!error->isEmpty())
+            return {};
+        m_justSplit.insert(fix.name, created);
+        notes << QStringLiteral("%1 (split first: %2 is shared by %3; %4 now %5)")
+                     .arg(line, fix.name, inputs.join(QStringLiteral(", ")), inputs.mid(1).join(QStringLiteral(", ")),
+                          created.size() == 1 ? QStringLiteral("has its own Dim, ") + created.first()
+                                              : QStringLiteral("have their own Dims, ") + created.join(QStringLiteral(", ")));
+    }
+    return notes;
+}
+
+// The round after a split names the inputs that need the constant. The split-off Dims
+// no fix names go back into the Dim they came from (unless that one is specialized
+// now): they were fine together with it, and one batch Dim is what the user expects.
+QStringList PhasedExport::rejoinSplitDims(const QStringList &fixes)
+{
+    QStringList named, specialized;
+    for (const QString &line : fixes) {
+        const SuggestedFix fix = ExportErrorParser::parseFix(line);
+        named << fix.name << fix.other;
+        if (fix.kind == SuggestedFix::Kind::Specialize)
+            specialized << fix.name;
+    }
+    QStringList notes;
+    for (auto it = m_justSplit.cbegin(); it != m_justSplit.cend(); ++it) {
+        if (specialized.contains(it.key()) || !m_current.constraints.dim(it.key()))
+            continue;
+        QStringList rejoined;
+        for (const QString &part : it.value()) {
+            if (!named.contains(part) && m_current.constraints.mergeDims(it.key(), part).isEmpty())
+                rejoined << part;
+        }
+        if (!rejoined.isEmpty())
+            notes << QStringLiteral("%1 rejoined %2 (torch did not need them apart)")
+                         .arg(rejoined.join(QStringLiteral(", ")), it.key());
+    }
+    m_justSplit.clear();
+    return notes;
+}
+
 bool PhasedExport::apply(const QStringList &fixes, QString *error)
 {
-    const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_current.constraints, fixes.join(QLatin1Char('\n')));
-    QStringList applied, unapplied;
+    const ConstraintSet before = m_current.constraints;
+    const QStringList rejoins = rejoinSplitDims(fixes);
+    QStringList rest;
+    const QStringList splits = rejoins + splitSharedDims(fixes, &rest, error);
+    if (!error->isEmpty()) {
+        m_current.constraints = before;
+        return false;
+    }
+    const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_current.constraints, rest.join(QLatin1Char('\n')));
+    QStringList applied = splits, unapplied;
     for (const SuggestedFix &f : r.applied)
         applied << f.line;
     for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
         unapplied << QStringLiteral("%1 (%2)").arg(u.line, u.reason);
     const QString invalid = r.constraints.checkInvariants();
     if (!invalid.isEmpty()) {
+        m_current.constraints = before;
         *error = invalid;
         return false;
     }
-    const bool changed = r.constraints != m_current.constraints;
+    const bool changed = r.constraints != before;
     m_current.constraints = r.constraints;
     m_currentFixes += applied;
     emit fixesApplied(m_attempt, int(m_loop->rounds().size()), applied, unapplied, m_current.constraints, changed);

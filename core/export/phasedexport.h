@@ -5,6 +5,7 @@
 #include "export/exportrequest.h"
 #include "export/phasedexportoutcome.h"
 
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
@@ -83,6 +84,8 @@ private:
     void planNextPass();
     void finish();
     bool apply(const QStringList &fixes, QString *error);
+    QStringList splitSharedDims(const QStringList &fixes, QStringList *rest, QString *error);
+    QStringList rejoinSplitDims(const QStringList &fixes);
 
     QPointer<ExportClient> m_client;
     FixLoop *m_loop = nullptr;
@@ -94,6 +97,8 @@ private:
     Capture m_currentCapture; // m_capture restricted to the current attempt's calls
     int m_currentExampleCall = 0; // in m_currentCapture
     QStringList m_currentFixes;
+    QStringList m_splitDims; // Dims of the current attempt already split per input
+    QHash<QString, QStringList> m_justSplit; // split in the last round: Dim -> its new Dims
     int m_attempt = 0;
     int m_pass = 0;
     int m_servedBeforePass = 0;

@@ -196,10 +196,14 @@ def test_tutorial_fix_loop_applies_fixes_and_exports(tutorial, tmp_path):
                "-o", out_pt2)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "== fix loop round 1 ==" in done.stdout and "== fix loop round 2 ==" in done.stdout
-    assert "applied: d1 = 4" in done.stdout
+    # d1 is shared by x and y: the loop splits it per input first (d1_y), torch then
+    # specializes both (`w + torch.ones(4)` needs x's and y's dim 1).
+    assert "applied: d1 = 4 (split first: d1 is shared by x, y; y now has its own Dim, d1_y)" in done.stdout
+    assert re.search(r"^applied: d1 = 4$", done.stdout, re.M), done.stdout
+    assert re.search(r"^applied: d1_y = 4$", done.stdout, re.M), done.stdout
     assert re.search(r"^applied: (dy = dx|dx = dy)$", done.stdout, re.M), done.stdout
     assert "not applied:" not in done.stdout
-    assert "exported after 1 rounds of fixes" in done.stdout
+    assert "exported after 2 rounds of fixes" in done.stdout
     assert out_pt2.is_file()
     assert set(verification_rows(done.stdout).values()) == {"ok"}
     # The constraint set that exported: one Dim shared by x and y, dim 1 static.
@@ -355,6 +359,55 @@ def test_fix_loop_gives_an_unbounded_dim_a_finite_max(tmp_path):
         assert re.search(r"^applied: past_len = Dim\('past_len', min=\d+, max=4096\)$", done.stdout, re.M), \
             done.stdout[-4000:]
         assert "dimscope's default" in done.stderr
+
+
+# --- a Dim two inputs share, that only one input's code needs constant -----------------
+
+PER_IMAGE_MODEL = '''
+import torch
+
+
+class PerImage(torch.nn.Module):
+    """Like LLaVA: the text's batch and the number of images are one Dim (equal in every
+    call), and only the images are turned into a Python list (which specializes them)."""
+    def forward(self, x, images):
+        per_image = torch.stack([image.mean() for image in images])
+        return x.sum(-1) + per_image.sum()
+
+
+def make():
+    return PerImage()
+'''
+
+
+def test_fix_loop_splits_a_shared_dim_before_specializing_it(tmp_path):
+    model_file = tmp_path / "perimage.py"
+    model_file.write_text(PER_IMAGE_MODEL)
+    ns = {}
+    exec(compile(PER_IMAGE_MODEL, str(model_file), "exec"), ns)
+    model = ns["make"]()
+    rec = InputRecorder(store_n_calls=3)
+    with rec(model):
+        for seq in (5, 6, 7):
+            model(torch.randn(2, seq), torch.randn(2, 3, 4, 4))
+    capture = tmp_path / "perimage.safetensors"
+    rec.save(capture)
+    constraints = tmp_path / "perimage-constraints.json"
+    constraints.write_text(json.dumps({
+        "format": "dimscope.constraints", "version": 1,
+        "dims": [{"name": "batch", "min": None, "max": 64}, {"name": "seq_len", "min": None, "max": None}],
+        "leaves": {"x": ["batch", "seq_len"], "images": ["batch", "static", "static", "static"]}}))
+    out_pt2 = tmp_path / "perimage.pt2"
+    done = cli("export", "--model", f"{model_file}:make", "--capture", capture, "--constraints", constraints,
+               "--fix-loop", "-o", out_pt2)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert re.search(r"^applied: batch = 2 \(split first: batch is shared by x, images; images now has its own "
+                     r"Dim, batch_images\)$", done.stdout, re.M), done.stdout[-4000:]
+    assert re.search(r"^applied: batch_images = 2$", done.stdout, re.M), done.stdout[-4000:]
+    assert set(verification_rows(done.stdout).values()) == {"ok"}
+    leaves = read_back(done.stdout)
+    assert leaves["x"][0].startswith("batch ("), leaves  # the text's batch stays symbolic
+    assert leaves["images"][0] == "2", leaves  # only the images are specialized
 
 
 def test_cli_runs_only_the_model_its_arguments_name(tmp_path):

@@ -69,7 +69,7 @@ DYNAMIC = {
     "gpt2": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2)],
     "t5": [("attention_mask", 0), ("attention_mask", 1), ("past_key_values.self_attention_cache.key_cache[0]", 2),
            ("past_key_values.cross_attention_cache.key_cache[0]", 2)],
-    # LLaVA's prefill program specializes the number of images, and so the batch (STATIC_IN_PREFILL).
+    # LLaVA: the number of images is static in the prefill program, the batch symbolic (PREFILL_STATIC).
     "llava": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("input_ids", 1)],
     # Sliding-window layer 0 (keeps 7 tokens) and full layer 1: both lengths stay symbolic.
     "gemma2": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2),
@@ -85,10 +85,13 @@ DYNAMIC = {
                       ("past_key_values.key_cache[1]", 2)],
 }
 
-# Dims torch specializes, with the reason in docs/real-models.md: LLaVA's number of images
-# (`list(image_features)` in get_image_features), tied to the batch by the inference as
-# every call has one image per row. Asserted so that a change shows up here and in the docs.
-STATIC_IN_PREFILL = {"llava": [("pixel_values", 0), ("input_ids", 0)]}
+# LLaVA's prefill program (the calls with pixel_values): torch specializes the number of
+# images (`list(image_features)` in get_image_features, docs/real-models.md). The
+# inference gives it the batch's Dim (one image per row in every call); the fix loop
+# splits that Dim per input before specializing, so the batch stays one symbol shared
+# by the text inputs. Asserted so that a change shows up here and in the docs.
+PREFILL_STATIC = {"llava": [("pixel_values", 0)]}
+PREFILL_SAME_SYMBOL = {"llava": [("input_ids", 0), ("attention_mask", 0), ("position_ids", 0)]}
 
 # Calls one program must serve together: Gemma2's decode calls below its sliding window
 # (call 3: 7 tokens seen) and past it (call 5: 8 tokens seen).
@@ -144,9 +147,13 @@ def test_generate_capture_exports_end_to_end(name, workdir):
     together = SERVED_TOGETHER.get(name)
     if together:
         assert any(set(together) <= set(cs) for _, cs in served), (together, served)
-    for leaf, dim in STATIC_IN_PREFILL.get(name, []):
-        prefill = [inputs for inputs in shapes.values() if "pixel_values" in inputs]
+    prefill = [inputs for inputs in shapes.values() if "pixel_values" in inputs]
+    for leaf, dim in PREFILL_STATIC.get(name, []):
         assert prefill and all(inputs[leaf][dim].isdigit() for inputs in prefill), (leaf, dim, prefill)
+    for leaves in [PREFILL_SAME_SYMBOL.get(name)] if name in PREFILL_SAME_SYMBOL else []:
+        for inputs in prefill:
+            symbols = {inputs[leaf][dim] for leaf, dim in leaves if leaf in inputs}
+            assert len(symbols) == 1 and not symbols.pop().isdigit(), (leaves, inputs)
     for leaf, dim in DYNAMIC[name]:
         symbolic = [p for p, inputs in shapes.items()
                     if leaf in inputs and dim < len(inputs[leaf]) and not inputs[leaf][dim].isdigit()]
