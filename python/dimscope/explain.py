@@ -349,6 +349,10 @@ def _location(frames):
     return {k: pick[k] for k in ("file", "line", "function", "code")}
 
 
+# One symbol (times a constant) compared with a constant: `s0 <= 16`, `2*s0 > 3`, `16 >= s0`.
+_BOUND = re.compile(r"^(-?\d+\*?)?[su]\d+ *(<=|<|>=|>) *-?\d+$|^-?\d+ *(<=|<|>=|>) *(-?\d+\*?)?[su]\d+$")
+
+
 def _classify_guard(expr, symbols):
     """(kind, value) of a guard: `Eq(s0, 4)` specialized, `s0 <= 16` range_narrowed,
     `Eq(s0, s1)` equality, anything else guard."""
@@ -357,7 +361,7 @@ def _classify_guard(expr, symbols):
     if m:
         value = m.group(2) if m.group(1)[0] in "su" else m.group(1)
         return "specialized", int(value)
-    if len(symbols) == 1 and re.match(r"^(-?\d+\*?)?[su]\d+ *(<=|<|>=|>) *-?\d+$|^-?\d+ *(<=|<|>=|>) *(-?\d+\*?)?[su]\d+$", e):
+    if len(symbols) == 1 and _BOUND.match(e):
         return "range_narrowed", None
     if len(symbols) >= 2 and e.startswith("Eq("):
         return "equality", None
