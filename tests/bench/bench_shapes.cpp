@@ -63,11 +63,12 @@ Capture makeCapture(int layers, int calls)
         call.index = c;
         CallTree &t = call.inputs;
         t.root = addContainer(t, -1, NodeKind::Dict,
-                              {"input_ids", "attention_mask", "position_ids", "past_key_values"});
+                              {QStringLiteral("input_ids"), QStringLiteral("attention_mask"), QStringLiteral("position_ids"),
+                               QStringLiteral("past_key_values")});
         addTensor(t, t.root, QStringLiteral("input_ids"), {batch, seq});
         addTensor(t, t.root, QStringLiteral("attention_mask"), {batch, past + seq});
         addTensor(t, t.root, QStringLiteral("position_ids"), {batch, seq});
-        const int cache = addContainer(t, t.root, NodeKind::Custom, {"key_cache", "value_cache"});
+        const int cache = addContainer(t, t.root, NodeKind::Custom, {QStringLiteral("key_cache"), QStringLiteral("value_cache")});
         for (const char *part : {"key_cache", "value_cache"}) {
             const int list = addContainer(t, cache, NodeKind::List);
             for (int l = 0; l < layers; ++l)

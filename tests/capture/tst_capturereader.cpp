@@ -607,7 +607,10 @@ private slots:
     {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, expected);
-        const QString path = write(QStringLiteral("bad-%1.safetensors").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')).remove(QLatin1Char('/')),
+        const QString path = write(QStringLiteral("bad-%1.safetensors")
+                                       .arg(QString::fromUtf8(QTest::currentDataTag()))
+                                       .replace(QLatin1Char(' '), QLatin1Char('_'))
+                                       .remove(QLatin1Char('/')),
                                    bytes);
         QString error;
         const std::optional<Capture> c = CaptureReader::open(path, &error);

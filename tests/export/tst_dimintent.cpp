@@ -42,9 +42,10 @@ void TstDimIntent::constraintsAndSpecAgree()
     const CallTree &tree = m_capture->calls.at(call).inputs;
     const DimIntent fromSet = DimIntent::fromConstraints(tree, m_set);
     QCOMPARE(fromSet.leafPaths.size(), tree.leaves.size());
-    QCOMPARE(fromSet.leafDims.value(QStringLiteral("input_ids")), (QStringList{"batch", "seq_len"}));
+    QCOMPARE(fromSet.leafDims.value(QStringLiteral("input_ids")), (QStringList{QStringLiteral("batch"), QStringLiteral("seq_len")}));
     QCOMPARE(fromSet.leafDims.value(QStringLiteral("past_key_values.value_cache[1]")),
-             (QStringList{"batch", "static", "past_len", "static"}));
+             (QStringList{QStringLiteral("batch"), QStringLiteral("static"), QStringLiteral("past_len"),
+                          QStringLiteral("static")}));
     QCOMPARE(fromSet.wantedDynamicCount(), 12);
 
     const QJsonObject spec = QJsonDocument::fromJson(JsonSpecEmitter::generate(*m_capture, m_set, call)).object();
@@ -79,7 +80,8 @@ void TstDimIntent::specMismatchNamesThePlace()
     QJsonObject spec = QJsonDocument::fromJson(JsonSpecEmitter::generate(*m_capture, m_set, 4)).object();
     QJsonObject top = spec.value(QLatin1String("dynamic_shapes")).toObject();
     QJsonObject dict = top.value(QLatin1String("dict")).toObject();
-    dict.insert(QStringLiteral("input_ids"), QJsonObject{{"tensor", QJsonObject{{"5", "batch"}}}});
+    dict.insert(QStringLiteral("input_ids"),
+                QJsonObject{{QStringLiteral("tensor"), QJsonObject{{QStringLiteral("5"), QStringLiteral("batch")}}}});
     top.insert(QStringLiteral("dict"), dict);
     spec.insert(QStringLiteral("dynamic_shapes"), top);
     QString error;
@@ -87,8 +89,8 @@ void TstDimIntent::specMismatchNamesThePlace()
     QVERIFY2(error.contains(QStringLiteral("dynamic_shapes['input_ids']")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("rank 2")), qPrintable(error));
 
-    dict.insert(QStringLiteral("past_key_values"), QJsonObject{{"list", QJsonArray{}}});
-    dict.insert(QStringLiteral("input_ids"), QJsonObject{{"tensor", QJsonObject{}}});
+    dict.insert(QStringLiteral("past_key_values"), QJsonObject{{QStringLiteral("list"), QJsonArray{}}});
+    dict.insert(QStringLiteral("input_ids"), QJsonObject{{QStringLiteral("tensor"), QJsonObject{}}});
     top.insert(QStringLiteral("dict"), dict);
     spec.insert(QStringLiteral("dynamic_shapes"), top);
     DimIntent::fromSpec(tree, spec, &error);

@@ -41,9 +41,9 @@ QStringList rangeLines(const Pt2Program &p)
 }
 
 // The sample's leaves as a capture names them, in flattening order.
-const QStringList kSampleLeaves{"input_ids", "attention_mask", "past_key_values.key_cache[0]",
-                                "past_key_values.key_cache[1]", "past_key_values.value_cache[0]",
-                                "past_key_values.value_cache[1]"};
+const QStringList kSampleLeaves{QStringLiteral("input_ids"), QStringLiteral("attention_mask"), QStringLiteral("past_key_values.key_cache[0]"),
+                                QStringLiteral("past_key_values.key_cache[1]"), QStringLiteral("past_key_values.value_cache[0]"),
+                                QStringLiteral("past_key_values.value_cache[1]")};
 
 } // namespace
 
@@ -334,12 +334,13 @@ void TstPt2Reader::checkSampleProgram(const Pt2Program &p)
     QCOMPARE(p.schemaMinor, 2);
     QCOMPARE(p.torchVersion, QStringLiteral("2.6.0+debian"));
     QCOMPARE(p.opsetVersion.value(QStringLiteral("aten")), 10);
-    QCOMPARE(p.forwardArgNames, (QStringList{"input_ids", "attention_mask", "past_key_values"}));
-    QCOMPARE(shapes(p), (QStringList{"input_ids int64[s0, s1]", "attention_mask int64[s0, s3]",
-                                     "past_key_values_key_cache_0 float32[s0, 4, s5, 8]",
-                                     "past_key_values_key_cache_1 float32[s0, 4, s5, 8]",
-                                     "past_key_values_value_cache_0 float32[s6, 4, s7, 8]",
-                                     "past_key_values_value_cache_1 float32[s6, 4, s7, 8]"}));
+    QCOMPARE(p.forwardArgNames,
+             (QStringList{QStringLiteral("input_ids"), QStringLiteral("attention_mask"), QStringLiteral("past_key_values")}));
+    QCOMPARE(shapes(p), (QStringList{QStringLiteral("input_ids int64[s0, s1]"), QStringLiteral("attention_mask int64[s0, s3]"),
+                                     QStringLiteral("past_key_values_key_cache_0 float32[s0, 4, s5, 8]"),
+                                     QStringLiteral("past_key_values_key_cache_1 float32[s0, 4, s5, 8]"),
+                                     QStringLiteral("past_key_values_value_cache_0 float32[s6, 4, s7, 8]"),
+                                     QStringLiteral("past_key_values_value_cache_1 float32[s6, 4, s7, 8]")}));
     QStringList paths;
     for (const Pt2UserInput &in : p.inputs) {
         paths << in.path;
@@ -361,8 +362,10 @@ void TstPt2Reader::checkSampleProgram(const Pt2Program &p)
     QCOMPARE(k0.strides->at(0).hint, std::optional<qint64>(160));
     QCOMPARE(k0.sizes.at(2).expr.text(), QStringLiteral("Symbol('s5', positive=True, integer=True)"));
 
-    QCOMPARE(rangeLines(p), (QStringList{"s0 [1, 64]", "s1 [1, 512]", "s3 [0, 8192]", "s5 [1, 4096]", "s6 [1, 64]", "s7 [1, 4096]"}));
-    QCOMPARE(p.inputSymbols(), (QStringList{"s0", "s1", "s3", "s5", "s6", "s7"}));
+    QCOMPARE(rangeLines(p), (QStringList{QStringLiteral("s0 [1, 64]"), QStringLiteral("s1 [1, 512]"), QStringLiteral("s3 [0, 8192]"),
+                                         QStringLiteral("s5 [1, 4096]"), QStringLiteral("s6 [1, 64]"), QStringLiteral("s7 [1, 4096]")}));
+    QCOMPARE(p.inputSymbols(), (QStringList{QStringLiteral("s0"), QStringLiteral("s1"), QStringLiteral("s3"), QStringLiteral("s5"),
+                                            QStringLiteral("s6"), QStringLiteral("s7")}));
     QCOMPARE(p.rangeOf(SymExpr::symbol(QStringLiteral("s3")))->max, std::optional<qint64>(8192));
     QVERIFY(!p.rangeOf(SymExpr::symbol(QStringLiteral("s2"))));
     QVERIFY(p.state.isEmpty());
@@ -417,7 +420,7 @@ void TstPt2Reader::archiveModelChoice()
     QString error;
     auto p = Pt2Reader::open(both, &error);
     QVERIFY2(p, qPrintable(error));
-    QCOMPARE(p->modelNames, (QStringList{"aaa", "model"}));
+    QCOMPARE(p->modelNames, (QStringList{QStringLiteral("aaa"), QStringLiteral("model")}));
     QCOMPARE(p->modelName, QStringLiteral("model"));
 
     // without "model", the first by name
@@ -575,9 +578,9 @@ void TstPt2Reader::mapping()
 {
     const auto p = Pt2Reader::open(samplePath(), nullptr);
     QVERIFY(p);
-    const QStringList kv{"batch", "static", "past", "static"};
-    const QHash<QString, QStringList> dims{{"input_ids", {"batch", "seq"}},
-                                           {"attention_mask", {"batch", "total"}},
+    const QStringList kv{QStringLiteral("batch"), QStringLiteral("static"), QStringLiteral("past"), QStringLiteral("static")};
+    const QHash<QString, QStringList> dims{{QStringLiteral("input_ids"), {QStringLiteral("batch"), QStringLiteral("seq")}},
+                                           {QStringLiteral("attention_mask"), {QStringLiteral("batch"), QStringLiteral("total")}},
                                            {kSampleLeaves.at(2), kv}, {kSampleLeaves.at(3), kv},
                                            {kSampleLeaves.at(4), kv}, {kSampleLeaves.at(5), kv}};
     const Pt2DimMapping m = Pt2DimMapper::map(*p, kSampleLeaves, dims);
@@ -587,12 +590,13 @@ void TstPt2Reader::mapping()
         QCOMPARE(in.leafPath, p->inputs.at(in.input).path);
         QCOMPARE(in.dims.size(), p->inputs.at(in.input).tensor.sizes.size());
     }
-    const QMap<QString, QString> expected{{"s0", "batch"}, {"s1", "seq"}, {"s3", "total"},
-                                          {"s5", "past"},  {"s6", "batch"}, {"s7", "past"}};
+    const QMap<QString, QString> expected{{QStringLiteral("s0"), QStringLiteral("batch")}, {QStringLiteral("s1"), QStringLiteral("seq")},
+                                          {QStringLiteral("s3"), QStringLiteral("total")}, {QStringLiteral("s5"), QStringLiteral("past")},
+                                          {QStringLiteral("s6"), QStringLiteral("batch")}, {QStringLiteral("s7"), QStringLiteral("past")}};
     QCOMPARE(m.symbolToDim, expected);
     // torch kept the key and value caches' batch and past apart
-    QCOMPARE(m.dimToSymbols.value(QStringLiteral("batch")), (QStringList{"s0", "s6"}));
-    QCOMPARE(m.dimToSymbols.value(QStringLiteral("past")), (QStringList{"s5", "s7"}));
+    QCOMPARE(m.dimToSymbols.value(QStringLiteral("batch")), (QStringList{QStringLiteral("s0"), QStringLiteral("s6")}));
+    QCOMPARE(m.dimToSymbols.value(QStringLiteral("past")), (QStringList{QStringLiteral("s5"), QStringLiteral("s7")}));
     QVERIFY(m.symbolConflicts.isEmpty());
     QVERIFY2(m.problems.isEmpty(), qPrintable(m.problems.join(QLatin1Char('\n'))));
     QVERIFY(m.unmatchedLeaves.isEmpty());
@@ -606,18 +610,19 @@ void TstPt2Reader::mappingSpecializedAndConflicts()
     QVERIFY(p);
     // heads named but static in the program; input_ids' batch named differently from the
     // caches' (torch found them equal: one symbol); attention_mask dim 1 said static.
-    const QStringList kv{"batch", "heads", "past", "static"};
-    const QHash<QString, QStringList> dims{{"input_ids", {"b2", "seq"}},
-                                           {"attention_mask", {"batch", "static"}},
+    const QStringList kv{QStringLiteral("batch"), QStringLiteral("heads"), QStringLiteral("past"), QStringLiteral("static")};
+    const QHash<QString, QStringList> dims{{QStringLiteral("input_ids"), {QStringLiteral("b2"), QStringLiteral("seq")}},
+                                           {QStringLiteral("attention_mask"), {QStringLiteral("batch"), QStringLiteral("static")}},
                                            {kSampleLeaves.at(2), kv}, {kSampleLeaves.at(3), kv},
-                                           {kSampleLeaves.at(4), {"batch", "dynamic", "auto", "static"}}};
+                                           {kSampleLeaves.at(4), {QStringLiteral("batch"), QStringLiteral("dynamic"),
+                                                                  QStringLiteral("auto"), QStringLiteral("static")}}};
     const Pt2DimMapping m = Pt2DimMapper::map(*p, kSampleLeaves, dims);
     QCOMPARE(m.inputs.at(2).dims.at(1).status, Pt2DimMapping::Dim::Status::Specialized);
     QCOMPARE(m.inputs.at(4).dims.at(1).status, Pt2DimMapping::Dim::Status::Specialized); // Dim.DYNAMIC
     QCOMPARE(m.inputs.at(4).dims.at(2).status, Pt2DimMapping::Dim::Status::Symbolic);    // auto, unnamed
     QCOMPARE(m.inputs.at(1).dims.at(1).status, Pt2DimMapping::Dim::Status::UnexpectedDynamic);
     QCOMPARE(m.inputs.at(5).dims.at(0).status, Pt2DimMapping::Dim::Status::UnexpectedDynamic); // no entry given
-    QCOMPARE(m.symbolConflicts.value(QStringLiteral("s0")), (QStringList{"b2", "batch"}));
+    QCOMPARE(m.symbolConflicts.value(QStringLiteral("s0")), (QStringList{QStringLiteral("b2"), QStringLiteral("batch")}));
     QCOMPARE(m.symbolToDim.value(QStringLiteral("s0")), QStringLiteral("b2"));
     QVERIFY(!m.symbolToDim.contains(QStringLiteral("s7"))); // only auto / nothing there
     const QString problems = m.problems.join(QLatin1Char('\n'));
@@ -639,19 +644,21 @@ void TstPt2Reader::mappingFallbacks()
     QStringList leaves = kSampleLeaves;
     std::reverse(leaves.begin(), leaves.end());
     leaves << QStringLiteral("use_cache");
-    QHash<QString, QStringList> dims{{"past_key_values.value_cache[1]", {"batch", "static", "past", "static"}}};
+    QHash<QString, QStringList> dims{{QStringLiteral("past_key_values.value_cache[1]"),
+                                      {QStringLiteral("batch"), QStringLiteral("static"), QStringLiteral("past"), QStringLiteral("static")}}};
     Pt2DimMapping m = Pt2DimMapper::map(noPaths, leaves, dims);
     for (const auto &in : m.inputs)
         QCOMPARE(in.matchedBy, QStringLiteral("name"));
     QCOMPARE(m.inputs.at(5).leafPath, QStringLiteral("past_key_values.value_cache[1]"));
     QCOMPARE(m.symbolToDim.value(QStringLiteral("s6")), QStringLiteral("batch"));
-    QCOMPARE(m.unmatchedLeaves, QStringList{"use_cache"});
+    QCOMPARE(m.unmatchedLeaves, QStringList{QStringLiteral("use_cache")});
 
     // Names that match nothing: by position when the counts agree.
     Pt2Program renamed = noPaths;
     for (int i = 0; i < renamed.inputs.size(); ++i)
         renamed.inputs[i].name = QStringLiteral("arg%1_1").arg(i);
-    m = Pt2DimMapper::map(renamed, kSampleLeaves, {{"attention_mask", {"batch", "total"}}});
+    m = Pt2DimMapper::map(renamed, kSampleLeaves,
+                         {{QStringLiteral("attention_mask"), {QStringLiteral("batch"), QStringLiteral("total")}}});
     for (int i = 0; i < m.inputs.size(); ++i) {
         QCOMPARE(m.inputs.at(i).matchedBy, QStringLiteral("position"));
         QCOMPARE(m.inputs.at(i).leafPath, kSampleLeaves.at(i));
@@ -672,7 +679,7 @@ void TstPt2Reader::json()
     QCOMPARE(o.value(QStringLiteral("layout")).toString(), QStringLiteral("legacy"));
     const QJsonObject k0 = o.value(QStringLiteral("inputs")).toArray().at(2).toObject();
     QCOMPARE(k0.value(QStringLiteral("path")).toString(), QStringLiteral("past_key_values.key_cache[0]"));
-    QCOMPARE(k0.value(QStringLiteral("sizes")).toArray(), (QJsonArray{"s0", 4, "s5", 8}));
+    QCOMPARE(k0.value(QStringLiteral("sizes")).toArray(), (QJsonArray{QStringLiteral("s0"), 4, QStringLiteral("s5"), 8}));
     QCOMPARE(k0.value(QStringLiteral("size_hints")).toArray(), (QJsonArray{2, 4, 5, 8}));
     const QJsonObject s3 = o.value(QStringLiteral("symbols")).toObject().value(QStringLiteral("s3")).toObject();
     QCOMPARE(s3.value(QStringLiteral("min")).toInt(), 0);

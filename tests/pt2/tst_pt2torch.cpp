@@ -157,10 +157,11 @@ void TstPt2Torch::mappingMlp()
 {
     const auto p = Pt2Reader::open(m_dir.filePath(QStringLiteral("mlp.pt2")), nullptr);
     QVERIFY(p);
-    const QStringList leaves{"x", "y"};
-    const QHash<QString, QStringList> dims{{"x", {"batch", "seq", "static"}}, {"y", {"batch", "seq_p1"}}};
+    const QStringList leaves{QStringLiteral("x"), QStringLiteral("y")};
+    const QHash<QString, QStringList> dims{{QStringLiteral("x"), {QStringLiteral("batch"), QStringLiteral("seq"), QStringLiteral("static")}},
+                                           {QStringLiteral("y"), {QStringLiteral("batch"), QStringLiteral("seq_p1")}}};
     // The export used Dim("batch"), Dim("seq") and seq + 1 for y's dim 1.
-    Pt2DimMapping m = Pt2DimMapper::map(*p, leaves, dims, {{"seq_p1", Pt2DerivedDim{"seq", 1, 1}}});
+    Pt2DimMapping m = Pt2DimMapper::map(*p, leaves, dims, {{QStringLiteral("seq_p1"), Pt2DerivedDim{QStringLiteral("seq"), 1, 1}}});
     QVERIFY2(m.problems.isEmpty(), qPrintable(m.problems.join(QLatin1Char('\n'))));
     const QJsonArray x = m_expected.value(QStringLiteral("mlp.pt2")).toObject().value(QStringLiteral("inputs")).toArray().at(0)
                              .toObject().value(QStringLiteral("sizes")).toArray();
@@ -169,9 +170,9 @@ void TstPt2Torch::mappingMlp()
     QCOMPARE(m.symbolToDim.size(), 2);
     // Without knowing seq_p1 is derived, the expression is reported, not guessed.
     m = Pt2DimMapper::map(*p, leaves, dims);
-    QCOMPARE(m.expressionNames.value(x.at(1).toString() + QStringLiteral(" + 1")), QStringList{"seq_p1"});
+    QCOMPARE(m.expressionNames.value(x.at(1).toString() + QStringLiteral(" + 1")), QStringList{QStringLiteral("seq_p1")});
     // A wrong derivation is a problem.
-    m = Pt2DimMapper::map(*p, leaves, dims, {{"seq_p1", Pt2DerivedDim{"seq", 2, 0}}});
+    m = Pt2DimMapper::map(*p, leaves, dims, {{QStringLiteral("seq_p1"), Pt2DerivedDim{QStringLiteral("seq"), 2, 0}}});
     QVERIFY(m.problems.join(QLatin1Char('\n')).contains(QStringLiteral("y[1]: seq_p1 is 2*seq + 0 in the constraints")));
 }
 
@@ -180,12 +181,13 @@ void TstPt2Torch::mappingNested()
     const auto p = Pt2Reader::open(m_dir.filePath(QStringLiteral("nested-archive.pt2")), nullptr);
     QVERIFY(p);
     // Capture-style leaf paths in flattening order, with the spec the export used.
-    const QStringList kv{"batch", "static", "past", "static"};
-    const QStringList leaves{"input_ids", "cache['keys'][0]", "cache['keys'][1]", "cache['values'][0]",
-                             "cache['values'][1]", "mask"};
-    const QHash<QString, QStringList> dims{{"input_ids", {"batch", "seq"}}, {"cache['keys'][0]", kv},
-                                           {"cache['keys'][1]", kv}, {"cache['values'][0]", kv},
-                                           {"cache['values'][1]", kv}, {"mask", {"batch", "total"}}};
+    const QStringList kv{QStringLiteral("batch"), QStringLiteral("static"), QStringLiteral("past"), QStringLiteral("static")};
+    const QStringList leaves{QStringLiteral("input_ids"), QStringLiteral("cache['keys'][0]"), QStringLiteral("cache['keys'][1]"),
+                             QStringLiteral("cache['values'][0]"), QStringLiteral("cache['values'][1]"), QStringLiteral("mask")};
+    const QHash<QString, QStringList> dims{{QStringLiteral("input_ids"), {QStringLiteral("batch"), QStringLiteral("seq")}},
+                                           {QStringLiteral("cache['keys'][0]"), kv},
+                                           {QStringLiteral("cache['keys'][1]"), kv}, {QStringLiteral("cache['values'][0]"), kv},
+                                           {QStringLiteral("cache['values'][1]"), kv}, {QStringLiteral("mask"), {QStringLiteral("batch"), QStringLiteral("total")}}};
     const Pt2DimMapping m = Pt2DimMapper::map(*p, leaves, dims);
     QVERIFY2(m.problems.isEmpty(), qPrintable(m.problems.join(QLatin1Char('\n'))));
     // every Dim the spec made dynamic has a symbol, mapped back to its name
@@ -205,7 +207,8 @@ void TstPt2Torch::mappingNested()
         }
     }
     QCOMPARE(named, 2 + 4 * 2 + 2);
-    QCOMPARE(m.dimToSymbols.keys(), (QStringList{"batch", "past", "seq", "total"}));
+    QCOMPARE(m.dimToSymbols.keys(),
+             (QStringList{QStringLiteral("batch"), QStringLiteral("past"), QStringLiteral("seq"), QStringLiteral("total")}));
 }
 
 void TstPt2Torch::cli()

@@ -37,39 +37,39 @@ void TstSymExpr::parse_data()
     const QStringList s0{QStringLiteral("s0")};
     // srepr, as torch 2.6+ writes sizes
     QTest::newRow("srepr symbol") << "Symbol('s0', positive=True, integer=True)" << "s0" << s0 << true << true;
-    QTest::newRow("srepr symbol kw first") << "Symbol('s12', integer=True, positive=True)" << "s12" << QStringList{"s12"} << true << true;
+    QTest::newRow("srepr symbol kw first") << "Symbol('s12', integer=True, positive=True)" << "s12" << QStringList{QStringLiteral("s12")} << true << true;
     QTest::newRow("srepr integer") << "Integer(1)" << "1" << QStringList() << false << false;
     QTest::newRow("srepr negative integer") << "Integer(-3)" << "-3" << QStringList() << false << false;
     QTest::newRow("srepr add") << "Add(Symbol('s2', positive=True, integer=True), Integer(1))" << "s2 + 1"
-                               << QStringList{"s2"} << false << true;
+                               << QStringList{QStringLiteral("s2")} << false << true;
     QTest::newRow("srepr add negative") << "Add(Symbol('s0', positive=True, integer=True), Integer(-1))" << "s0 - 1"
                                         << s0 << false << true;
     QTest::newRow("srepr mul") << "Mul(Integer(32), Symbol('s5', positive=True, integer=True))" << "32*s5"
-                               << QStringList{"s5"} << false << true;
+                               << QStringList{QStringLiteral("s5")} << false << true;
     QTest::newRow("srepr affine") << "Add(Mul(Integer(32), Symbol('s5', positive=True, integer=True)), Integer(3))"
-                                  << "32*s5 + 3" << QStringList{"s5"} << false << true;
+                                  << "32*s5 + 3" << QStringList{QStringLiteral("s5")} << false << true;
     QTest::newRow("srepr negated") << "Mul(Integer(-1), Symbol('s0', positive=True, integer=True))" << "-s0" << s0 << false << true;
     QTest::newRow("srepr nested") << "Add(Mul(Integer(2), Add(Symbol('s1'), Integer(1))), Integer(-2))" << "2*s1"
-                                  << QStringList{"s1"} << false << true;
+                                  << QStringList{QStringLiteral("s1")} << false << true;
     QTest::newRow("srepr two symbols") << "Add(Symbol('s0', positive=True, integer=True), Symbol('s1', positive=True, integer=True))"
-                                       << "s0 + s1" << QStringList{"s0", "s1"} << false << false;
-    QTest::newRow("srepr singletons") << "Add(NegativeOne(), One(), Zero(), Symbol('s4'))" << "s4" << QStringList{"s4"} << true << true;
+                                       << "s0 + s1" << QStringList{QStringLiteral("s0"), QStringLiteral("s1")} << false << false;
+    QTest::newRow("srepr singletons") << "Add(NegativeOne(), One(), Zero(), Symbol('s4'))" << "s4" << QStringList{QStringLiteral("s4")} << true << true;
     QTest::newRow("srepr mul three") << "Mul(Integer(2), Integer(3), Symbol('s0'))" << "6*s0" << s0 << false << true;
-    QTest::newRow("srepr double quotes") << "Symbol(\"s7\", integer=True)" << "s7" << QStringList{"s7"} << true << true;
+    QTest::newRow("srepr double quotes") << "Symbol(\"s7\", integer=True)" << "s7" << QStringList{QStringLiteral("s7")} << true << true;
     // str, as torch 2.5 writes sizes and every version writes range keys
     QTest::newRow("str symbol") << "s0" << "s0" << s0 << true << true;
-    QTest::newRow("str add") << "s2 + 1" << "s2 + 1" << QStringList{"s2"} << false << true;
-    QTest::newRow("str mul") << "2*s1" << "2*s1" << QStringList{"s1"} << false << true;
+    QTest::newRow("str add") << "s2 + 1" << "s2 + 1" << QStringList{QStringLiteral("s2")} << false << true;
+    QTest::newRow("str mul") << "2*s1" << "2*s1" << QStringList{QStringLiteral("s1")} << false << true;
     QTest::newRow("str sub") << "s0 - 1" << "s0 - 1" << s0 << false << true;
-    QTest::newRow("str affine") << "32*s5 + 3" << "32*s5 + 3" << QStringList{"s5"} << false << true;
+    QTest::newRow("str affine") << "32*s5 + 3" << "32*s5 + 3" << QStringList{QStringLiteral("s5")} << false << true;
     QTest::newRow("str leading minus") << "-s0 + 4" << "-s0 + 4" << s0 << false << true;
     QTest::newRow("str constant first") << "3 + s0" << "s0 + 3" << s0 << false << true;
-    QTest::newRow("str parenthesised") << "2*(s1 + 1)" << "2*s1 + 2" << QStringList{"s1"} << false << true;
+    QTest::newRow("str parenthesised") << "2*(s1 + 1)" << "2*s1 + 2" << QStringList{QStringLiteral("s1")} << false << true;
     QTest::newRow("str spaces") << "  s0  " << "s0" << s0 << true << true;
     QTest::newRow("str cancels") << "s0 - s0" << "0" << QStringList() << false << false;
     QTest::newRow("str constant") << "7" << "7" << QStringList() << false << false;
-    QTest::newRow("str two symbols") << "s0 + 2*s1 - 5" << "s0 + 2*s1 - 5" << QStringList{"s0", "s1"} << false << false;
-    QTest::newRow("str negative coefficient") << "s3 - 2*s1" << "-2*s1 + s3" << QStringList{"s1", "s3"} << false << false;
+    QTest::newRow("str two symbols") << "s0 + 2*s1 - 5" << "s0 + 2*s1 - 5" << QStringList{QStringLiteral("s0"), QStringLiteral("s1")} << false << false;
+    QTest::newRow("str negative coefficient") << "s3 - 2*s1" << "-2*s1 + s3" << QStringList{QStringLiteral("s1"), QStringLiteral("s3")} << false << false;
 }
 
 void TstSymExpr::parse()
@@ -164,7 +164,8 @@ void TstSymExpr::symbolOrder()
     QStringList names{QStringLiteral("s11"), QStringLiteral("s3"), QStringLiteral("s0"), QStringLiteral("s1 + 1"),
                       QStringLiteral("s1"), QStringLiteral("u0"), QStringLiteral("s100")};
     std::sort(names.begin(), names.end(), symbolNameLess);
-    QCOMPARE(names, (QStringList{"s0", "s1", "s1 + 1", "s3", "s11", "s100", "u0"}));
+    QCOMPARE(names, (QStringList{QStringLiteral("s0"), QStringLiteral("s1"), QStringLiteral("s1 + 1"), QStringLiteral("s3"),
+                                 QStringLiteral("s11"), QStringLiteral("s100"), QStringLiteral("u0")}));
     QVERIFY(!symbolNameLess(QStringLiteral("s2"), QStringLiteral("s2")));
 }
 
@@ -195,18 +196,19 @@ void TstSymExpr::leafPaths()
     QString error;
     const auto paths = Pt2TreeSpec::leafPaths(spec, {}, &error);
     QVERIFY2(paths, qPrintable(error));
-    QCOMPARE(*paths, (QStringList{"input_ids", "attention_mask", "past_key_values.key_cache[0]", "past_key_values.key_cache[1]",
-                                  "past_key_values.value_cache[0]", "past_key_values.value_cache[1]"}));
+    QCOMPARE(*paths, (QStringList{QStringLiteral("input_ids"), QStringLiteral("attention_mask"),
+                                  QStringLiteral("past_key_values.key_cache[0]"), QStringLiteral("past_key_values.key_cache[1]"),
+                                  QStringLiteral("past_key_values.value_cache[0]"), QStringLiteral("past_key_values.value_cache[1]")}));
 
     // Positional args take their names from forward_arg_names; dicts give ['key'].
     const QString positional = QStringLiteral(
         R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [{"type": "builtins.tuple", "context": "null", "children_spec": [{"type": null, "context": null, "children_spec": []}, {"type": "builtins.dict", "context": "[\"keys\"]", "children_spec": [{"type": "builtins.list", "context": "null", "children_spec": [{"type": null, "context": null, "children_spec": []}]}]}]}, {"type": "builtins.dict", "context": "[]", "children_spec": []}]}])");
     const auto p2 = Pt2TreeSpec::leafPaths(positional, {QStringLiteral("x"), QStringLiteral("cache")}, &error);
     QVERIFY2(p2, qPrintable(error));
-    QCOMPARE(*p2, (QStringList{"x", "cache['keys'][0]"}));
+    QCOMPARE(*p2, (QStringList{QStringLiteral("x"), QStringLiteral("cache['keys'][0]")}));
     const auto p3 = Pt2TreeSpec::leafPaths(positional, {}, &error);
     QVERIFY2(p3, qPrintable(error));
-    QCOMPARE(*p3, (QStringList{"args[0]", "args[1]['keys'][0]"}));
+    QCOMPARE(*p3, (QStringList{QStringLiteral("args[0]"), QStringLiteral("args[1]['keys'][0]")}));
 }
 
 void TstSymExpr::badTreeSpecs_data()

@@ -52,21 +52,21 @@ void TestDerivedRelations::derived_data()
 
     QTest::newRow("y = 2x + 1 over 3 distinct values")
         << "x=3 y=7 | x=4 y=9 | x=6 y=13" << "x_dim0 y_dim0=2*x_dim0+1"
-        << QStringList{"'y_dim0' = 2*x_dim0 + 1 in every call that has both (calls 0-2): proposed as a derived Dim"};
+        << QStringList{QStringLiteral("'y_dim0' = 2*x_dim0 + 1 in every call that has both (calls 0-2): proposed as a derived Dim")};
     QTest::newRow("only 2 distinct values: noted, kept separate")
         << "x=5x6 | x=7x8" << "batch x_dim1"
-        << QStringList{"'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values support it: kept as a "
-                       "separate Dim (make it derived by hand if the model requires it)"};
+        << QStringList{QStringLiteral("'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values support it: kept as a "
+                       "separate Dim (make it derived by hand if the model requires it)")};
     QTest::newRow("the smaller group is the root")
         << "x=5 y=3 | x=6 y=4 | x=9 y=7" << "x_dim0=1*y_dim0+2 y_dim0"
-        << QStringList{"'x_dim0' = y_dim0 + 2 in every call that has both (calls 0-2): proposed as a derived Dim"};
+        << QStringList{QStringLiteral("'x_dim0' = y_dim0 + 2 in every call that has both (calls 0-2): proposed as a derived Dim")};
     QTest::newRow("a fractional factor is no relation") << "x=2 y=3 | x=4 y=4 | x=6 y=5" << "x_dim0 y_dim0" << QStringList{};
     QTest::newRow("the root with the smallest factor wins")
         << "x=2 y=3 z=6 | x=4 y=4 z=8 | x=6 y=5 z=10" << "x_dim0 y_dim0 z_dim0=1*x_dim0+4"
-        << QStringList{"'z_dim0' = x_dim0 + 4 in every call that has both (calls 0-2): proposed as a derived Dim"};
+        << QStringList{QStringLiteral("'z_dim0' = x_dim0 + 4 in every call that has both (calls 0-2): proposed as a derived Dim")};
     QTest::newRow("only the calls that have both count")
         << "x=3 y=7 | x=4 y=- | x=6 y=13 | x=8 y=17" << "x_dim0 y_dim0=2*x_dim0+1"
-        << QStringList{"'y_dim0' = 2*x_dim0 + 1 in every call that has both (calls 0, 2, 3): proposed as a derived Dim"};
+        << QStringList{QStringLiteral("'y_dim0' = 2*x_dim0 + 1 in every call that has both (calls 0, 2, 3): proposed as a derived Dim")};
 }
 
 void TestDerivedRelations::derived()
@@ -90,8 +90,8 @@ void TestDerivedRelations::sums_data()
 
     QTest::newRow("t = p + s in 4 calls")
         << "p=2 s=3 t=5 | p=4 s=2 t=6 | p=5 s=4 t=9 | p=7 s=3 t=10"
-        << QStringList{"'t_dim0' = 'p_dim0' + 's_dim0' in every call that has all three (calls 0-3): torch.export "
-                       "cannot express a sum of two Dims, so they stay separate Dims"};
+        << QStringList{QStringLiteral("'t_dim0' = 'p_dim0' + 's_dim0' in every call that has all three (calls 0-3): torch.export "
+                       "cannot express a sum of two Dims, so they stay separate Dims")};
     QTest::newRow("two calls are too few to tell") << "p=2 s=3 t=5 | p=4 s=2 t=6" << QStringList{};
     QTest::newRow("a sum broken in one call") << "p=2 s=3 t=5 | p=4 s=2 t=6 | p=5 s=4 t=9 | p=7 s=3 t=11" << QStringList{};
 }
@@ -120,8 +120,8 @@ void TestDerivedRelations::ranges_data()
     QTest::newRow("a size of 0 or 1 lowers the min") << "x=0x4 | x=1x4 | x=3x4" << "batch:0" << QStringList{};
     QTest::newRow("a derived Dim that would go negative raises its root's min")
         << "x=3 y=1 | x=5 y=5 | x=8 y=11" << "x_dim0:3 y_dim0:1"
-        << QStringList{"derived Dim 'y_dim0' = 2*x_dim0 - 5 would go negative for x_dim0 < 3 (torch.export rejects "
-                       "that): the min of 'x_dim0' is raised to 3"};
+        << QStringList{QStringLiteral("derived Dim 'y_dim0' = 2*x_dim0 - 5 would go negative for x_dim0 < 3 (torch.export rejects "
+                       "that): the min of 'x_dim0' is raised to 3")};
     QTest::newRow("a derived Dim that stays >= 0 at the root's min")
         << "x=3 y=3 | x=5 y=7 | x=8 y=13" << "x_dim0:2 y_dim0:2" << QStringList{};
 }

@@ -62,7 +62,7 @@ void TestDimGrouping::grouping()
 // A group's values are its members' merged: known wherever one member is.
 void TestDimGrouping::mergedValues()
 {
-    const ShapeTable table(makeCapture("x=2x3 m=- | x=2x4 m=2x4 | x=2x1 m=2x1 | x=2x8 m=2x8"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 m=- | x=2x4 m=2x4 | x=2x1 m=2x1 | x=2x8 m=2x8")));
     const QVector<DimGroup> groups = groupDynamicDims(table, DynamicDims::find(table, {}), false);
     QCOMPARE(groups.size(), 1);
     QCOMPARE(groups[0].seq, (QVector<qint64>{3, 4, 1, 8}));

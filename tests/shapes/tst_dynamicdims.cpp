@@ -70,7 +70,7 @@ void TestDynamicDims::dynamicDims()
 // Forced dims are dynamic without varying: grouping treats the two differently.
 void TestDynamicDims::varyingIsOnlyWhatChanges()
 {
-    const ShapeTable table(makeCapture("x=2x3 | x=2x5"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 | x=2x5")));
     InferenceOptions batch;
     batch.batchForAll = true;
     const DynamicDims found = DynamicDims::find(table, batch);
@@ -87,14 +87,14 @@ void TestDynamicDims::singleCallLeaves_data()
 
     QTest::newRow("an input passed once")
         << "x=2x3 m=- | x=3x3 m=4x4"
-        << QStringList{"'m' is seen in a single call (call 1): its dimensions cannot be judged and are proposed "
-                       "static. Capture more calls that pass 'm', or mark its dynamic dimensions by hand"}
-        << QStringList{"m"} << QVector<int>{1};
+        << QStringList{QStringLiteral("'m' is seen in a single call (call 1): its dimensions cannot be judged and are proposed "
+                       "static. Capture more calls that pass 'm', or mark its dynamic dimensions by hand")}
+        << QStringList{QStringLiteral("m")} << QVector<int>{1};
     QTest::newRow("an input of several leaves, passed once")
         << "x=2x3 c=cache(2:1x2x3x4) | x=3x3 c=- | x=4x3 c=-"
-        << QStringList{"'c' (4 leaves) is seen in a single call (call 0): its dimensions cannot be judged and are "
-                       "proposed static. Capture more calls that pass 'c', or mark its dynamic dimensions by hand"}
-        << QStringList{"c.key_cache[0]", "c.value_cache[0]", "c.key_cache[1]", "c.value_cache[1]"}
+        << QStringList{QStringLiteral("'c' (4 leaves) is seen in a single call (call 0): its dimensions cannot be judged and are "
+                       "proposed static. Capture more calls that pass 'c', or mark its dynamic dimensions by hand")}
+        << QStringList{QStringLiteral("c.key_cache[0]"), QStringLiteral("c.value_cache[0]"), QStringLiteral("c.key_cache[1]"), QStringLiteral("c.value_cache[1]")}
         << QVector<int>{0};
     QTest::newRow("every input in two calls") << "x=2x3 m=4 | x=3x3 m=5" << QStringList{} << QStringList{} << QVector<int>{};
     // With a single call every leaf is in one call: the one-call warning covers it.

@@ -82,20 +82,20 @@ void TestLeafDimChecker::negativeDerivedRange()
 
 void TestLeafDimChecker::unlistedLeafStaysStatic()
 {
-    const ShapeTable table(makeCapture("x=2x3 | x=5x3 | x=2x3"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 | x=5x3 | x=2x3")));
     const ConstraintSet set;
     ValidationReport report;
     ViolationCollector out(&report, 10);
     const ResolvedDims dims(set, &out);
     LeafDimChecker checker(table, set, dims, &out);
     checker.checkLeaf(0, nullptr);
-    QCOMPARE(messagesOf(report), QStringList{"call 1, x dim 0 = 5: static, but 2 in call 0"});
+    QCOMPARE(messagesOf(report), QStringList{QStringLiteral("call 1, x dim 0 = 5: static, but 2 in call 0")});
     QCOMPARE(report.violations.first().rule, Rule::StaticValue);
 }
 
 void TestLeafDimChecker::staticComparesWithFirstPresentCall()
 {
-    const ShapeTable table(makeCapture("x=2 m=- | x=2 m=4 | x=2 m=5"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2 m=- | x=2 m=4 | x=2 m=5")));
     ConstraintSet set;
     QCOMPARE(set.setLeaf(QStringLiteral("m"), {DimAssignment::makeStatic()}), QString());
     ValidationReport report;
@@ -104,12 +104,12 @@ void TestLeafDimChecker::staticComparesWithFirstPresentCall()
     LeafDimChecker checker(table, set, dims, &out);
     const int m = table.indexOf(QStringLiteral("m"));
     checker.checkLeaf(m, set.leaf(QStringLiteral("m")));
-    QCOMPARE(messagesOf(report), QStringList{"call 2, m dim 0 = 5: static, but 4 in call 1"});
+    QCOMPARE(messagesOf(report), QStringList{QStringLiteral("call 2, m dim 0 = 5: static, but 4 in call 1")});
 }
 
 void TestLeafDimChecker::autoAcceptsAnySize()
 {
-    const ShapeTable table(makeCapture("x=2x3 | x=5x1 | x=0x9"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 | x=5x1 | x=0x9")));
     ConstraintSet set;
     QCOMPARE(set.setLeaf(QStringLiteral("x"), {DimAssignment::makeAuto(), DimAssignment::makeDynamic()}), QString());
     ValidationReport report;
@@ -124,7 +124,7 @@ void TestLeafDimChecker::autoAcceptsAnySize()
 // that gave the root its value first.
 void TestLeafDimChecker::sharedRootNamesTheFirstDim()
 {
-    const ShapeTable table(makeCapture("x=2 y=2 | x=3 y=4"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2 y=2 | x=3 y=4")));
     ConstraintSet set;
     QCOMPARE(set.addRootDim(QStringLiteral("n"), 2), QString());
     QCOMPARE(set.setLeaf(QStringLiteral("x"), {DimAssignment::named(QStringLiteral("n"))}), QString());
@@ -137,13 +137,13 @@ void TestLeafDimChecker::sharedRootNamesTheFirstDim()
     QVERIFY(report.ok()); // x alone agrees with itself
     checker.checkLeaf(1, set.leaf(QStringLiteral("y")));
     QCOMPARE(messagesOf(report),
-             QStringList{"call 1, y dim 0 = 4: Dim 'n' is 3 there (x dim 0); all its dimensions must be equal"});
+             QStringList{QStringLiteral("call 1, y dim 0 = 4: Dim 'n' is 3 there (x dim 0); all its dimensions must be equal")});
     QCOMPARE(report.violations.first().rule, Rule::SharedDim);
 }
 
 void TestLeafDimChecker::rankMismatchStopsTheLeaf()
 {
-    const ShapeTable table(makeCapture("x=- | x=2x3 | x=5x3"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=- | x=2x3 | x=5x3")));
     ConstraintSet set;
     QCOMPARE(set.setLeaf(QStringLiteral("x"), {DimAssignment::makeStatic()}), QString());
     ValidationReport report;
@@ -153,7 +153,7 @@ void TestLeafDimChecker::rankMismatchStopsTheLeaf()
     checker.checkLeaf(0, set.leaf(QStringLiteral("x")));
     // Only the rank: dim 0 changing while "static" is not reported on top of it.
     QCOMPARE(messagesOf(report),
-             QStringList{"x has rank 2 in the capture but the constraint set gives it 1 dimension(s)"});
+             QStringList{QStringLiteral("x has rank 2 in the capture but the constraint set gives it 1 dimension(s)")});
     QCOMPARE(report.violations.first().call, 1); // the first call that has x
 }
 
@@ -168,7 +168,7 @@ void TestLeafDimChecker::collectorCapsButCounts()
             return QStringLiteral("call %1").arg(c);
         });
     QCOMPARE(report.total, 5);
-    QCOMPARE(messagesOf(report), (QStringList{"call 0", "call 1"}));
+    QCOMPARE(messagesOf(report), (QStringList{QStringLiteral("call 0"), QStringLiteral("call 1")}));
     QCOMPARE(built, 2); // messages of the violations dropped are never built
 }
 

@@ -82,10 +82,10 @@ void TestProposedConstraints::constraintSet()
 
 void TestProposedConstraints::rowDimNames()
 {
-    const ShapeTable table(makeCapture("x=1x4x3 y=7 | x=3x4x5 y=7 | x=5x4x6 y=7"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=1x4x3 y=7 | x=3x4x5 y=7 | x=5x4x6 y=7")));
     const QVector<DimGroup> groups = finishedGroups(table);
     const QVector<QString> names = ProposedConstraints::rowDimNames(table, groups, ProposedConstraints::autoGroupsAt(groups, 0));
-    QCOMPARE(names, (QVector<QString>{"auto", "", "x_dim2", ""}));
+    QCOMPARE(names, (QVector<QString>{QStringLiteral("auto"), QStringLiteral(""), QStringLiteral("x_dim2"), QStringLiteral("")}));
 }
 
 void TestProposedConstraints::specializationWarnings_data()
@@ -97,22 +97,22 @@ void TestProposedConstraints::specializationWarnings_data()
 
     QTest::newRow("a dim that is 0 or 1 in some calls, exported from a call where it is not")
         << "x=0x4 | x=1x4 | x=3x4" << 2
-        << QStringList{"Dim 'batch' (x dim 0) is 0 or 1 in call(s) 0, 1: torch.export specializes sizes 0 and 1; "
+        << QStringList{QStringLiteral("Dim 'batch' (x dim 0) is 0 or 1 in call(s) 0, 1: torch.export specializes sizes 0 and 1; "
                        "dimscope exports from call 2, where it is >= 2; check that the exported program accepts the "
-                       "calls with 0 or 1 (replay them), or drop those sizes from the range"}
+                       "calls with 0 or 1 (replay them), or drop those sizes from the range")}
         << QVector<int>{0, 1};
     QTest::newRow("a dim that is 1 in the example call itself")
         << "input_ids=2x3 | input_ids=2x1 | input_ids=2x1" << 1
-        << QStringList{"Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1, 2: torch.export specializes sizes 0 and 1; "
+        << QStringList{QStringLiteral("Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1, 2: torch.export specializes sizes 0 and 1; "
                        "it is 1 in the example call 1 (no call has every dynamic size >= 2), so it is proposed as "
                        "Dim.AUTO and that export will specialize it. Capture a call where it is >= 2 next to the "
-                       "other inputs to keep it dynamic"}
+                       "other inputs to keep it dynamic")}
         << QVector<int>{1, 2};
     QTest::newRow("a group of several members")
         << "a=2x1 b=1x2 | a=5x1 b=1x5 | a=1x1 b=1x1" << 0
-        << QStringList{"Dim 'a_dim0' (a dim 0, +1 more) is 1 in call(s) 2: torch.export specializes sizes 0 and 1; "
+        << QStringList{QStringLiteral("Dim 'a_dim0' (a dim 0, +1 more) is 1 in call(s) 2: torch.export specializes sizes 0 and 1; "
                        "dimscope exports from call 0, where it is >= 2; check that the exported program accepts the "
-                       "calls with 1 (replay them), or drop those sizes from the range"}
+                       "calls with 1 (replay them), or drop those sizes from the range")}
         << QVector<int>{2};
     QTest::newRow("every size >= 2") << "x=2x4 | x=3x4" << 0 << QStringList{} << QVector<int>{};
 }
@@ -140,8 +140,8 @@ void TestProposedConstraints::specializationWarnings()
 
 void TestProposedConstraints::observations()
 {
-    const ShapeTable table(makeCapture("x=2x3 m=- | x=2x4 m=2x4 | x=2x5 m=2x5"));
-    const QVector<DimObservation> obs = dimObservations(table, {QString(), "x_dim1", QString(), "auto"});
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 m=- | x=2x4 m=2x4 | x=2x5 m=2x5")));
+    const QVector<DimObservation> obs = dimObservations(table, {QString(), QStringLiteral("x_dim1"), QString(), QStringLiteral("auto")});
     QCOMPARE(obs.size(), 4);
     QCOMPARE(obs[1].path, QStringLiteral("x"));
     QCOMPARE(obs[1].dim, 1);

@@ -38,14 +38,15 @@ void TestShapeInference::infer_data()
     // Seed: the add model, x (5,6)/(7,8), y (1,6)/(1,8) -> x: {0, 1}, y: {1}.
     QTest::newRow("seed add") << "x=5x6 y=1x6 | x=7x8 y=1x8" << "observed" << "batch[2,oo] x_dim1[2,oo]"
                               << "x(batch,x_dim1) y(static,x_dim1)"
-                              << QStringList{"N:'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values"};
+                              << QStringList{QStringLiteral("N:'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values")};
     // Seed: an LLM-like cache; batch does not vary -> only the cache length.
     QTest::newRow("seed llm observed")
         << kLlm << "observed" << "total_len=past_len + 1 past_len[2,oo]"
         << "input_ids(static,auto) attention_mask(static,total_len) "
            "past_key_values.key_cache[0](static,static,past_len,static) past_key_values.key_cache[1](static,static,past_len,static) "
            "past_key_values.value_cache[0](static,static,past_len,static) past_key_values.value_cache[1](static,static,past_len,static)"
-        << QStringList{"W:Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1-3: torch.export specializes sizes 0 and 1; it is 1 in the example call 1", "N:'total_len' = past_len + 1 in every call that has both (calls 1-3)"};
+        << QStringList{QStringLiteral("W:Dim 'seq_len' (input_ids dim 1) is 1 in call(s) 1-3: torch.export specializes sizes 0 and 1; it is 1 in the example call 1"),
+                       QStringLiteral("N:'total_len' = past_len + 1 in every call that has both (calls 1-3)")};
     // ... with the batch forced: cache dims 0 and 2.
     QTest::newRow("seed llm batch all")
         << kLlm << "batch:all" << "batch[2,oo] total_len=past_len + 1 past_len[2,oo]"
@@ -71,8 +72,8 @@ void TestShapeInference::infer_data()
     QTest::newRow("seed multimodal value_if_missing")
         << "input_ids=1x5 pixel_values=0x3x224x224* | input_ids=1x9 pixel_values=1x3x224x224 | input_ids=1x7 pixel_values=1x3x224x224"
         << "observed" << "seq_len[2,oo]" << "input_ids(static,seq_len) pixel_values(auto,static,static,static)"
-        << QStringList{"W:Dim 'pixel_values_dim0' (pixel_values dim 0) is 0 or 1 in call(s) 0-2: torch.export specializes sizes 0 and 1; "
-                       "it is 0 in the example call 0 (no call has every dynamic size >= 2), so it is proposed as Dim.AUTO"};
+        << QStringList{QStringLiteral("W:Dim 'pixel_values_dim0' (pixel_values dim 0) is 0 or 1 in call(s) 0-2: torch.export specializes sizes 0 and 1; "
+                       "it is 0 in the example call 0 (no call has every dynamic size >= 2), so it is proposed as Dim.AUTO")};
     // A missing optional input is skipped, not counted as a change.
     QTest::newRow("missing optional skipped")
         << "x=2x3 mask=- | x=2x3 mask=2x5 | x=2x3 mask=2x7" << "observed" << "total_len[2,oo]" << "mask(static,total_len)" << QStringList{};
@@ -83,42 +84,42 @@ void TestShapeInference::infer_data()
     // Derived: y = 2*x + 1 with 3 distinct values.
     QTest::newRow("derived positive")
         << "x=3 y=7 | x=4 y=9 | x=6 y=13" << "observed" << "x_dim0[2,oo] y_dim0=2*x_dim0 + 1" << "x(x_dim0) y(y_dim0)"
-        << QStringList{"N:'y_dim0' = 2*x_dim0 + 1"};
+        << QStringList{QStringLiteral("N:'y_dim0' = 2*x_dim0 + 1")};
     // Derived with a negative offset: y = 2*x - 3; the root's min is raised so that y >= 0.
     QTest::newRow("derived negative b")
         << "x=3 y=3 | x=5 y=7 | x=8 y=13" << "observed" << "x_dim0[2,oo] y_dim0=2*x_dim0 - 3" << "x(x_dim0) y(y_dim0)"
-        << QStringList{"N:'y_dim0' = 2*x_dim0 - 3 in every call that has both"};
+        << QStringList{QStringLiteral("N:'y_dim0' = 2*x_dim0 - 3 in every call that has both")};
     QTest::newRow("derived raise min")
         << "x=3 y=1 | x=5 y=5 | x=8 y=11" << "observed" << "x_dim0[3,oo] y_dim0=2*x_dim0 - 5" << "x(x_dim0) y(y_dim0)"
-        << QStringList{"W:the min of 'x_dim0' is raised to 3", "W:Dim 'y_dim0' (y dim 0) is 1 in call(s) 0"};
+        << QStringList{QStringLiteral("W:the min of 'x_dim0' is raised to 3"), QStringLiteral("W:Dim 'y_dim0' (y dim 0) is 1 in call(s) 0")};
     // The smaller group is the root: x = y + 2 -> y root, x derived.
     QTest::newRow("root is the smaller")
         << "x=5 y=3 | x=6 y=4 | x=9 y=7" << "observed" << "x_dim0=y_dim0 + 2 y_dim0[2,oo]" << "x(x_dim0) y(y_dim0)" << QStringList{};
     // Sum of two symbols: reported, kept separate.
     QTest::newRow("sum note")
         << "p=2 s=3 t=5 | p=4 s=2 t=6 | p=5 s=4 t=9 | p=7 s=3 t=10" << "observed" << "p_dim0[2,oo] s_dim0[2,oo] t_dim0[2,oo]"
-        << "p(p_dim0) s(s_dim0) t(t_dim0)" << QStringList{"N:'t_dim0' = 'p_dim0' + 's_dim0'"};
+        << "p(p_dim0) s(s_dim0) t(t_dim0)" << QStringList{QStringLiteral("N:'t_dim0' = 'p_dim0' + 's_dim0'")};
     // 0/1 warnings name the calls.
     QTest::newRow("zero one warning")
         << "x=0x4 | x=1x4 | x=3x4" << "observed" << "batch[0,oo]" << "x(batch,static)"
-        << QStringList{"W:Dim 'batch' (x dim 0) is 0 or 1 in call(s) 0, 1: torch.export specializes sizes 0 and 1; dimscope exports from call 2"};
+        << QStringList{QStringLiteral("W:Dim 'batch' (x dim 0) is 0 or 1 in call(s) 0, 1: torch.export specializes sizes 0 and 1; dimscope exports from call 2")};
     // Ranks that change are errors naming the leaf and the calls.
     QTest::newRow("rank mismatch")
         << "x=2x3 | x=2x3x4 | x=2x5" << "observed" << "" << ""
-        << QStringList{"E:'x' changes rank between calls: a rank-2 tensor in call(s) 0, 2; a rank-3 tensor in call(s) 1"};
+        << QStringList{QStringLiteral("E:'x' changes rank between calls: a rank-2 tensor in call(s) 0, 2; a rank-3 tensor in call(s) 1")};
     // Structures that change are errors too.
     QTest::newRow("structure mismatch")
         << "c=cache(2:1x2x3x4) | c=cache(3:1x2x4x4)" << "observed" << "cache_len[2,oo]"
         << "c.key_cache[0](static,static,cache_len,static) c.key_cache[1](static,static,cache_len,static) "
            "c.value_cache[0](static,static,cache_len,static) c.value_cache[1](static,static,cache_len,static)"
-        << QStringList{"E:'c.key_cache[2]' is present in call(s) 1 but absent from call(s) 0, which pass 'c'"};
+        << QStringList{QStringLiteral("E:'c.key_cache[2]' is present in call(s) 1 but absent from call(s) 0, which pass 'c'")};
     QTest::newRow("kind mismatch")
-        << "x=2x3 | x=int(3)" << "observed" << "" << "" << QStringList{"E:'x' changes kind between calls: a rank-2 tensor in call(s) 0; an int in call(s) 1"};
+        << "x=2x3 | x=int(3)" << "observed" << "" << "" << QStringList{QStringLiteral("E:'x' changes kind between calls: a rank-2 tensor in call(s) 0; an int in call(s) 1")};
     // A leaf seen in a single call.
     QTest::newRow("single call leaf")
         << "x=2x3 m=- | x=3x3 m=4x4" << "observed" << "batch[2,oo]" << "x(batch,static)"
-        << QStringList{"W:'m' is seen in a single call (call 1)"};
-    QTest::newRow("one call") << "x=2x3" << "observed" << "" << "" << QStringList{"W:only one call was captured"};
+        << QStringList{QStringLiteral("W:'m' is seen in a single call (call 1)")};
+    QTest::newRow("one call") << "x=2x3" << "observed" << "" << "" << QStringList{QStringLiteral("W:only one call was captured")};
     // All-dynamic: every dimension, constant ones each their own Dim.
     QTest::newRow("all dynamic")
         << "x=2x3 y=2 | x=4x3 y=2" << "all" << "batch[2,oo] x_dim1[2,oo] y_dim0[2,oo]" << "x(batch,x_dim1) y(y_dim0)" << QStringList{};
@@ -174,11 +175,11 @@ void TestShapeInference::exampleCall()
 {
     // Call 0 has the 0 image, calls 1.. have seq_len 1: the call with most dims >= 2.
     QCOMPARE(ShapeInference::infer(makeCapture(kLlm)).exampleCall, 1);
-    QCOMPARE(ShapeInference::infer(makeCapture("x=1x4 | x=3x4 | x=5x4")).exampleCall, 1);
-    QCOMPARE(ShapeInference::infer(makeCapture("x=2x4 | x=3x4")).exampleCall, 0);
+    QCOMPARE(ShapeInference::infer(makeCapture(QStringLiteral("x=1x4 | x=3x4 | x=5x4"))).exampleCall, 1);
+    QCOMPARE(ShapeInference::infer(makeCapture(QStringLiteral("x=2x4 | x=3x4"))).exampleCall, 0);
     // Two Dims (a and b) that are equal in calls 0 and 1 but not in call 2: from call
     // 2 torch cannot take them for one (a sliding window's length vs the full length).
-    const InferenceResult apart = ShapeInference::infer(makeCapture("a=3x2 b=3x2 | a=4x2 b=4x2 | a=5x2 b=4x2"));
+    const InferenceResult apart = ShapeInference::infer(makeCapture(QStringLiteral("a=3x2 b=3x2 | a=4x2 b=4x2 | a=5x2 b=4x2")));
     QCOMPARE(apart.exampleCall, 2);
 }
 
@@ -192,7 +193,7 @@ void TestShapeInference::encoderDecoderNames()
     QCOMPARE(DimNaming::roleOf(QStringLiteral("past_key_values.self_attention_cache.key_cache[0]"),
                                QStringLiteral("past_key_values"), 2, 4).name, QStringLiteral("past_len"));
     const InferenceResult r = ShapeInference::infer(
-        makeCapture("attention_mask=2x5 encoder_outputs=2x5x32 | attention_mask=2x8 encoder_outputs=2x8x32"));
+        makeCapture(QStringLiteral("attention_mask=2x5 encoder_outputs=2x5x32 | attention_mask=2x8 encoder_outputs=2x8x32")));
     QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("attention_mask(static,encoder_len) encoder_outputs(static,encoder_len,static)"));
 }
 

@@ -26,13 +26,13 @@ private slots:
 void TestShapeTable::inputsInSignatureOrder()
 {
     // b is passed only in call 1, d never: the table lists the inputs some call passes.
-    const ShapeTable table(makeCapture("a=2 b=- d=- | a=3 c=4 b=5 d=-"));
-    QCOMPARE(table.args(), (QStringList{"a", "b", "c"}));
+    const ShapeTable table(makeCapture(QStringLiteral("a=2 b=- d=- | a=3 c=4 b=5 d=-")));
+    QCOMPARE(table.args(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
 }
 
 void TestShapeTable::sizesPerCall()
 {
-    const ShapeTable table(makeCapture("x=2x3 m=- | x=4x3 m=5x6 | x=6x3 m=7x8"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 m=- | x=4x3 m=5x6 | x=6x3 m=7x8")));
     QCOMPARE(table.callCount(), 3);
     QCOMPARE(table.leafCount(), 2);
     QCOMPARE(table.dimRowCount(), 4);
@@ -53,7 +53,7 @@ void TestShapeTable::sizesPerCall()
 
 void TestShapeTable::onlyTensorsAreRows()
 {
-    const ShapeTable table(makeCapture("x=2 n=int(3) k=none | x=3 n=int(4) k=none"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2 n=int(3) k=none | x=3 n=int(4) k=none")));
     QCOMPARE(table.leafCount(), 1);
     QCOMPARE(table.leaf(0).path, QStringLiteral("x"));
     QCOMPARE(table.indexOf(QStringLiteral("n")), -1);
@@ -62,7 +62,7 @@ void TestShapeTable::onlyTensorsAreRows()
 
 void TestShapeTable::rankChangeIsAnIssue()
 {
-    const ShapeTable table(makeCapture("x=2x3 | x=2x3x4 | x=2x5"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 | x=2x3x4 | x=2x5")));
     QCOMPARE(table.issues().size(), 1);
     const ShapeIssue &issue = table.issues().first();
     QCOMPARE(issue.path, QStringLiteral("x"));
@@ -78,15 +78,15 @@ void TestShapeTable::rankChangeIsAnIssue()
 
 void TestShapeTable::missingLeafIsAnIssue()
 {
-    const ShapeTable table(makeCapture("c=cache(2:1x2x3x4) | c=cache(1:1x2x4x4) | c=cache(2:1x2x5x4)"));
+    const ShapeTable table(makeCapture(QStringLiteral("c=cache(2:1x2x3x4) | c=cache(1:1x2x4x4) | c=cache(2:1x2x5x4)")));
     QStringList messages;
     for (const ShapeIssue &issue : table.issues())
         messages << issue.message;
     QCOMPARE(messages,
-             (QStringList{"'c.key_cache[1]' is present in call(s) 0, 2 but absent from call(s) 1, which pass 'c': the "
-                          "structure of 'c' changes between calls",
-                          "'c.value_cache[1]' is present in call(s) 0, 2 but absent from call(s) 1, which pass 'c': the "
-                          "structure of 'c' changes between calls"}));
+             (QStringList{QStringLiteral("'c.key_cache[1]' is present in call(s) 0, 2 but absent from call(s) 1, which pass 'c': the "
+                          "structure of 'c' changes between calls"),
+                          QStringLiteral("'c.value_cache[1]' is present in call(s) 0, 2 but absent from call(s) 1, which pass 'c': the "
+                          "structure of 'c' changes between calls")}));
     QCOMPARE(table.issues().first().calls, QVector<int>{1});
     QVERIFY(!table.leaf(table.indexOf(QStringLiteral("c.key_cache[1]"))).consistent);
     QVERIFY(table.leaf(table.indexOf(QStringLiteral("c.key_cache[0]"))).consistent);
@@ -95,7 +95,7 @@ void TestShapeTable::missingLeafIsAnIssue()
 void TestShapeTable::kindChangeIsAnIssue()
 {
     // None in the first call that has it: no tensor rank to give it, so no rows.
-    const ShapeTable table(makeCapture("x=none | x=2x3 | x=4x3"));
+    const ShapeTable table(makeCapture(QStringLiteral("x=none | x=2x3 | x=4x3")));
     QCOMPARE(table.issues().size(), 1);
     QVERIFY2(table.issues().first().message.startsWith(QLatin1String("'x' changes kind between calls: ")),
              qPrintable(table.issues().first().message));

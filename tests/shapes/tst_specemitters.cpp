@@ -111,20 +111,22 @@ void TestSpecEmitters::jsonSpec()
     QJsonParseError pe;
     const QJsonObject doc = QJsonDocument::fromJson(json, &pe).object();
     QCOMPARE(pe.error, QJsonParseError::NoError);
-    QCOMPARE(doc.value("format").toString(), QStringLiteral("dimscope.dynamic_shapes"));
-    QCOMPARE(doc.value("version").toInt(), 1);
-    const QJsonArray dims = doc.value("dims").toArray();
+    QCOMPARE(doc.value(QLatin1String("format")).toString(), QStringLiteral("dimscope.dynamic_shapes"));
+    QCOMPARE(doc.value(QLatin1String("version")).toInt(), 1);
+    const QJsonArray dims = doc.value(QLatin1String("dims")).toArray();
     QCOMPARE(dims.size(), 4);
-    QCOMPARE(dims[2].toObject().value("root").toString(), QStringLiteral("past_len"));
-    const QJsonObject top = doc.value("dynamic_shapes").toObject().value("dict").toObject();
+    QCOMPARE(dims[2].toObject().value(QLatin1String("root")).toString(), QStringLiteral("past_len"));
+    const QJsonObject top = doc.value(QLatin1String("dynamic_shapes")).toObject().value(QLatin1String("dict")).toObject();
     QCOMPARE(top.keys().size(), 4);
-    QVERIFY(top.value("use_cache").isNull());
-    QCOMPARE(top.value("input_ids").toObject().value("tensor").toObject().value("1").toString(), QStringLiteral("seq_len"));
-    const QJsonArray cache = top.value("past_key_values").toObject().value("list").toArray();
+    QVERIFY(top.value(QLatin1String("use_cache")).isNull());
+    QCOMPARE(top.value(QLatin1String("input_ids")).toObject().value(QLatin1String("tensor")).toObject().value(QLatin1String("1")).toString(),
+             QStringLiteral("seq_len"));
+    const QJsonArray cache = top.value(QLatin1String("past_key_values")).toObject().value(QLatin1String("list")).toArray();
     QCOMPARE(cache.size(), 2);
-    const QJsonObject k1 = cache[0].toObject().value("list").toArray()[1].toObject().value("tensor").toObject();
-    QCOMPARE(k1.value("2").toString(), QStringLiteral("past_len"));
-    QVERIFY(!k1.contains("1"));
+    const QJsonObject k1 =
+        cache[0].toObject().value(QLatin1String("list")).toArray()[1].toObject().value(QLatin1String("tensor")).toObject();
+    QCOMPARE(k1.value(QLatin1String("2")).toString(), QStringLiteral("past_len"));
+    QVERIFY(!k1.contains(QLatin1String("1")));
     QVERIFY(json.startsWith("{\n  \"format\": \"dimscope.dynamic_shapes\",\n  \"version\": 1,\n  \"dims\": [\n    {\"name\": \"batch\", \"min\": 2, \"max\": null},"));
     QVERIFY(json.contains("  \"dynamic_shapes\": {\"dict\": {\n    \"input_ids\": {\"tensor\": {\"0\": \"batch\", \"1\": \"seq_len\"}},\n"));
 }
@@ -150,8 +152,8 @@ void TestSpecEmitters::documentIsTheWrittenSpec()
         QVERIFY(!written.isEmpty());
         QCOMPARE(JsonSpecEmitter::document(cap, set, call), written);
     }
-    const QJsonObject dim = JsonSpecEmitter::document(cap, set).value("dims").toArray().first().toObject();
-    QCOMPARE(dim.value("max").toInteger(), (qint64(1) << 62) + 1);
+    const QJsonObject dim = JsonSpecEmitter::document(cap, set).value(QLatin1String("dims")).toArray().first().toObject();
+    QCOMPARE(dim.value(QLatin1String("max")).toInteger(), (qint64(1) << 62) + 1);
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestSpecEmitters)

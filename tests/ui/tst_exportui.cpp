@@ -331,7 +331,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QStringList fixes;
     for (int i = 0; i < view->fixesView()->count(); ++i)
         fixes << view->fixesView()->item(i)->text();
-    QCOMPARE(fixes, (QStringList{"d1 = 4", "dy = dx"}));
+    QCOMPARE(fixes, (QStringList{QStringLiteral("d1 = 4"), QStringLiteral("dy = dx")}));
     QVERIFY(view->applyFixesButton()->isEnabled());
     shot(&window, QStringLiteral("tutorial-failure.png"));
 
@@ -362,7 +362,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QVERIFY(!view->showsFailure());
     QCOMPARE(view->verificationModel()->acceptedCount(), 3);
     const Pt2InputsModel *inputs = view->programView()->inputsModel();
-    QCOMPARE(column(inputs, Pt2InputsModel::DimsColumn), (QStringList{"dx × 4", "dx × 4"}));
+    QCOMPARE(column(inputs, Pt2InputsModel::DimsColumn), (QStringList{QStringLiteral("dx × 4"), QStringLiteral("dx × 4")}));
 }
 
 // A real transformers model as a new user would export it: open the generate()

@@ -275,9 +275,9 @@ void checkStall(const char *what, const StallMeter &meter, double cpuBoundMs)
           meter.longestMs(), meter.longestCpuMs(), cpuBoundMs, kFrozenMs, meter.longGaps().isEmpty() ? "" : "; gaps over 40 ms at+wall/cpu: ",
           qPrintable(meter.longGaps()));
     QVERIFY2(meter.longestCpuMs() < cpuBoundMs,
-             qPrintable(QStringLiteral("%1: the GUI thread worked %2 ms without serving events").arg(what).arg(meter.longestCpuMs())));
+             qPrintable(QStringLiteral("%1: the GUI thread worked %2 ms without serving events").arg(QString::fromUtf8(what)).arg(meter.longestCpuMs())));
     QVERIFY2(meter.longestMs() < kFrozenMs,
-             qPrintable(QStringLiteral("%1: the GUI thread did not serve events for %2 ms").arg(what).arg(meter.longestMs())));
+             qPrintable(QStringLiteral("%1: the GUI thread did not serve events for %2 ms").arg(QString::fromUtf8(what)).arg(meter.longestMs())));
 }
 
 void TestLargeCapture::openKeepsGuiResponsive()
