@@ -5,6 +5,7 @@
 #include "dimspanel.h"
 #include "documentopener.h"
 #include "exportcontroller.h"
+#include "export/exportclient.h"
 #include "export/pythonruntime.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
@@ -249,9 +250,9 @@ void MainWindow::updateStatus()
                                               ? QString()
                                               : QStringLiteral(" — ") + shown->capture.modelClass));
     }
-    // Discovery only looks at files, so it is cheap enough for every status update.
-    const QString chosen = QSettings().value(settings::PythonInterpreter).toString();
-    const PythonRuntime runtime = chosen.isEmpty() ? PythonRuntime::discover() : PythonRuntime::fromInterpreter(chosen);
+    // The interpreter the export worker runs: the export controller discovers it once
+    // (or takes Preferences' choice) and again when Preferences change it (reloadRuntime).
+    const PythonRuntime runtime = m_export->client()->runtime();
     const QString python = runtime.isValid() ? runtime.sourceName() : tr("none found");
     m_statusWorker->setText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
     m_statusWorker->setToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
