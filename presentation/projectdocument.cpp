@@ -86,6 +86,7 @@ void ProjectDocument::setLoaded(const QString &path, const LoadedCapturePtr &loa
     }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
+    setExplanations({}); // they were about the previous capture's export
     setLoading(false);
     emit captureChanged();
     emit constraintsChanged();
@@ -114,6 +115,14 @@ void ProjectDocument::openProject(const QString &projectPath, const ProjectFile 
     updateModified();
 }
 
+void ProjectDocument::setExplanations(const QVector<ShapeExplanation> &explanations)
+{
+    if (explanations.isEmpty() && m_explanations.isEmpty())
+        return;
+    m_explanations = explanations;
+    emit explanationsChanged();
+}
+
 void ProjectDocument::clear()
 {
     m_undoStack->clear();
@@ -130,6 +139,7 @@ void ProjectDocument::clear()
     }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
+    setExplanations({});
     emit projectPathChanged();
     emit captureChanged();
     emit constraintsChanged();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "export/exportresult.h"
 #include "capture/capture.h"
 #include "models/loadedcapture.h"
 #include "project/projectfile.h"
@@ -90,6 +91,11 @@ public:
     bool save(const QString &path, QString *error);
     bool isModified() const;
 
+    // torch's shape decisions in this document's last export (the Why panel, the Dims'
+    // tooltips); cleared when another capture is opened into the document.
+    const QVector<ShapeExplanation> &explanations() const { return m_explanations; }
+    void setExplanations(const QVector<ShapeExplanation> &explanations);
+
 signals:
     void captureChanged();
     void constraintsChanged();
@@ -99,6 +105,7 @@ signals:
     void modifiedChanged(bool modified);
     void projectPathChanged();
     void loadingChanged(bool loading);
+    void explanationsChanged();
 
 private:
     friend class ConstraintSetCommand;
@@ -120,6 +127,7 @@ private:
     bool m_modelRefFromProject = false;
     bool m_openingProject = false;
     ExportOptions m_options;
+    QVector<ShapeExplanation> m_explanations;
     QString m_savedModelRef;
     ExportOptions m_savedOptions;
     bool m_lastModified = false;

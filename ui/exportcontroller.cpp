@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportcontroller.h"
 
+#include "models/explanationsmodel.h"
+
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
 #include "exportpanel.h"
@@ -230,6 +232,8 @@ void ExportController::onFinished(const PhasedExportOutcome &outcome)
     m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
     updateActions();
     m_result->showOutcome(outcome, readBacks);
+    if (m_document)
+        m_document->setExplanations(ExplanationsModel::collect(outcome));
     const ExportResult result = lastResult();
     if (outcome.cancelled)
         m_panel->finished(false, tr("Export cancelled; the next export starts a fresh worker."));

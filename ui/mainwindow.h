@@ -6,6 +6,7 @@
 #include <QMainWindow>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -15,6 +16,7 @@ namespace dimscope {
 
 class Capture;
 class DimsPanel;
+class ExplanationsPanel;
 class ExportController;
 class ProjectController;
 class InputsView;
@@ -48,6 +50,7 @@ public:
     LeafDetailsPanel *detailsPanel() const { return m_details; }
     PlotPanel *plotPanel() const { return m_plot; }
     DimsPanel *dimsPanel() const { return m_dims; }
+    ExplanationsPanel *explanationsPanel() const { return m_explanations; }
     ProjectController *projectController() const { return m_project; }
     MessageBanner *banner() const { return m_banner; }
     QUndoStack *undoStack() const;
@@ -93,6 +96,7 @@ private:
     void openProjectDialog();
     // mainwindowexport.cpp
     void createExportDocks();
+    void createExplanationsDock(QDockWidget *resultDock);
 
     ProjectDocument *m_document;
     ProjectController *m_project;
@@ -102,6 +106,7 @@ private:
     LeafDetailsPanel *m_details;
     PlotPanel *m_plot;
     DimsPanel *m_dims;
+    ExplanationsPanel *m_explanations = nullptr;
     QMenu *m_recentMenu = nullptr;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// MainWindow's export side, kept apart from mainwindow.cpp: the Export dock and the
-// result dock, shown when the ExportController has something for them.
+// MainWindow's export side, kept apart from mainwindow.cpp: the Export dock, the
+// result dock and the Why dock, shown when the ExportController has something for them.
 #include "mainwindow.h"
 
+#include "dimspanel.h"
+#include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
@@ -43,6 +45,7 @@ void MainWindow::createExportDocks()
         resultDock->show();
         resultDock->raise();
     });
+    createExplanationsDock(resultDock);
     connect(m_export, &ExportController::pt2Opened, this, [resultDock] {
         resultDock->show();
         resultDock->raise();
@@ -55,6 +58,27 @@ void MainWindow::createExportDocks()
     connect(m_export, &ExportController::stateChanged, this, describe);
     connect(m_export, &ExportController::environmentChanged, this, describe);
     describe();
+}
+
+// "Why": the document's shape decisions, tabbed with the result; selecting a Dim
+// shows the decisions about it.
+void MainWindow::createExplanationsDock(QDockWidget *resultDock)
+{
+    m_explanations = new ExplanationsPanel(this);
+    auto *dock = new QDockWidget(tr("Why"), this);
+    dock->setObjectName(QStringLiteral("explanationsDock"));
+    dock->setWidget(m_explanations);
+    addDockWidget(dockWidgetArea(resultDock), dock);
+    tabifyDockWidget(resultDock, dock);
+    dock->hide();
+    connect(m_document, &ProjectDocument::explanationsChanged, this, [this, dock, resultDock] {
+        m_explanations->setExplanations(m_document->explanations());
+        if (m_document->explanations().isEmpty())
+            return;
+        dock->show();
+        resultDock->raise(); // the result first; the Why tab is beside it
+    });
+    connect(m_dims, &DimsPanel::dimSelected, m_explanations, &ExplanationsPanel::showDim);
 }
 
 } // namespace dimscope

@@ -15,10 +15,29 @@ DimsModel::DimsModel(ProjectDocument *document, QObject *parent) : QAbstractTabl
 {
     connect(document, &ProjectDocument::constraintsChanged, this, &DimsModel::rebuild);
     connect(document, &ProjectDocument::validationChanged, this, &DimsModel::refreshStatus);
+    connect(document, &ProjectDocument::explanationsChanged, this, [this] {
+        if (rowCount() > 0)
+            emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn), {Qt::ToolTipRole});
+    });
     rebuild();
 }
 
 DimsModel::~DimsModel() = default;
+
+// What torch decided about Dim `name` in the document's last export, with the model
+// line behind each decision (the Why panel lists them all).
+QVariant DimsModel::explanationTip(const QString &name) const
+{
+    const QVector<ShapeExplanation> about = ShapeExplanation::about(m_document->explanations(), name);
+    if (about.isEmpty())
+        return {};
+    QStringList lines{tr("In the last export torch decided:")};
+    for (int i = 0; i < about.size() && i < 6; ++i)
+        lines << about.at(i).toText();
+    if (about.size() > 6)
+        lines << tr("… and %n more in the Why panel", nullptr, int(about.size() - 6));
+    return lines.join(QLatin1Char('\n'));
+}
 
 int DimsModel::rowOf(const QString &dim) const
 {
@@ -194,6 +213,8 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
             lines += row.notes;
             return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
         }
+        if (index.column() == NameColumn)
+            return explanationTip(d.name);
         if (index.column() == MinColumn || index.column() == MaxColumn)
             return d.isDerived() ? tr("A derived Dim's range follows its root '%1'.").arg(d.root)
                                  : tr("Empty or ∞ for torch's default; the range every captured call must fit.");

@@ -61,6 +61,7 @@ signals:
     void editRejected(const QString &reason);
 
 private:
+    QVariant explanationTip(const QString &name) const;
     struct Row {
         DimDecl decl;
         qint64 observedMin = -1;
