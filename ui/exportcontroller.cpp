@@ -12,6 +12,7 @@
 #include "projectdocument.h"
 #include "pt2loader.h"
 #include "settingskeys.h"
+#include "shapes/constraintvalidator.h"
 #include "shapes/suggestedfixapplier.h"
 
 #include <QAction>
@@ -232,6 +233,11 @@ void ExportController::onFinished(const PhasedExportOutcome &outcome)
     m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
     updateActions();
     m_result->showOutcome(outcome, readBacks);
+    if (outcome.programs.isEmpty() && m_document && m_document->hasCapture() && outcome.firstAttempt.failure.hasFixes()) {
+        const WorkerFailure &failure = outcome.firstAttempt.failure;
+        m_result->showFixPreviews(FixPreview::make(m_document->constraints(), ConstraintValidator(m_document->table()),
+                                                   failure.fixes, failure.explanations));
+    }
     if (m_document)
         m_document->setExplanations(ExplanationsModel::collect(outcome));
     const ExportResult result = lastResult();

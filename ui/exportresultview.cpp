@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTableView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -242,6 +243,35 @@ static QString sourcesText(const WorkerViolation &v)
     return parts.join(QStringLiteral(", "));
 }
 
+void ExportResultView::showFixPreviews(const QVector<FixPreview> &previews)
+{
+    int breaking = 0;
+    for (int i = 0; i < previews.size() && i < m_fixes->count(); ++i) {
+        const FixPreview &p = previews.at(i);
+        QListWidgetItem *item = m_fixes->item(i);
+        if (item->data(Qt::UserRole).toString() != p.line)
+            continue;
+        QStringList text{p.line};
+        QStringList tip{p.line};
+        if (!p.causeText().isEmpty()) {
+            text << tr("    because %1").arg(p.causeText());
+            for (const ShapeExplanation &e : p.causes)
+                tip << e.toText();
+        }
+        if (!p.warningText().isEmpty()) {
+            ++breaking;
+            text << QStringLiteral("    ⚠ ") + p.warningText();
+            tip << p.warningText();
+            item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+        }
+        item->setText(text.join(QLatin1Char('\n')));
+        item->setToolTip(tip.join(QLatin1Char('\n')));
+    }
+    if (breaking > 0)
+        m_apply->setToolTip(tr("Apply torch's suggested fixes to the constraints (one undoable step). "
+                               "%n of them would break captured calls: see the warnings.", nullptr, breaking));
+}
+
 void ExportResultView::showFailure(const WorkerFailure &failure)
 {
     m_violations->clear();
@@ -255,7 +285,10 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
     }
     m_violations->resizeColumnToContents(1);
     m_violations->setVisible(!failure.violations.isEmpty());
-    m_fixes->addItems(failure.fixes);
+    for (const QString &fix : failure.fixes) {
+        auto *item = new QListWidgetItem(fix, m_fixes);
+        item->setData(Qt::UserRole, fix); // the fix line itself; the text grows a preview
+    }
     m_apply->setEnabled(failure.hasFixes());
     m_apply->setToolTip(failure.hasFixes() ? tr("Apply torch's suggested fixes to the constraints (one undoable step)")
                                            : tr("torch suggested no fixes for this failure"));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "export/exportresult.h"
+#include "export/fixpreview.h"
 #include "export/phasedexportoutcome.h"
 #include "export/programreadback.h"
 #include "pt2/pt2dimmapper.h"
@@ -55,6 +56,9 @@ public:
                     const std::optional<Pt2DimMapping> &mapping, const QString &programError);
     // A .pt2 opened without an export: its interface only.
     void showProgram(const Pt2Program &program);
+    // Each suggested fix of the failure shown, with the model line behind it and the
+    // captured calls it would break (FixPreview), before the user applies them.
+    void showFixPreviews(const QVector<FixPreview> &previews);
     // After "Apply fixes": what was applied and the lines that could not be.
     void showFixOutcome(const QStringList &applied, const QStringList &unapplied);
     void clear();

@@ -13,6 +13,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QTimer>
 
 namespace dimscope {
 
@@ -76,7 +77,9 @@ void MainWindow::createExplanationsDock(QDockWidget *resultDock)
         if (m_document->explanations().isEmpty())
             return;
         dock->show();
-        resultDock->raise(); // the result first; the Why tab is beside it
+        // The result first, the Why tab beside it (a dock shown for the first time in a
+        // tab group becomes current on the next event loop turn: raise after that).
+        QTimer::singleShot(0, resultDock, &QDockWidget::raise);
     });
     connect(m_dims, &DimsPanel::dimSelected, m_explanations, &ExplanationsPanel::showDim);
 }

@@ -210,8 +210,13 @@ private slots:
         QVector<ShapeExplanation> list = decisions(QStringLiteral("/nowhere/model.py"));
         list[1].dims = {dims.first()};
         list[1].expression = dims.first() + QStringLiteral(" != 1");
+        auto *resultDock = window.findChild<QDockWidget *>(QStringLiteral("exportResultDock"));
+        resultDock->show(); // an earlier export's result
         doc->setExplanations(list);
         QVERIFY(dock->isVisible());
+        // The result stays in front, the Why tab beside it.
+        QTRY_VERIFY(!resultDock->visibleRegion().isEmpty());
+        QVERIFY(dock->visibleRegion().isEmpty());
         ExplanationsPanel *panel = window.explanationsPanel();
         QCOMPARE(panel->model()->rowCount(), 2);
         // The Dim's row carries them as a tooltip.

@@ -8,7 +8,11 @@
 #include "export/pythonruntime.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
+#include "explanationspanel.h"
 #include "exportresultview.h"
+#include "models/explanationsmodel.h"
+#include "models/dimsmodel.h"
+#include "dimspanel.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
 #include "modelconsent.h"
@@ -52,7 +56,7 @@ constexpr int kExportTimeout = 300000; // torch import + export on a loaded mach
 QString demoProject() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope"); }
 
 // DIMSCOPE_EXPORTUI_SHOTS=folder: saves what the window shows, to look at by hand.
-void shot(QWidget *window, const QString &name)
+void shot(QWidget *window, const QString &name, const char *dockName = "exportResultDock")
 {
     const QString folder = qEnvironmentVariable("DIMSCOPE_EXPORTUI_SHOTS");
     if (folder.isEmpty())
@@ -60,7 +64,7 @@ void shot(QWidget *window, const QString &name)
     window->resize(1400, 900);
     window->show();
     QTest::qWait(100);
-    if (auto *dock = window->findChild<QDockWidget *>(QStringLiteral("exportResultDock")))
+    if (auto *dock = window->findChild<QDockWidget *>(QLatin1String(dockName)))
         dock->raise();
     QTest::qWait(200);
     window->grab().save(QDir(folder).filePath(name));
@@ -330,10 +334,49 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QVERIFY(sawEqual);
     QStringList fixes;
     for (int i = 0; i < view->fixesView()->count(); ++i)
-        fixes << view->fixesView()->item(i)->text();
+        fixes << view->fixesView()->item(i)->data(Qt::UserRole).toString();
     QCOMPARE(fixes, (QStringList{QStringLiteral("d1 = 4"), QStringLiteral("dy = dx")}));
+    // Before applying, each fix says what caused it; neither breaks a captured call.
+    const QString d1Fix = view->fixesView()->item(0)->text();
+    QVERIFY2(d1Fix.startsWith(QLatin1String("d1 = 4\n    because tutorial.py:5: specialized: d1 == 4")), qPrintable(d1Fix));
+    QVERIFY2(view->fixesView()->item(1)->text().contains(QLatin1String("because tutorial.py:4: equality: dx == dy")),
+             qPrintable(view->fixesView()->item(1)->text()));
+    QVERIFY(!d1Fix.contains(QLatin1String("breaks")));
     QVERIFY(view->applyFixesButton()->isEnabled());
     shot(&window, QStringLiteral("tutorial-failure.png"));
+
+    // Why: torch's decision on d1 with the tutorial's line (tutorial.py:5), in the Why
+    // panel and on the Dim's row.
+    ExplanationsPanel *why = window.explanationsPanel();
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("explanationsDock"))->isVisibleTo(&window));
+    bool sawD1 = false;
+    for (int row = 0; row < why->model()->rowCount(); ++row) {
+        const QModelIndex index = why->model()->index(row, ExplanationsModel::ExpressionColumn);
+        // (torch may also log it at the inputs, without a line)
+        if (index.data().toString() != QLatin1String("d1 == 4")
+            || index.siblingAtColumn(ExplanationsModel::LocationColumn).data().toString() == QLatin1String("at the inputs"))
+            continue;
+        sawD1 = true;
+        QCOMPARE(index.siblingAtColumn(ExplanationsModel::KindColumn).data().toString(), QStringLiteral("specialized"));
+        QCOMPARE(index.siblingAtColumn(ExplanationsModel::LocationColumn).data().toString(), QStringLiteral("tutorial.py:5"));
+        QCOMPARE(index.siblingAtColumn(ExplanationsModel::CodeColumn).data().toString(),
+                 QStringLiteral("return w + torch.ones(4)"));
+        why->view()->setCurrentIndex(index.siblingAtColumn(0));
+        QCOMPARE(QFileInfo(why->shownFile()).fileName(), QStringLiteral("tutorial.py"));
+        QVERIFY(why->sourceView()->toPlainText().contains(QLatin1String("> 5          return w + torch.ones(4)")));
+    }
+    QVERIFY2(sawD1, qPrintable(doc->explanations().isEmpty() ? QStringLiteral("no explanations")
+                                                               : doc->explanations().first().toText()));
+    const int d1Row = [&] {
+        for (int r = 0; r < window.dimsPanel()->model()->rowCount(); ++r)
+            if (window.dimsPanel()->model()->index(r, DimsModel::NameColumn).data().toString() == QLatin1String("d1"))
+                return r;
+        return -1;
+    }();
+    QVERIFY(d1Row >= 0);
+    QVERIFY(window.dimsPanel()->model()->index(d1Row, DimsModel::NameColumn).data(Qt::ToolTipRole).toString()
+                .contains(QLatin1String("tutorial.py:5: specialized: d1 == 4")));
+    shot(&window, QStringLiteral("why-panel.png"), "explanationsDock");
 
     // Apply fixes: one undo step; undo restores the exact previous set.
     const ConstraintSet before = doc->constraints();
