@@ -2,6 +2,7 @@
 #include "export/exportresult.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTextStream>
 
 #include <algorithm>
@@ -42,7 +43,10 @@ WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
     WorkerFailure f;
     f.json = e;
     f.kind = e.value(QLatin1String("kind")).toString(QStringLiteral("internal"));
-    f.message = e.value(QLatin1String("message")).toString();
+    // torch's "For more information, run with TORCH_LOGS=..." is advice dimscope has
+    // already followed: its explanations say which line decided what. `raw` keeps it.
+    static const QRegularExpression torchLogsAdvice(QStringLiteral(R"(\s*For more information, run with TORCH_LOGS="[^"]*"\.?)"));
+    f.message = e.value(QLatin1String("message")).toString().remove(torchLogsAdvice);
     f.traceback = e.value(QLatin1String("traceback")).toString();
     f.raw = e.value(QLatin1String("raw")).toString();
     f.names = strings(e.value(QLatin1String("names")));
