@@ -14,15 +14,18 @@ InputsDecorator::InputsDecorator(ProjectDocument *document, InputsModel *model, 
 {
     connect(document, &ProjectDocument::constraintsChanged, this, [this] {
         applyConstraints();
+        applyExplanations(); // they name Dims: a rename or a new use changes the leaves
         applyHighlight();
     });
     connect(document, &ProjectDocument::validationChanged, this, &InputsDecorator::applyValidation);
+    connect(document, &ProjectDocument::explanationsChanged, this, &InputsDecorator::applyExplanations);
 }
 
 void InputsDecorator::refresh()
 {
     applyConstraints();
     applyValidation();
+    applyExplanations();
     applyHighlight();
 }
 
@@ -68,6 +71,29 @@ void InputsDecorator::applyValidation()
             list.append(tr("…"));
     }
     m_model->setViolations(byLeaf);
+}
+
+void InputsDecorator::applyExplanations()
+{
+    QHash<QString, QStringList> byLeaf;
+    const QVector<ShapeExplanation> &all = m_document->explanations();
+    if (!all.isEmpty()) {
+        for (const LeafConstraint &leaf : m_document->constraints().leaves()) {
+            QStringList lines;
+            for (const DimAssignment &a : leaf.dims) {
+                if (!a.isNamed())
+                    continue;
+                for (const ShapeExplanation &e : ShapeExplanation::about(all, a.dim)) {
+                    const QString line = e.toText().section(QLatin1Char('\n'), 0, 0);
+                    if (!lines.contains(line) && lines.size() < 8)
+                        lines << line;
+                }
+            }
+            if (!lines.isEmpty())
+                byLeaf.insert(leaf.path, lines);
+        }
+    }
+    m_model->setExplanations(byLeaf);
 }
 
 void InputsDecorator::applyHighlight()

@@ -11,7 +11,8 @@ class ProjectDocument;
 
 // Keeps the inputs tree in step with the document: each leaf's constraint column and
 // dim colours from the ConstraintSet, violation marks from the validation report, and
-// the leaves of the Dim selected in the Dims panel tinted.
+// the leaves of the Dim selected in the Dims panel tinted, torch's decisions about each
+// leaf's Dims in the last export.
 class InputsDecorator : public QObject
 {
     Q_OBJECT
@@ -25,6 +26,7 @@ public:
 private:
     void applyConstraints();
     void applyValidation();
+    void applyExplanations();
     void applyHighlight();
 
     ProjectDocument *m_document;

@@ -111,6 +111,14 @@ void InputsModel::setViolations(const QHash<QString, QStringList> &violations)
         emitRowChanged(path);
 }
 
+void InputsModel::setExplanations(const QHash<QString, QStringList> &explanations)
+{
+    const QStringList touched = changedKeys(m_explanations, explanations);
+    m_explanations = explanations;
+    for (const QString &path : touched)
+        emitRowChanged(path);
+}
+
 void InputsModel::setHighlighted(const QSet<QString> &paths, const QColor &colour)
 {
     // A new colour repaints every highlighted row, otherwise only the ones that change.
@@ -251,6 +259,9 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
                 tip += QLatin1Char('\n') + tr("present in %1 of %2 calls").arg(present).arg(m_loaded->tree.callCount());
             return tip;
         }
+        if (index.column() == ConstraintColumn && m_explanations.contains(node.path))
+            return tr("%1\n\nIn the last export torch decided:\n%2")
+                .arg(node.path, m_explanations.value(node.path).join(QLatin1Char('\n')));
         if (node.isLeaf())
             return perCallTooltip(node);
         return node.typeName.isEmpty() ? QVariant() : QVariant(node.typeName);

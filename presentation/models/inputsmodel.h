@@ -48,6 +48,9 @@ public:
     // Per leaf key path, the sentences of the constraint violations found in it: the
     // leaf gets a warning icon and the sentences in its tooltip.
     void setViolations(const QHash<QString, QStringList> &violations);
+    // Per leaf key path, torch's shape decisions about the leaf's Dims in the last export
+    // ("FILE:LINE: kind: expression"): shown in the constraint column's tooltip.
+    void setExplanations(const QHash<QString, QStringList> &explanations);
     // Leaves tinted with `colour` (the Dim selected in the Dims panel).
     void setHighlighted(const QSet<QString> &paths, const QColor &colour);
 
@@ -70,6 +73,7 @@ private:
     QHash<QString, QVector<QColor>> m_colours;
     QHash<QString, QStringList> m_labels;
     QHash<QString, QStringList> m_violations;
+    QHash<QString, QStringList> m_explanations;
     QSet<QString> m_highlighted;
     QColor m_highlightColour;
 };

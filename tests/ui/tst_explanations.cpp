@@ -10,6 +10,8 @@
 #include "mainwindow.h"
 #include "models/dimsmodel.h"
 #include "models/explanationsmodel.h"
+#include "models/inputsmodel.h"
+#include "inputsview.h"
 #include "projectdocument.h"
 #include "shapes/shapeinference.h"
 #include "sourceexcerpt.h"
@@ -223,6 +225,14 @@ private slots:
         DimsModel *dimsModel = window.dimsPanel()->model();
         const QString tip = dimsModel->index(0, DimsModel::NameColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(dims.first() + QStringLiteral(" != 1")), qPrintable(tip));
+        // So does every leaf that uses it, in its constraint column.
+        QAbstractItemModel *inputs = window.inputsView()->model();
+        const QModelIndex xConstraint = inputs->index(0, InputsModel::ConstraintColumn);
+        QCOMPARE(inputs->index(0, InputsModel::NameColumn).data().toString(), QStringLiteral("x"));
+        const QString leafTip = xConstraint.data(Qt::ToolTipRole).toString();
+        QVERIFY2(leafTip.contains(QStringLiteral("specialized: ") + dims.first() + QStringLiteral(" != 1"))
+                     || leafTip.contains(QStringLiteral("guard: ") + dims.first() + QStringLiteral(" != 1")),
+                 qPrintable(leafTip));
         // Selecting a Dim shows the decisions about it; Show All brings back the rest.
         emit window.dimsPanel()->dimSelected(dims.first());
         QCOMPARE(panel->model()->rowCount(), 1);
@@ -235,6 +245,7 @@ private slots:
         QVERIFY(doc->explanations().isEmpty());
         QCOMPARE(panel->model()->rowCount(), 0);
         QVERIFY(dimsModel->index(0, DimsModel::NameColumn).data(Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY(!inputs->index(0, InputsModel::ConstraintColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("torch decided")));
     }
 };
 
