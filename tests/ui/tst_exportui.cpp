@@ -97,6 +97,8 @@ private slots:
     void tutorialFailsApplyFixesThenReexport();
     void realModelExportsEveryCallThroughPhases();
     void projectModelRunsOnlyAfterTheUserSaysSo();
+    void whyPanelNamesTheModelsLines_data();
+    void whyPanelNamesTheModelsLines();
 
 private:
     bool openProject(MainWindow &window, const QString &path);
@@ -275,6 +277,123 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);
+}
+
+// Models whose own code specializes a dim (in a helper the forward calls), caps one,
+// and whose guard is inside torch (the line shown is the user's call).
+static const char kWhyModels[] = "import torch\n"
+                                 "import torch.nn.functional as F\n"
+                                 "\n"
+                                 "def double_if_four(h):\n"
+                                 "    if h.shape[1] == 4:\n"
+                                 "        return h * 2\n"
+                                 "    return h\n"
+                                 "\n"
+                                 "class Specializes(torch.nn.Module):\n"
+                                 "    def forward(self, x, y):\n"
+                                 "        h = double_if_four(x + 1)\n"
+                                 "        if y.shape[0] > 16:\n"
+                                 "            raise ValueError('y is too long')\n"
+                                 "        return h.sum(-1) + y.sum()\n"
+                                 "\n"
+                                 "class InLibrary(torch.nn.Module):\n"
+                                 "    def __init__(self):\n"
+                                 "        super().__init__()\n"
+                                 "        self.weight = torch.nn.Parameter(torch.randn(3, 8))\n"
+                                 "    def forward(self, x):\n"
+                                 "        return F.linear(x, self.weight)\n";
+
+void TestExportUi::whyPanelNamesTheModelsLines_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("calls");       // Python: the forward calls to record
+    QTest::addColumn<QStringList>("leaves");  // leaf=dim,dim for the constraints
+    QTest::addColumn<QStringList>("expected"); // "KIND|EXPRESSION|LINE|CODE"
+    QTest::newRow("specialize and cap")
+        << QStringLiteral("Specializes")
+        << QStringLiteral("[(torch.randn(3, 4), torch.randn(8)), (torch.randn(5, 6), torch.randn(10)),"
+                          " (torch.randn(2, 7), torch.randn(12))]")
+        << QStringList{QStringLiteral("x=batch,seq_len"), QStringLiteral("y=n")}
+        << QStringList{QStringLiteral("specialized|seq_len == 4|5|if h.shape[1] == 4:"),
+                       QStringLiteral("range narrowed|n <= 16|12|if y.shape[0] > 16:")};
+    QTest::newRow("guard in a library call")
+        << QStringLiteral("InLibrary") << QStringLiteral("[(torch.randn(3, 8),), (torch.randn(5, 8),)]")
+        << QStringList{QStringLiteral("x=batch,k")}
+        << QStringList{QStringLiteral("specialized|k == 8|21|return F.linear(x, self.weight)")};
+}
+
+// The Why panel after a failing export from the GUI: each decision at the model's
+// FILE:LINE with its code (the CLI's counterpart is tests/python/test_cli_explain.py).
+void TestExportUi::whyPanelNamesTheModelsLines()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, calls);
+    QFETCH(QStringList, leaves);
+    QFETCH(QStringList, expected);
+    const QString models = m_dir.filePath(QStringLiteral("why_models.py"));
+    QFile file(models);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(kWhyModels);
+    file.close();
+    const QString capture = m_dir.filePath(model + QStringLiteral(".safetensors"));
+    QProcess python;
+    python.setProcessChannelMode(QProcess::MergedChannels);
+    python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
+                 {QStringLiteral("-c"),
+                  QStringLiteral("import sys, torch\nsys.path.insert(0, sys.argv[1])\nimport why_models\n"
+                                 "from dimscope.capture import InputRecorder\n"
+                                 "m = why_models.%1()\ncalls = %2\nrec = InputRecorder(store_n_calls=len(calls))\n"
+                                 "with rec(m), torch.no_grad():\n    for c in calls:\n        m(*c)\nrec.save(sys.argv[2])\n")
+                      .arg(model, calls),
+                  m_dir.path(), capture});
+    QVERIFY(python.waitForFinished(180000));
+    QVERIFY2(python.exitCode() == 0, python.readAll().constData());
+
+    ProjectFile project;
+    project.capturePath = capture;
+    project.modelRef = models + QLatin1Char(':') + model;
+    ConstraintSet set;
+    for (const QString &leaf : leaves) {
+        QVector<DimAssignment> dims;
+        for (const QString &name : leaf.section(QLatin1Char('='), 1).split(QLatin1Char(','))) {
+            if (!set.dim(name))
+                QCOMPARE(set.addRootDim(name), QString());
+            dims << DimAssignment::named(name);
+        }
+        QCOMPARE(set.setLeaf(leaf.section(QLatin1Char('='), 0, 0), dims), QString());
+    }
+    project.constraints = set;
+    project.exportOptions.fixLoop = false; // the failure as torch gives it
+    const QString projectPath = m_dir.filePath(model + QStringLiteral(".dimscope"));
+    QString error;
+    QVERIFY2(ProjectFile::write(projectPath, project, &error), qPrintable(error));
+
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, projectPath));
+    ModelConsent::approve(window.document()->projectPath(), window.document()->modelRef());
+    exporter->setOutputPath(m_dir.filePath(model + QStringLiteral(".pt2")));
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    action(&window, "actionExportCpu")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    QCOMPARE(exporter->lastResult().failure.kind, QStringLiteral("constraint_violation"));
+
+    const ExplanationsModel *why = window.explanationsPanel()->model();
+    QStringList rows;
+    for (int r = 0; r < why->rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < ExplanationsModel::ColumnCount; ++c)
+            cells << why->index(r, c).data().toString();
+        rows << cells.join(QLatin1Char('|'));
+    }
+    for (const QString &e : expected) {
+        const QStringList p = e.split(QLatin1Char('|'));
+        const QString row = QStringList{p[0], p[1], QStringLiteral("why_models.py:") + p[2], p[3]}.join(QLatin1Char('|'));
+        QVERIFY2(rows.contains(row), qPrintable(row + QStringLiteral(" not in:\n") + rows.join(QLatin1Char('\n'))));
+    }
+    // No decision is placed in torch's own files.
+    for (const ShapeExplanation &e : window.document()->explanations())
+        QVERIFY2(!e.location.file.contains(QLatin1String("/torch/")), qPrintable(e.toText()));
 }
 
 void TestExportUi::tutorialFailsApplyFixesThenReexport()
