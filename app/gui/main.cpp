@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "firstpaint.h"
+#include "quitafter.h"
 #include "util/buildinfo.h"
 
 #include <QApplication>
@@ -23,12 +25,23 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A capture (.safetensors) or a project (.dimscope) to open."), QStringLiteral("[FILE]"));
+    // For tests/bench/bench_guistartup: quit at the first paint, or once FILE is shown.
+    QCommandLineOption quitAfter(QStringLiteral("quit-after"), QStringLiteral("first-paint or shown"), QStringLiteral("moment"));
+    quitAfter.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(quitAfter);
     parser.process(app);
 
     dimscope::MainWindow window;
-    window.show();
+    // The file opens once the window has painted: reading it (off the GUI thread) must
+    // not compete with the first paint.
+    // (--quit-after=first-paint: the process ends at that paint, before the file would open.)
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty())
-        window.openFile(files.first());
+    const bool shown = parser.value(quitAfter) == QLatin1String("shown");
+    if (!files.isEmpty() && (shown || !parser.isSet(quitAfter)))
+        dimscope::FirstPaint::then(&window, [&window, file = files.first()] { window.openFile(file); });
+    if (parser.isSet(quitAfter))
+        dimscope::QuitAfter::install(&window, shown ? dimscope::QuitAfter::Moment::CaptureShown
+                                                    : dimscope::QuitAfter::Moment::FirstPaint);
+    window.show();
     return app.exec();
 }
