@@ -8,6 +8,7 @@
 #include "models/inputsmodel.h"
 #include "shapedelegate.h"
 
+#include <QKeyEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QStyle>
@@ -33,6 +34,8 @@ InputsView::InputsView(QWidget *parent)
     m_filterTimer->setInterval(300);
     connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
     connect(m_filterTimer, &QTimer::timeout, this, &InputsView::applyFilter);
+    // Escape in the filter clears it at once (no debounce: nothing is being typed).
+    m_filter->installEventFilter(this);
 
     auto *expand = new QToolButton(this);
     expand->setObjectName(QStringLiteral("expandAll"));
@@ -117,6 +120,18 @@ void InputsView::setLoaded(const LoadedCapturePtr &loaded)
         m_tree->setCurrentIndex(first);
     else
         emit currentNodeChanged(-1);
+}
+
+bool InputsView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_filter && event->type() == QEvent::KeyPress
+        && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape && !m_filter->text().isEmpty()) {
+        m_filter->clear();
+        m_filterTimer->stop();
+        applyFilter();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void InputsView::applyFilter()

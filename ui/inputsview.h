@@ -51,6 +51,9 @@ signals:
     // (-1 when the click was not on one).
     void leafContextMenuRequested(const QString &path, int dim, const QPoint &globalPos);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void applyFilter();
 

@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
@@ -164,7 +165,12 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files.at(i);
-        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        // The folder too: captures of several runs often share a name.
+        QString folder = QDir::toNativeSeparators(QFileInfo(path).absolutePath());
+        const QString home = QDir::toNativeSeparators(QDir::homePath());
+        if (folder.startsWith(home) && home.size() > 1)
+            folder = QLatin1Char('~') + folder.mid(home.size());
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2 — %3").arg(i + 1).arg(QFileInfo(path).fileName(), folder));
         a->setToolTip(path);
         a->setData(path);
         connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
@@ -186,8 +192,11 @@ void MainWindow::openCaptureDialog()
 {
     QSettings settings;
     const QString folder = settings.value(settings::LastCaptureFolder).toString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Capture"), folder,
-                                                      tr("Captures (*.safetensors);;All files (*)"));
+    // Everything openFile() takes is shown by default: projects and .pt2 files too.
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Capture"), folder,
+        tr("dimscope files (*.safetensors *.dimscope *.pt2);;Captures (*.safetensors);;Projects (*.dimscope);;"
+           "Exported programs (*.pt2);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(settings::LastCaptureFolder, QFileInfo(path).absolutePath());

@@ -147,6 +147,10 @@ void TestMainWindow::filterBoxIsDebounced()
     QCOMPARE(proxy->rowCount(), 5);
     QTRY_COMPARE_WITH_TIMEOUT(proxy->rowCount(), 1, 2000);
     QCOMPARE(proxy->index(0, 0).data().toString(), QStringLiteral("attention_mask"));
+    // Escape clears the filter at once.
+    QTest::keyClick(filter, Qt::Key_Escape);
+    QVERIFY(filter->text().isEmpty());
+    QCOMPARE(proxy->rowCount(), 5);
 }
 
 void TestMainWindow::selectingLeafFillsPanels()
@@ -259,6 +263,13 @@ void TestMainWindow::recentMenuListsExistingFiles()
             listed << a->data().toString();
     }
     QCOMPARE(listed, QStringList{kept});
+    // Each entry names its folder too (captures of several runs often share a name).
+    const QList<QAction *> actions = menu->actions();
+    const auto keptAction = std::find_if(actions.cbegin(), actions.cend(), [&](QAction *a) { return a->data().toString() == kept; });
+    QVERIFY(keptAction != actions.cend());
+    const QString text = (*keptAction)->text();
+    QVERIFY2(text.startsWith(QStringLiteral("&1 kept.safetensors — ")), qPrintable(text));
+    QVERIFY2(text.endsWith(QFileInfo(QDir::toNativeSeparators(m_dir.path())).fileName()), qPrintable(text));
 }
 
 void TestMainWindow::opensDemoCaptureThroughAction()
