@@ -27,6 +27,19 @@ std::optional<qint64> optInt(const QJsonValue &v)
     return std::nullopt;
 }
 
+// A `sources` list (violations, explanations): torch's text, the leaf key path, the dim.
+QVector<ViolationSource> sourcesFromJson(const QJsonValue &v)
+{
+    QVector<ViolationSource> out;
+    const QJsonArray list = v.toArray();
+    for (const QJsonValue &s : list) {
+        const QJsonObject so = s.toObject();
+        out.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
+                    so.value(QLatin1String("dim")).toInt(-1)});
+    }
+    return out;
+}
+
 } // namespace
 
 WorkerFailure WorkerFailure::make(const QString &kind, const QString &message)
@@ -62,12 +75,7 @@ WorkerFailure WorkerFailure::fromJson(const QJsonObject &e)
         v.text = o.value(QLatin1String("text")).toString();
         v.kind = o.value(QLatin1String("kind")).toString();
         v.dims = strings(o.value(QLatin1String("dims")));
-        const QJsonArray ss = o.value(QLatin1String("sources")).toArray();
-        for (const QJsonValue &s : ss) {
-            const QJsonObject so = s.toObject();
-            v.sources.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
-                              so.value(QLatin1String("dim")).toInt(-1)});
-        }
+        v.sources = sourcesFromJson(o.value(QLatin1String("sources")));
         v.source = SourceLocation::fromJson(o.value(QLatin1String("source")).toObject());
         f.violations.append(v);
     }
@@ -102,12 +110,7 @@ ShapeExplanation ShapeExplanation::fromJson(const QJsonObject &o)
     x.dims = strings(o.value(QLatin1String("dims")));
     x.value = optInt(o.value(QLatin1String("value")));
     x.reason = o.value(QLatin1String("reason")).toString();
-    const QJsonArray ss = o.value(QLatin1String("sources")).toArray();
-    for (const QJsonValue &s : ss) {
-        const QJsonObject so = s.toObject();
-        x.sources.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
-                          so.value(QLatin1String("dim")).toInt(-1)});
-    }
+    x.sources = sourcesFromJson(o.value(QLatin1String("sources")));
     x.location = SourceLocation::fromJson(o.value(QLatin1String("location")).toObject());
     const QJsonArray frames = o.value(QLatin1String("stack")).toArray();
     for (const QJsonValue &f : frames) {

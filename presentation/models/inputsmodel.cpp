@@ -87,36 +87,34 @@ QStringList changedKeys(const QHash<QString, T> &before, const QHash<QString, T>
 }
 } // namespace
 
-void InputsModel::setDimColours(const QHash<QString, QVector<QColor>> &colours)
+// Replaces one per-path decoration and repaints only the rows whose entry changed.
+template<typename T>
+void InputsModel::replaceDecoration(QHash<QString, T> &current, const QHash<QString, T> &next)
 {
-    const QStringList touched = changedKeys(m_colours, colours);
-    m_colours = colours;
+    const QStringList touched = changedKeys(current, next);
+    current = next;
     for (const QString &path : touched)
         emitRowChanged(path);
+}
+
+void InputsModel::setDimColours(const QHash<QString, QVector<QColor>> &colours)
+{
+    replaceDecoration(m_colours, colours);
 }
 
 void InputsModel::setDimLabels(const QHash<QString, QStringList> &labels)
 {
-    const QStringList touched = changedKeys(m_labels, labels);
-    m_labels = labels;
-    for (const QString &path : touched)
-        emitRowChanged(path);
+    replaceDecoration(m_labels, labels);
 }
 
 void InputsModel::setViolations(const QHash<QString, QStringList> &violations)
 {
-    const QStringList touched = changedKeys(m_violations, violations);
-    m_violations = violations;
-    for (const QString &path : touched)
-        emitRowChanged(path);
+    replaceDecoration(m_violations, violations);
 }
 
 void InputsModel::setExplanations(const QHash<QString, QStringList> &explanations)
 {
-    const QStringList touched = changedKeys(m_explanations, explanations);
-    m_explanations = explanations;
-    for (const QString &path : touched)
-        emitRowChanged(path);
+    replaceDecoration(m_explanations, explanations);
 }
 
 void InputsModel::setHighlighted(const QSet<QString> &paths, const QColor &colour)

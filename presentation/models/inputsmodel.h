@@ -68,6 +68,8 @@ private:
     QString valueText(const AlignedNode &node) const;
     QString perCallTooltip(const AlignedNode &node) const;
     void emitRowChanged(const QString &path);
+    template<typename T>
+    void replaceDecoration(QHash<QString, T> &current, const QHash<QString, T> &next);
 
     LoadedCapturePtr m_loaded;
     QHash<QString, QVector<QColor>> m_colours;
