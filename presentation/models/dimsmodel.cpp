@@ -4,6 +4,7 @@
 #include "dimcolours.h"
 #include "projectdocument.h"
 #include "shapes/constraintset.h"
+#include "shapes/inferencenotes.h"
 
 #include <QBrush>
 #include <QColor>
@@ -91,7 +92,8 @@ void DimsModel::rebuild()
             }
         }
     }
-    for (const InferenceMessage &m : m_document->inference().messages) {
+    // The notes quote the names inference gave; the set may have renamed them since.
+    for (const InferenceMessage &m : InferenceNotes::inCurrentNames(m_document->inference(), set)) {
         const int r = rowOfName.value(m.dim, -1);
         if (r >= 0 && m.severity != InferenceMessage::Severity::Error)
             rows[r].notes.append(m.text);
