@@ -10,39 +10,60 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPair>
+#include <QVector>
 #include <QSaveFile>
 
 namespace dimscope {
 
 static const char kFormat[] = "dimscope.project";
 
+namespace {
+
+// `"key": value` lines of one object, in the order given, at one indentation level.
+QString objectText(const QVector<QPair<QString, QString>> &members, const QString &indent)
+{
+    QString out = QStringLiteral("{\n");
+    for (int i = 0; i < members.size(); ++i) {
+        out += indent + QLatin1String("  ") + jsontext::quote(members.at(i).first) + QLatin1String(": ")
+            + members.at(i).second + QLatin1String(i + 1 < members.size() ? ",\n" : "\n");
+    }
+    return out + indent + QLatin1Char('}');
+}
+
+QString nullOr(const QString &text) { return text.isEmpty() ? QStringLiteral("null") : jsontext::quote(text); }
+
+} // namespace
+
+// Written by hand, not through QJsonObject (which sorts its keys): the keys keep the
+// order of docs/project-format.md and every level indents by two spaces, so saving an
+// edited project changes only the lines that changed.
 QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projectPath)
 {
     const QDir base = QFileInfo(projectPath).absoluteDir();
-    QJsonObject root;
-    root.insert(QStringLiteral("format"), QLatin1String(kFormat));
-    root.insert(QStringLiteral("version"), kVersion);
-    root.insert(QStringLiteral("capture"), project.capturePath.isEmpty()
-                    ? QJsonValue(QJsonValue::Null)
-                    : QJsonValue(QDir::fromNativeSeparators(base.relativeFilePath(project.capturePath))));
-    root.insert(QStringLiteral("model"), project.modelRef.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                                                     : QJsonValue(project.modelRef));
-    // The constraint set is spliced in as written by ConstraintSetJson (a QJsonObject
-    // would sort its leaves, and their order is part of the set).
-    root.insert(QStringLiteral("constraints"), QStringLiteral("@constraints@"));
-    QJsonObject exportObj;
-    exportObj.insert(QStringLiteral("device"), project.exportOptions.device);
-    exportObj.insert(QStringLiteral("call"), project.exportOptions.exampleCall < 0
-                                                 ? QJsonValue(QJsonValue::Null)
-                                                 : QJsonValue(project.exportOptions.exampleCall));
-    exportObj.insert(QStringLiteral("strict"), project.exportOptions.strict);
-    exportObj.insert(QStringLiteral("fix_loop"), project.exportOptions.fixLoop);
-    root.insert(QStringLiteral("export"), exportObj);
-    QByteArray text = QJsonDocument(root).toJson(QJsonDocument::Indented);
-    const QByteArray constraints = project.constraints
-        ? ConstraintSetJson::write(*project.constraints).trimmed().replace("\n", "\n    ")
-        : QByteArray("null");
-    return text.replace("\"@constraints@\"", constraints);
+    const ExportOptions &o = project.exportOptions;
+    const QString exportText = objectText({{QStringLiteral("device"), jsontext::quote(o.device)},
+                                           {QStringLiteral("call"), o.exampleCall < 0 ? QStringLiteral("null")
+                                                                                      : QString::number(o.exampleCall)},
+                                           {QStringLiteral("strict"), o.strict ? QStringLiteral("true") : QStringLiteral("false")},
+                                           {QStringLiteral("fix_loop"), o.fixLoop ? QStringLiteral("true") : QStringLiteral("false")}},
+                                          QStringLiteral("  "));
+    // The constraint set as ConstraintSetJson writes it (its leaves keep their order),
+    // indented one level.
+    const QString constraints = project.constraints
+        ? QString::fromUtf8(ConstraintSetJson::write(*project.constraints).trimmed()).replace(QLatin1Char('\n'), QLatin1String("\n  "))
+        : QStringLiteral("null");
+    const QString capture = project.capturePath.isEmpty()
+        ? QString()
+        : QDir::fromNativeSeparators(base.relativeFilePath(project.capturePath));
+    const QString text = objectText({{QStringLiteral("format"), jsontext::quote(QLatin1String(kFormat))},
+                                     {QStringLiteral("version"), QString::number(kVersion)},
+                                     {QStringLiteral("capture"), nullOr(capture)},
+                                     {QStringLiteral("model"), nullOr(project.modelRef)},
+                                     {QStringLiteral("constraints"), constraints},
+                                     {QStringLiteral("export"), exportText}},
+                                    QString());
+    return (text + QLatin1Char('\n')).toUtf8();
 }
 
 bool ProjectFile::write(const QString &path, const ProjectFile &project, QString *error)

@@ -64,6 +64,45 @@ private slots:
         QVERIFY(f.readAll().contains("\"capture\": \"captures/calls.safetensors\""));
     }
 
+    void writesKeysInDocumentedOrderWithTwoSpaceIndent()
+    {
+        // Given a project with every key set
+        QTemporaryDir dir;
+        ProjectFile project;
+        project.capturePath = dir.filePath(QStringLiteral("calls.safetensors"));
+        project.modelRef = QStringLiteral("mypkg.models:make_model");
+        project.constraints = sampleSet();
+        const QString path = dir.filePath(QStringLiteral("p.dimscope"));
+        QVERIFY(ProjectFile::write(path, project, nullptr));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        // Then the top-level keys come in the order of docs/project-format.md, not sorted
+        const QList<QByteArray> lines = text.split('\n');
+        QStringList topKeys;
+        for (const QByteArray &line : lines)
+            if (line.startsWith("  \"") && !line.startsWith("   "))
+                topKeys << QString::fromUtf8(line.mid(3, line.indexOf('"', 3) - 3));
+        QCOMPARE(topKeys, (QStringList{QStringLiteral("format"), QStringLiteral("version"), QStringLiteral("capture"),
+                                       QStringLiteral("model"), QStringLiteral("constraints"), QStringLiteral("export")}));
+        QVERIFY(text.contains("  \"export\": {\n    \"device\": \"cpu\",\n    \"call\": null,\n    \"strict\": false,\n"
+                              "    \"fix_loop\": true\n  }\n}\n"));
+        // and every line is indented by a multiple of two spaces, no tabs, and the
+        // constraint set sits exactly one level (two spaces) deeper than on its own
+        for (const QByteArray &line : lines) {
+            qsizetype indent = 0;
+            while (indent < line.size() && line.at(indent) == ' ')
+                ++indent;
+            QVERIFY2(!line.contains('\t') && indent % 2 == 0, line.constData());
+        }
+        QVERIFY(text.contains("  \"constraints\": {\n    \"format\": \"dimscope.constraints\",\n"));
+        QVERIFY(text.contains("\n      \"input_ids\": [\"batch\", \"static\"],\n"));
+        // and writing what was read gives the same bytes (no diff without an edit)
+        const std::optional<ProjectFile> back = ProjectFile::read(path, nullptr);
+        QVERIFY(back);
+        QCOMPARE(ProjectFile::toJson(*back, path), text);
+    }
+
     void movedFolderStillFindsTheCapture()
     {
         QTemporaryDir a, b;
