@@ -13,7 +13,7 @@ using Rule = ConstraintViolation::Rule;
 
 QString rangeText(qint64 min, qint64 max)
 {
-    return max == std::numeric_limits<qint64>::max() ? QStringLiteral("[%1, oo]").arg(min)
+    return max == std::numeric_limits<qint64>::max() ? QStringLiteral("[%1, ∞]").arg(min)
                                                      : QStringLiteral("[%1, %2]").arg(min).arg(max);
 }
 
@@ -164,6 +164,20 @@ void LeafDimChecker::checkSharedRoot(const ResolvedDim &rd, int leaf, int d, int
     if (rootValue == r)
         return;
     const ShapeTable &t = m_table;
+    // The root's value was taken from a derived Dim's dimension that this root
+    // dimension disagrees with: the derived relation is what breaks, so it is reported
+    // on the derived Dim's leaf (the root's own dimensions are as captured).
+    const int sourceLeaf = t.leafOfRow(source);
+    const DimAssignment sourceDim = m_set.assignment(t.leaf(sourceLeaf).path, t.dimOfRow(source));
+    const DimDecl *sourceDecl = sourceDim.isNamed() ? m_set.dim(sourceDim.dim) : nullptr;
+    if (!rd.derived && sourceDecl && sourceDecl->isDerived() && t.value(source, c) != rootValue) {
+        addDerivedMismatch(c, source, *sourceDecl, row, r);
+        // The root's own dimension is the truth from here on: its other dimensions
+        // that agree with it are fine, and the derived leaf is reported once.
+        rootValue = r;
+        source = row;
+        return;
+    }
     const QString &path = t.leaf(leaf).path;
     const QString other = QStringLiteral("%1 dim %2").arg(t.leaf(t.leafOfRow(source)).path).arg(t.dimOfRow(source));
     const bool derivedInvolved = rd.derived || t.value(source, c) != rootValue;
@@ -177,17 +191,36 @@ void LeafDimChecker::checkSharedRoot(const ResolvedDim &rd, int leaf, int d, int
                 .arg(rd.name)
                 .arg(rootValue)
                 .arg(other);
-        return QStringLiteral("call %1, %2 dim %3 = %4 (Dim '%5' = %6) needs '%7' = %8, but %9 = %10 makes it %11")
-            .arg(c)
-            .arg(path)
-            .arg(d)
-            .arg(x)
-            .arg(rd.name, rd.relation, rd.rootName)
-            .arg(r)
-            .arg(other)
-            .arg(t.value(source, c))
-            .arg(rootValue);
+        return derivedMessage(c, row, rd.name, rd.relation, rd.rootName, r, source, rootValue);
     });
+}
+
+void LeafDimChecker::addDerivedMismatch(int c, int derivedRow, const DimDecl &derived, int rootRow, qint64 rootValue)
+{
+    const ShapeTable &t = m_table;
+    const qint64 x = t.value(derivedRow, c);
+    const qint64 needed = (x - derived.b) / derived.a;
+    m_out->add(Rule::DerivedRelation, c, t.leaf(t.leafOfRow(derivedRow)).path, t.dimOfRow(derivedRow), x, derived.name, [&] {
+        return derivedMessage(c, derivedRow, derived.name, derived.relationText(), derived.root, needed, rootRow, rootValue);
+    });
+}
+
+// "call 1, y dim 0 = 9 (Dim 'y_dim0' = x_dim0 + 1) needs 'x_dim0' = 8, but x dim 0 = 7 makes it 7"
+QString LeafDimChecker::derivedMessage(int c, int row, const QString &name, const QString &relation, const QString &rootName,
+                                       qint64 needed, int otherRow, qint64 otherRootValue) const
+{
+    const ShapeTable &t = m_table;
+    return QStringLiteral("call %1, %2 dim %3 = %4 (Dim '%5' = %6) needs '%7' = %8, but %9 dim %10 = %11 makes it %12")
+        .arg(c)
+        .arg(t.leaf(t.leafOfRow(row)).path)
+        .arg(t.dimOfRow(row))
+        .arg(t.value(row, c))
+        .arg(name, relation, rootName)
+        .arg(needed)
+        .arg(t.leaf(t.leafOfRow(otherRow)).path)
+        .arg(t.dimOfRow(otherRow))
+        .arg(t.value(otherRow, c))
+        .arg(otherRootValue);
 }
 
 } // namespace dimscope

@@ -13,6 +13,7 @@ namespace dimscope {
 class ConstraintSet;
 class ShapeTable;
 class ViolationCollector;
+struct DimDecl;
 struct LeafConstraint;
 
 // Checks the leaves of a ShapeTable one at a time against a ConstraintSet: rank,
@@ -36,6 +37,11 @@ private:
     std::optional<qint64> rootValueOf(const ResolvedDim &rd, int leaf, int dim, int c, qint64 x);
     void checkRange(const ResolvedDim &rd, int leaf, int dim, int c, qint64 x, qint64 r);
     void checkSharedRoot(const ResolvedDim &rd, int leaf, int dim, int c, qint64 x, qint64 r);
+    // A root dimension (rootRow) that disagrees with the root value a derived Dim's
+    // dimension (derivedRow) implies: reported on the derived Dim's leaf.
+    void addDerivedMismatch(int c, int derivedRow, const DimDecl &derived, int rootRow, qint64 rootValue);
+    QString derivedMessage(int c, int row, const QString &name, const QString &relation, const QString &rootName,
+                           qint64 needed, int otherRow, qint64 otherRootValue) const;
     int dimIndex(const QString &dimName);
 
     const ShapeTable &m_table;
