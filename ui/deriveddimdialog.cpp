@@ -3,6 +3,7 @@
 
 #include "projectdocument.h"
 #include "shapes/dimnaming.h"
+#include "wrappinglabel.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -17,11 +18,16 @@ namespace dimscope {
 
 DerivedDimDialog::DerivedDimDialog(const ProjectDocument *document, const QString &path, int dim, QWidget *parent)
     : QDialog(parent), m_document(document), m_name(new QLineEdit(this)), m_root(new QComboBox(this)),
-      m_a(new QSpinBox(this)), m_b(new QSpinBox(this)), m_fit(new QLabel(this)),
+      m_a(new QSpinBox(this)), m_b(new QSpinBox(this)), m_fit(new WrappingLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
     setObjectName(QStringLiteral("derivedDimDialog"));
-    setWindowTitle(tr("Derived Dim for %1 dim %2").arg(path).arg(dim));
+    // The title stays short (a window manager cuts long titles); the leaf, which can be
+    // a long key path, is said in the dialog, wrapped.
+    setWindowTitle(tr("Derived Dim"));
+    auto *about = new WrappingLabel(this);
+    about->setObjectName(QStringLiteral("derivedDimFor"));
+    about->setText(tr("A Dim for %1 dim %2 that is A × a root Dim + B in every call.").arg(path).arg(dim));
     const ShapeTable &table = document->table();
     const int li = table.indexOf(path);
     if (li >= 0 && dim < table.leaf(li).rank) {
@@ -37,7 +43,7 @@ DerivedDimDialog::DerivedDimDialog(const ProjectDocument *document, const QStrin
     m_name->setText(DimNaming::claimUnique(DimNaming::fallbackName(path, dim), &taken));
     m_a->setRange(1, 1 << 20);
     m_b->setRange(-(1 << 20), 1 << 20);
-    m_fit->setWordWrap(true);
+    m_fit->setObjectName(QStringLiteral("derivedDimFit"));
 
     // Propose the first root with an exact a*root + b over every call.
     for (int r = 0; r < m_root->count(); ++r) {
@@ -71,6 +77,8 @@ DerivedDimDialog::DerivedDimDialog(const ProjectDocument *document, const QStrin
     }
 
     auto *form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    form->addRow(about);
     form->addRow(tr("Name:"), m_name);
     form->addRow(tr("Root Dim:"), m_root);
     form->addRow(tr("A (multiplier):"), m_a);
@@ -83,6 +91,10 @@ DerivedDimDialog::DerivedDimDialog(const ProjectDocument *document, const QStrin
     connect(m_root, &QComboBox::currentTextChanged, this, &DerivedDimDialog::check);
     connect(m_a, qOverload<int>(&QSpinBox::valueChanged), this, &DerivedDimDialog::check);
     connect(m_b, qOverload<int>(&QSpinBox::valueChanged), this, &DerivedDimDialog::check);
+    // Wide enough for a key path and a line of misfits; the labels wrap the rest. (On a
+    // child: a minimum size on the dialog itself would stop its layout from setting the
+    // height the wrapped labels need.)
+    about->setMinimumWidth(fontMetrics().averageCharWidth() * 56);
     check();
 }
 
@@ -131,6 +143,9 @@ void DerivedDimDialog::check()
     m_fit->setText(problem.isEmpty() ? fit : problem);
     m_fit->setStyleSheet(problem.isEmpty() && fit.startsWith(tr("Fits")) ? QString() : QStringLiteral("QLabel { color: #c62828; }"));
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    // A longer message needs more lines: grow rather than cut it.
+    if (isVisible() && layout() && height() < layout()->totalHeightForWidth(width()))
+        resize(width(), layout()->totalHeightForWidth(width()));
 }
 
 } // namespace dimscope

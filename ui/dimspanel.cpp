@@ -4,11 +4,15 @@
 #include "dimeditdelegate.h"
 #include "models/dimsmodel.h"
 #include "projectdocument.h"
+#include "wrappinglabel.h"
 
 #include <QAction>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -16,10 +20,26 @@
 namespace dimscope {
 
 DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
-    : QWidget(parent), m_model(new DimsModel(document, this)), m_table(new QTableView(this)), m_problem(new QLabel(this))
+    : QWidget(parent), m_model(new DimsModel(document, this)), m_table(new QTableView(this)), m_filter(new QLineEdit(this)),
+      m_filterCount(new QLabel(this)), m_problem(new WrappingLabel(this))
 {
     setObjectName(QStringLiteral("dimsPanel"));
+    m_filter->setObjectName(QStringLiteral("dimsFilter"));
+    m_filter->setPlaceholderText(tr("Filter Dims"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->installEventFilter(this); // Escape clears it
+    connect(m_filter, &QLineEdit::textChanged, this, &DimsPanel::applyFilter);
+    m_filterCount->setObjectName(QStringLiteral("dimsFilterCount"));
+    m_filterCount->hide();
+
     m_table->setObjectName(QStringLiteral("dimsTable"));
+    // Tab moves on to the next widget instead of walking the cells (a focus trap:
+    // Shift+Tab could not leave the table); arrows move between cells.
+    m_table->setTabKeyNavigation(false);
+    m_table->setFocusPolicy(Qt::StrongFocus);
+    // Header and three rows stay visible however small the dock gets.
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 3 * (fontMetrics().height() + 8) + 4);
+    m_table->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('m')) * 24);
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -33,7 +53,6 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     m_table->setItemDelegate(delegate);
 
     m_problem->setObjectName(QStringLiteral("dimsProblem"));
-    m_problem->setWordWrap(true);
     m_problem->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
     m_problem->hide();
     connect(delegate, &DimEditDelegate::editProblem, this, &DimsPanel::showProblem);
@@ -65,19 +84,32 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
             showProblem(m_model->deleteDim(name));
     });
     m_delete->setObjectName(QStringLiteral("actionDeleteDim"));
-    m_delete->setShortcut(QKeySequence::Delete);
+    // Delete (and Backspace, the Delete key of Mac keyboards) while the table has the
+    // focus; an open cell editor takes these keys itself. The actions must belong to the
+    // table for that: a toolbar action's widget shortcut only fires in the toolbar.
+    m_delete->setShortcuts({QKeySequence(Qt::Key_Delete), QKeySequence(Qt::Key_Backspace)});
     m_delete->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_rename->setShortcut(QKeySequence(Qt::Key_F2));
     m_rename->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_table->addAction(m_delete);
+    m_table->addAction(m_rename);
     m_delete->setToolTip(tr("Delete the Dim; the dimensions using it become static"));
     m_merge = bar->addAction(tr("Merge…"), this, &DimsPanel::mergeSelected);
     m_merge->setObjectName(QStringLiteral("actionMergeDims"));
-    m_merge->setToolTip(tr("Merge two Dims: every use of the second becomes the first"));
+    m_merge->setToolTip(tr("Merge another Dim into the selected one: the other Dim's dimensions use the selected "
+                           "Dim, which keeps its name and range, and the other Dim is deleted"));
 
+    // Tab goes filter -> table -> on out of the panel (creation order put the table first).
+    setTabOrder(m_filter, m_table);
+    auto *top = new QHBoxLayout;
+    top->setContentsMargins(0, 0, 0, 0);
+    top->addWidget(bar);
+    top->addWidget(m_filter, 1);
+    top->addWidget(m_filterCount);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 4, 4);
     layout->setSpacing(2);
-    layout->addWidget(bar);
+    layout->addLayout(top);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_problem);
 
@@ -85,8 +117,13 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
         updateActions();
         emit dimSelected(currentDim());
     });
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_wasEmpty = m_model->rowCount() == 0; });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        m_table->resizeColumnsToContents();
+        // Fit the columns to a new capture's Dims only: refitting after a rename or a
+        // merge made the columns jump under the user's eyes.
+        if (m_wasEmpty)
+            m_table->resizeColumnsToContents();
+        applyFilter();
         updateActions();
     });
     connect(document, &ProjectDocument::captureChanged, this, &DimsPanel::updateActions);
@@ -130,22 +167,77 @@ void DimsPanel::mergeSelected()
     QStringList selected;
     for (const QModelIndex &i : m_table->selectionModel()->selectedRows())
         selected.append(m_model->dimName(i.row()));
-    QString keep = currentDim();
+    const QString keep = currentDim();
     QString drop;
-    if (selected.size() == 2) {
+    if (selected.size() == 2)
         drop = selected.at(0) == keep ? selected.at(1) : selected.at(0);
-    } else {
-        QStringList others;
-        for (int r = 0; r < m_model->rowCount(); ++r)
-            if (m_model->dimName(r) != keep)
-                others.append(m_model->dimName(r));
-        bool ok = false;
-        drop = QInputDialog::getItem(this, tr("Merge Dims"), tr("Merge into '%1' (its uses become '%1'):").arg(keep), others,
-                                     0, false, &ok);
-        if (!ok)
-            return;
+    else
+        drop = askWhichToMerge(keep);
+    if (!drop.isEmpty())
+        showProblem(m_model->mergeDims(keep, drop));
+}
+
+QString DimsPanel::askWhichToMerge(const QString &keep)
+{
+    QStringList others;
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        if (m_model->dimName(r) != keep)
+            others.append(m_model->dimName(r));
+    QInputDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("mergeDimsDialog"));
+    dialog.setWindowTitle(tr("Merge into %1").arg(keep));
+    dialog.setLabelText(tr("Merge this Dim into '%1':").arg(keep));
+    dialog.setComboBoxItems(others);
+    dialog.setComboBoxEditable(false);
+    dialog.setOkButtonText(tr("Merge"));
+    // What happens, in the dialog itself: which Dim goes, which stays, and with which range.
+    auto *consequence = new WrappingLabel(&dialog);
+    consequence->setObjectName(QStringLiteral("mergeConsequence"));
+    const auto explain = [this, consequence, keep](const QString &drop) {
+        consequence->setText(tr("Every dimension that uses '%1' will use '%2' instead, and '%1' is deleted. '%2' keeps "
+                                "its name and range; Dims derived from '%1' are derived from '%2'. Undo restores both.")
+                                 .arg(drop, keep));
+    };
+    explain(others.value(0));
+    connect(&dialog, &QInputDialog::textValueChanged, consequence, explain);
+    // Between the choice and the buttons (QInputDialog's layout is a QVBoxLayout).
+    if (auto *box = qobject_cast<QBoxLayout *>(dialog.layout()))
+        box->insertWidget(box->count() - 1, consequence);
+    dialog.setMinimumWidth(fontMetrics().averageCharWidth() * 60);
+    if (dialog.exec() != QDialog::Accepted)
+        return {};
+    return dialog.textValue();
+}
+
+void DimsPanel::focusTable()
+{
+    m_table->setFocus(Qt::ShortcutFocusReason);
+    if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
+        selectDim(m_model->dimName(0));
+}
+
+void DimsPanel::applyFilter()
+{
+    const QString text = m_filter->text().trimmed();
+    int shown = 0;
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const bool match = text.isEmpty() || m_model->dimName(r).contains(text, Qt::CaseInsensitive);
+        m_table->setRowHidden(r, !match);
+        shown += match ? 1 : 0;
     }
-    showProblem(m_model->mergeDims(keep, drop));
+    m_filterCount->setText(shown == 0 ? tr("No Dim matches “%1”").arg(text)
+                                      : tr("%1 of %2 shown").arg(shown).arg(m_model->rowCount()));
+    m_filterCount->setVisible(!text.isEmpty());
+}
+
+bool DimsPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_filter && event->type() == QEvent::KeyPress
+        && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape && !m_filter->text().isEmpty()) {
+        m_filter->clear();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace dimscope

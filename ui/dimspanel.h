@@ -4,7 +4,9 @@
 #include <QWidget>
 
 class QAction;
+class QInputDialog;
 class QLabel;
+class QLineEdit;
 class QTableView;
 
 namespace dimscope {
@@ -30,22 +32,34 @@ public:
     QAction *deleteAction() const { return m_delete; }
     QAction *mergeAction() const { return m_merge; }
     QLabel *problemLabel() const { return m_problem; }
+    QLineEdit *filterEdit() const { return m_filter; }
+    // Focuses the Dims table (for a "focus the Dims dock" shortcut of the window).
+    void focusTable();
 
 signals:
     void dimSelected(const QString &name); // empty when none
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void showProblem(const QString &text);
     void mergeSelected();
+    // The Dim the user picks to merge into `keep` (empty when cancelled).
+    QString askWhichToMerge(const QString &keep);
     void updateActions();
+    void applyFilter();
 
     DimsModel *m_model;
     QTableView *m_table;
+    QLineEdit *m_filter;
+    QLabel *m_filterCount;
     QLabel *m_problem;
     QAction *m_add;
     QAction *m_rename;
     QAction *m_delete;
     QAction *m_merge;
+    bool m_wasEmpty = true; // the table had no Dims before the model's last reset
 };
 
 } // namespace dimscope

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "capture/capturereader.h"
+#include "deriveddimdialog.h"
+#include "dimspanel.h"
+#include "models/dimsmodel.h"
+#include "project/projectfile.h"
+#include "projectdocument.h"
+#include "shapes/shapeinference.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include "deterministictestmain.h"
+
+using namespace dimscope;
+
+// The Dims panel and its dialogs on the bundled demo capture (inferred Dims seq_len,
+// total_len, past_len), driven by objectName and key events (issue 13: Delete, Tab,
+// the filter, clipped labels, the Merge wording, notes after a rename).
+class TestDimsPanel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void noteFollowsRenameAcrossSaveAndReopen();
+    void deleteAndBackspaceDeleteTheSelectedDim();
+    void tabReachesTheTableAndShiftTabLeavesIt();
+    void filterHidesRowsAndCountsThem();
+    void renameErrorIsShownInFull();
+    void derivedDimDialogLabelsFit();
+    void mergeDialogSaysWhatHappens();
+
+private:
+    static QString demoCapture() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors"); }
+    // The demo capture with the inferred proposal (or `saved`) in `document`.
+    static void load(ProjectDocument &document, std::optional<ConstraintSet> saved = {});
+    static QString statusTip(DimsModel *model, const QString &dim)
+    {
+        return model->index(model->rowOf(dim), DimsModel::StatusColumn).data(Qt::ToolTipRole).toString();
+    }
+    // A label's whole text is visible: its width holds the text (or it wraps) and it
+    // is tall enough for the lines at that width, inside its window.
+    static bool labelFits(const QLabel *label, QString *why);
+};
+
+void TestDimsPanel::load(ProjectDocument &document, std::optional<ConstraintSet> saved)
+{
+    QString error;
+    const std::optional<Capture> capture = CaptureReader::open(demoCapture(), &error);
+    QVERIFY2(capture, qPrintable(error));
+    document.setCapture(demoCapture(), *capture, ShapeInference::infer(*capture), std::move(saved));
+}
+
+bool TestDimsPanel::labelFits(const QLabel *label, QString *why)
+{
+    const QRect inWindow(label->mapTo(label->window(), QPoint(0, 0)), label->size());
+    if (!label->window()->rect().contains(inWindow)) {
+        *why = QStringLiteral("%1 lies outside its window").arg(label->objectName());
+        return false;
+    }
+    const int needed = label->wordWrap() ? label->heightForWidth(label->width()) : label->sizeHint().height();
+    if (label->height() < needed) {
+        *why = QStringLiteral("%1 is %2 px high, its text needs %3: %4")
+                   .arg(label->objectName()).arg(label->height()).arg(needed).arg(label->text());
+        return false;
+    }
+    if (!label->wordWrap() && label->width() < label->sizeHint().width()) {
+        *why = QStringLiteral("%1 is %2 px wide, its text needs %3: %4")
+                   .arg(label->objectName()).arg(label->width()).arg(label->sizeHint().width()).arg(label->text());
+        return false;
+    }
+    return true;
+}
+
+void TestDimsPanel::noteFollowsRenameAcrossSaveAndReopen()
+{
+    // Given the demo in a Dims panel; total_len's status carries the sum note
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(statusTip(panel.model(), QStringLiteral("total_len")).contains(QLatin1String("'total_len' = 'seq_len' + 'past_len'")));
+
+    // When seq_len is renamed in the table
+    QVERIFY(panel.model()->setData(panel.model()->index(panel.model()->rowOf(QStringLiteral("seq_len")), DimsModel::NameColumn),
+                                   QStringLiteral("q_len")));
+    // Then the note names q_len at once
+    QString tip = statusTip(panel.model(), QStringLiteral("total_len"));
+    QVERIFY2(tip.contains(QLatin1String("'total_len' = 'q_len' + 'past_len'")), qPrintable(tip));
+    QVERIFY(!tip.contains(QLatin1String("seq_len")));
+
+    // and after saving, and reopening the project into another document
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("renamed.dimscope"));
+    QString error;
+    QVERIFY2(document.save(path, &error), qPrintable(error));
+    const std::optional<ProjectFile> project = ProjectFile::read(path, &error);
+    QVERIFY2(project && project->constraints, qPrintable(error));
+    ProjectDocument reopened;
+    load(reopened, project->constraints);
+    DimsPanel again(&reopened);
+    tip = statusTip(again.model(), QStringLiteral("total_len"));
+    QVERIFY2(tip.contains(QLatin1String("'total_len' = 'q_len' + 'past_len'")), qPrintable(tip));
+    QVERIFY(!tip.contains(QLatin1String("seq_len")));
+}
+
+void TestDimsPanel::deleteAndBackspaceDeleteTheSelectedDim()
+{
+    // Given the panel shown with past_len selected and the table focused
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    panel.resize(600, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.activateWindow();
+    panel.selectDim(QStringLiteral("past_len"));
+    panel.table()->setFocus();
+    QVERIFY(panel.table()->hasFocus());
+    const int steps = document.undoStack()->count();
+
+    // When Delete is pressed
+    QTest::keyClick(panel.table(), Qt::Key_Delete);
+    // Then past_len is gone in one undo step named after it
+    QVERIFY(!document.constraints().dim(QStringLiteral("past_len")));
+    QCOMPARE(document.undoStack()->count(), steps + 1);
+    QCOMPARE(document.undoStack()->undoText(), QStringLiteral("Delete Dim past_len"));
+    document.undoStack()->undo();
+    QVERIFY(document.constraints().dim(QStringLiteral("past_len")));
+
+    // And Backspace does the same to the selected Dim
+    panel.selectDim(QStringLiteral("seq_len"));
+    panel.table()->setFocus();
+    QTest::keyClick(panel.table(), Qt::Key_Backspace);
+    QVERIFY(!document.constraints().dim(QStringLiteral("seq_len")));
+
+    // But Backspace in the filter edits the filter, it deletes no Dim
+    const int dims = document.constraints().dims().size();
+    panel.filterEdit()->setFocus();
+    QTest::keyClicks(panel.filterEdit(), QStringLiteral("ba"));
+    QTest::keyClick(panel.filterEdit(), Qt::Key_Backspace);
+    QCOMPARE(panel.filterEdit()->text(), QStringLiteral("b"));
+    QCOMPARE(document.constraints().dims().size(), dims);
+}
+
+void TestDimsPanel::tabReachesTheTableAndShiftTabLeavesIt()
+{
+    // Given a window: a line edit, the Dims panel, another line edit
+    ProjectDocument document;
+    load(document);
+    QWidget window;
+    auto *before = new QLineEdit(&window);
+    before->setObjectName(QStringLiteral("before"));
+    auto *panel = new DimsPanel(&document, &window);
+    auto *after = new QLineEdit(&window);
+    after->setObjectName(QStringLiteral("after"));
+    auto *layout = new QVBoxLayout(&window);
+    layout->addWidget(before);
+    layout->addWidget(panel);
+    layout->addWidget(after);
+    window.resize(600, 400);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    before->setFocus();
+
+    // When Tab is pressed from the first line edit
+    QWidget *focus = nullptr;
+    for (int i = 0; i < 5 && focus != panel->table(); ++i) {
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        focus = QApplication::focusWidget();
+    }
+    // Then the Dims table gets the focus
+    QCOMPARE(focus, panel->table());
+    // and Tab leaves it for the next widget, not the next cell
+    QTest::keyClick(panel->table(), Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget(), after);
+    // and Shift+Tab comes back into the table and goes on out of it
+    QTest::keyClick(after, Qt::Key_Backtab, Qt::ShiftModifier);
+    QCOMPARE(QApplication::focusWidget(), panel->table());
+    QTest::keyClick(panel->table(), Qt::Key_Backtab, Qt::ShiftModifier);
+    QVERIFY(QApplication::focusWidget() != panel->table());
+    QVERIFY(!panel->table()->isAncestorOf(QApplication::focusWidget()));
+}
+
+void TestDimsPanel::filterHidesRowsAndCountsThem()
+{
+    // Given the panel with the demo's three inferred Dims
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto *filter = panel.findChild<QLineEdit *>(QStringLiteral("dimsFilter"));
+    auto *count = panel.findChild<QLabel *>(QStringLiteral("dimsFilterCount"));
+    QVERIFY(filter && count);
+    QVERIFY(!count->isVisible());
+
+    QCOMPARE(panel.model()->rowCount(), 3);
+    // When "AL_LEN" is typed (any case)
+    filter->setFocus();
+    QTest::keyClicks(filter, QStringLiteral("AL_LEN"));
+    // Then only total_len is shown, and the count says so
+    QCOMPARE(count->text(), QStringLiteral("1 of 3 shown"));
+    QVERIFY(count->isVisible());
+    QVERIFY(panel.table()->isRowHidden(panel.model()->rowOf(QStringLiteral("seq_len"))));
+    QVERIFY(panel.table()->isRowHidden(panel.model()->rowOf(QStringLiteral("past_len"))));
+    QVERIFY(!panel.table()->isRowHidden(panel.model()->rowOf(QStringLiteral("total_len"))));
+
+    // When nothing matches, the count says that
+    filter->clear();
+    QTest::keyClicks(filter, QStringLiteral("xyz"));
+    QCOMPARE(count->text(), QStringLiteral("No Dim matches “xyz”"));
+
+    // When Escape is pressed, the filter is cleared and every Dim is back
+    QTest::keyClick(filter, Qt::Key_Escape);
+    QVERIFY(filter->text().isEmpty());
+    QVERIFY(!count->isVisible());
+    for (int r = 0; r < panel.model()->rowCount(); ++r)
+        QVERIFY(!panel.table()->isRowHidden(r));
+}
+
+void TestDimsPanel::renameErrorIsShownInFull()
+{
+    // Given the panel in a dock of the size the issue saw (about 430 x 240)
+    ProjectDocument document;
+    load(document);
+    QMainWindow window;
+    auto *dock = new QDockWidget(QStringLiteral("Dims"), &window);
+    auto *panel = new DimsPanel(&document, dock);
+    dock->setWidget(panel);
+    window.addDockWidget(Qt::RightDockWidgetArea, dock);
+    window.setCentralWidget(new QWidget(&window));
+    window.resize(900, 500);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.resizeDocks({dock}, {430}, Qt::Horizontal);
+
+    // When seq_len is renamed to a name that is taken, and then to an invalid one
+    QVERIFY(!panel->model()->setData(panel->model()->index(panel->model()->rowOf(QStringLiteral("seq_len")), DimsModel::NameColumn),
+                                     QStringLiteral("past_len")));
+    QCoreApplication::processEvents();
+    auto *problem = panel->findChild<QLabel *>(QStringLiteral("dimsProblem"));
+    QVERIFY(problem && problem->isVisible());
+    QVERIFY(!problem->text().isEmpty());
+    // Then the whole reason is visible
+    QString why;
+    QVERIFY2(labelFits(problem, &why), qPrintable(why));
+    QVERIFY(!panel->model()->setData(panel->model()->index(panel->model()->rowOf(QStringLiteral("seq_len")), DimsModel::NameColumn),
+                                     QStringLiteral("9 is not a name, and this text is long so that it wraps in the dock")));
+    QCoreApplication::processEvents();
+    QVERIFY2(labelFits(problem, &why), qPrintable(why));
+    // and it is inside the visible part of the dock
+    QVERIFY(panel->rect().contains(QRect(problem->mapTo(panel, QPoint(0, 0)), problem->size())));
+}
+
+void TestDimsPanel::derivedDimDialogLabelsFit()
+{
+    // Given the Derived Dim dialog for a cache leaf (a long key path) at its default size
+    ProjectDocument document;
+    load(document);
+    DerivedDimDialog dialog(&document, QStringLiteral("past_key_values.value_cache[1]"), 2);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    // The title is short enough for any window manager; the leaf is said inside
+    QCOMPARE(dialog.windowTitle(), QStringLiteral("Derived Dim"));
+    auto *about = dialog.findChild<QLabel *>(QStringLiteral("derivedDimFor"));
+    QVERIFY(about && about->text().contains(QLatin1String("past_key_values.value_cache[1] dim 2")));
+
+    // When a multiplier that misfits every call is chosen
+    auto *a = dialog.findChildren<QSpinBox *>().value(0);
+    QVERIFY(a);
+    a->setValue(7);
+    QCoreApplication::processEvents();
+    auto *fit = dialog.findChild<QLabel *>(QStringLiteral("derivedDimFit"));
+    QVERIFY(fit && fit->text().startsWith(QLatin1String("Does not fit")));
+    // Then every label's whole text is visible
+    for (const QLabel *label : dialog.findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->text().isEmpty())
+            continue;
+        QString why;
+        QVERIFY2(labelFits(label, &why), qPrintable(why));
+    }
+}
+
+void TestDimsPanel::mergeDialogSaysWhatHappens()
+{
+    // Given the panel with total_len selected
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.selectDim(QStringLiteral("total_len"));
+
+    // When Merge… is triggered and past_len chosen
+    QString label, consequence;
+    bool seen = false;
+    QTimer::singleShot(0, &panel, [&] {
+        auto *dialog = panel.findChild<QInputDialog *>(QStringLiteral("mergeDimsDialog"));
+        if (!dialog)
+            return;
+        seen = true;
+        dialog->setTextValue(QStringLiteral("past_len"));
+        QCoreApplication::processEvents(); // the new text laid out
+        label = dialog->labelText();
+        const QLabel *c = dialog->findChild<QLabel *>(QStringLiteral("mergeConsequence"));
+        consequence = c ? c->text() : QString();
+        QString why;
+        if (c && !labelFits(c, &why))
+            consequence = why;
+        dialog->accept();
+    });
+    panel.mergeAction()->trigger();
+    QVERIFY(seen);
+    // Then the dialog said which Dim goes into which, and what that does
+    QCOMPARE(label, QStringLiteral("Merge this Dim into 'total_len':"));
+    QCOMPARE(consequence, QStringLiteral("Every dimension that uses 'past_len' will use 'total_len' instead, and 'past_len' is "
+                                         "deleted. 'total_len' keeps its name and range; Dims derived from 'past_len' are "
+                                         "derived from 'total_len'. Undo restores both."));
+    // and did it
+    QVERIFY(!document.constraints().dim(QStringLiteral("past_len")));
+    QCOMPARE(document.constraints().assignment(QStringLiteral("past_key_values.key_cache[0]"), 2).dim, QStringLiteral("total_len"));
+}
+
+QTEST_MAIN(TestDimsPanel)
+#include "tst_dimspanel.moc"

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "wrappinglabel.h"
+
+#include <QResizeEvent>
+
+namespace dimscope {
+
+WrappingLabel::WrappingLabel(QWidget *parent) : QLabel(parent)
+{
+    setWordWrap(true);
+    setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+}
+
+int WrappingLabel::neededHeight(int width) const
+{
+    return text().isEmpty() ? 0 : heightForWidth(qMax(width, 1));
+}
+
+QSize WrappingLabel::minimumSizeHint() const
+{
+    const QSize base = QLabel::minimumSizeHint();
+    // Before the first layout the width is a placeholder; the hint settles on resize.
+    return {base.width(), qMax(base.height(), neededHeight(width()))};
+}
+
+QSize WrappingLabel::sizeHint() const
+{
+    const QSize base = QLabel::sizeHint();
+    return {base.width(), qMax(base.height(), neededHeight(width()))};
+}
+
+void WrappingLabel::resizeEvent(QResizeEvent *event)
+{
+    QLabel::resizeEvent(event);
+    // A new width wraps the text into another number of lines: ask the layout again.
+    if (event->oldSize().width() != event->size().width() && neededHeight(event->size().width()) != height())
+        updateGeometry();
+}
+
+} // namespace dimscope
