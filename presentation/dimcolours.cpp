@@ -53,6 +53,10 @@ void DimColours::update(const ConstraintSet &set)
     }
 }
 
+QColor DimColours::staticVaryingColour() { return QColor(0x80, 0x80, 0x80); }
+
+QColor DimColours::unnamedDynamicColour() { return QColor(0x5c, 0x6b, 0xc0); }
+
 QColor DimColours::colour(const QString &dim) const
 {
     const QString root = m_rootOf.value(dim);

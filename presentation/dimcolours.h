@@ -25,6 +25,13 @@ public:
     void reset();
     QColor colour(const QString &dim) const;
 
+    // A dimension whose size changes between calls but that the constraints keep static
+    // (it will fail those calls): grey, a colour no Dim ever gets, so it never reads as
+    // a Dim's.
+    static QColor staticVaryingColour();
+    // Dim.AUTO / Dim.DYNAMIC dimensions: dynamic, but no named Dim; not a palette colour.
+    static QColor unnamedDynamicColour();
+
 private:
     QHash<QString, int> m_slot;
     QHash<QString, QString> m_rootOf; // derived Dim -> root

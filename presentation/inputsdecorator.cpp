@@ -35,20 +35,50 @@ void InputsDecorator::setSelectedDim(const QString &name)
     applyHighlight();
 }
 
+namespace {
+// Whether leaf dimension `dim` of `path` has different sizes in the captured calls.
+bool sizeVaries(const ShapeTable &table, const QString &path, int dim)
+{
+    const int li = table.indexOf(path);
+    if (li < 0 || dim >= table.leaf(li).rank)
+        return false;
+    const qint64 *values = table.row(table.leaf(li).firstDim + dim);
+    qint64 first = -1;
+    for (int c = 0; c < table.callCount(); ++c) {
+        if (values[c] < 0)
+            continue;
+        if (first < 0)
+            first = values[c];
+        else if (values[c] != first)
+            return true;
+    }
+    return false;
+}
+} // namespace
+
+QString InputsDecorator::staticVaryingLabel() { return tr("static (varies)"); }
+
 void InputsDecorator::applyConstraints()
 {
     const ConstraintSet &set = m_document->constraints();
     const DimColours &colours = m_document->dimColours();
+    const ShapeTable &table = m_document->table();
     QHash<QString, QStringList> labels;
     QHash<QString, QVector<QColor>> dimColours;
     for (const LeafConstraint &leaf : set.leaves()) {
         QStringList l;
         QVector<QColor> c;
-        for (const DimAssignment &a : leaf.dims) {
-            l.append(a.toString());
-            // Static dims stay plain; AUTO / DYNAMIC keep the generic "dynamic" accent.
-            c.append(a.isNamed() ? colours.colour(a.dim)
-                                 : a.isStatic() ? QColor() : InputsModel::defaultDynamicColour());
+        for (int d = 0; d < leaf.dims.size(); ++d) {
+            const DimAssignment &a = leaf.dims.at(d);
+            // A static dim whose size changes between calls is grey and says so (it
+            // was drawn in the "dynamic" orange, which is also a Dim's colour); other
+            // static dims stay plain; AUTO / DYNAMIC get a colour no Dim has.
+            const bool staticVarying = a.isStatic() && sizeVaries(table, leaf.path, d);
+            l.append(staticVarying ? staticVaryingLabel() : a.toString());
+            c.append(a.isNamed()       ? colours.colour(a.dim)
+                     : staticVarying   ? DimColours::staticVaryingColour()
+                     : a.isStatic()    ? QColor()
+                                       : DimColours::unnamedDynamicColour());
         }
         labels.insert(leaf.path, l);
         dimColours.insert(leaf.path, c);

@@ -22,6 +22,8 @@ public:
     void refresh(); // after the model was (re)loaded: it forgets its decorations
     void setSelectedDim(const QString &name);
     QString selectedDim() const { return m_selectedDim; }
+    // The constraint column's text for a static dim whose size changes between calls.
+    static QString staticVaryingLabel();
 
 private:
     void applyConstraints();

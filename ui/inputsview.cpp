@@ -9,6 +9,7 @@
 #include "shapedelegate.h"
 
 #include <QKeyEvent>
+#include <QLabel>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QStyle>
@@ -22,7 +23,8 @@ namespace dimscope {
 
 InputsView::InputsView(QWidget *parent)
     : QWidget(parent), m_model(new InputsModel(this)), m_proxy(new InputsFilterProxy(this)), m_tree(new QTreeView(this)),
-      m_filter(new QLineEdit(this)), m_filterTimer(new QTimer(this))
+      m_filter(new QLineEdit(this)), m_filterTimer(new QTimer(this)), m_filterCount(new QLabel(this)),
+      m_noMatch(new QLabel(m_tree->viewport()))
 {
     m_proxy->setSourceModel(m_model);
 
@@ -64,12 +66,29 @@ InputsView::InputsView(QWidget *parent)
         emit leafContextMenuRequested(source.data(InputsModel::KeyPathRole).toString(), dimAt(index, pos),
                                       m_tree->viewport()->mapToGlobal(pos));
     });
-    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this] { emit currentNodeChanged(currentNode()); });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex &current) {
+        // While filtering, Qt moves the current row off a hidden one: that is not the
+        // user's choice, which is kept to select again when the filter is cleared.
+        if (current.isValid() && !m_filtering)
+            m_currentPath = m_proxy->mapToSource(current).data(InputsModel::KeyPathRole).toString();
+        emit currentNodeChanged(currentNode());
+    });
+    // However small the window gets, the tree keeps its header and a few rows.
+    m_tree->setMinimumSize(fontMetrics().averageCharWidth() * 30, fontMetrics().height() * 8);
+
+    m_filterCount->setObjectName(QStringLiteral("inputsFilterCount"));
+    m_filterCount->hide();
+    m_noMatch->setObjectName(QStringLiteral("inputsNoMatch"));
+    m_noMatch->setAlignment(Qt::AlignCenter);
+    m_noMatch->setWordWrap(true);
+    m_noMatch->setForegroundRole(QPalette::PlaceholderText);
+    m_noMatch->hide();
+    m_tree->viewport()->installEventFilter(this); // keeps the message centred
 
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(m_filter, 1);
+    bar->addWidget(m_filterCount);
     bar->addWidget(expand);
     bar->addWidget(collapse);
     auto *layout = new QVBoxLayout(this);
@@ -124,6 +143,8 @@ void InputsView::setLoaded(const LoadedCapturePtr &loaded)
 
 bool InputsView::eventFilter(QObject *watched, QEvent *event)
 {
+    if (watched == m_tree->viewport() && event->type() == QEvent::Resize)
+        m_noMatch->setGeometry(m_tree->viewport()->rect().adjusted(8, 8, -8, -8));
     if (watched == m_filter && event->type() == QEvent::KeyPress
         && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape && !m_filter->text().isEmpty()) {
         m_filter->clear();
@@ -136,9 +157,83 @@ bool InputsView::eventFilter(QObject *watched, QEvent *event)
 
 void InputsView::applyFilter()
 {
-    m_proxy->setFilterFixedString(m_filter->text().trimmed());
-    if (!m_filter->text().trimmed().isEmpty())
+    const QString text = m_filter->text().trimmed();
+    if (text == m_appliedFilter)
+        return;
+    // What the user had open before filtering comes back when the filter is cleared.
+    if (m_appliedFilter.isEmpty())
+        m_expandedBeforeFilter = expandedPaths();
+    const QString current = m_currentPath;
+    m_filtering = true;
+    m_proxy->setFilterFixedString(text);
+    m_appliedFilter = text;
+    if (text.isEmpty())
+        expandPaths(m_expandedBeforeFilter);
+    else
         m_tree->expandAll();
+    selectPath(current);
+    m_filtering = false;
+    showFilterStatus(text);
+}
+
+void InputsView::showFilterStatus(const QString &text)
+{
+    int leaves = 0, shown = 0;
+    if (const LoadedCapturePtr loaded = m_model->loaded()) {
+        // A container's key path is a prefix of its leaves' paths, so a leaf is shown
+        // exactly when its own path matches.
+        for (const AlignedNode &node : loaded->tree.nodes()) {
+            if (!node.isLeaf())
+                continue;
+            ++leaves;
+            if (node.path.contains(text, Qt::CaseInsensitive))
+                ++shown;
+        }
+    }
+    m_filterCount->setText(tr("%1 of %2 leaves shown").arg(shown).arg(leaves));
+    m_filterCount->setVisible(!text.isEmpty());
+    m_noMatch->setText(tr("No leaf matches “%1”").arg(text));
+    m_noMatch->setGeometry(m_tree->viewport()->rect().adjusted(8, 8, -8, -8));
+    m_noMatch->setVisible(!text.isEmpty() && shown == 0 && leaves > 0);
+}
+
+QSet<QString> InputsView::expandedPaths() const
+{
+    QSet<QString> paths;
+    const LoadedCapturePtr loaded = m_model->loaded();
+    if (!loaded)
+        return paths;
+    for (const AlignedNode &node : loaded->tree.nodes()) {
+        if (node.isLeaf() || node.children.isEmpty())
+            continue;
+        const QModelIndex index = m_proxy->mapFromSource(m_model->indexForPath(node.path));
+        if (index.isValid() && m_tree->isExpanded(index))
+            paths.insert(node.path);
+    }
+    return paths;
+}
+
+void InputsView::expandPaths(const QSet<QString> &paths)
+{
+    m_tree->collapseAll();
+    for (const QString &path : paths) {
+        const QModelIndex index = m_proxy->mapFromSource(m_model->indexForPath(path));
+        if (index.isValid())
+            m_tree->expand(index);
+    }
+}
+
+void InputsView::selectPath(const QString &path)
+{
+    if (path.isEmpty())
+        return;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->indexForPath(path));
+    if (!index.isValid())
+        return; // filtered out: selected again once the filter lets it through
+    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent())
+        m_tree->expand(p);
+    m_tree->setCurrentIndex(index);
+    m_tree->scrollTo(index);
 }
 
 void InputsView::expandAll() { m_tree->expandAll(); }

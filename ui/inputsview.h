@@ -3,8 +3,10 @@
 
 #include "models/loadedcapture.h"
 
+#include <QSet>
 #include <QWidget>
 
+class QLabel;
 class QLineEdit;
 class QTimer;
 class QTreeView;
@@ -56,12 +58,24 @@ protected:
 
 private:
     void applyFilter();
+    // "3 of 6 leaves shown" beside the filter, "No leaf matches “xyz”" over the tree.
+    void showFilterStatus(const QString &text);
+    // Key paths of the expanded containers, and expanding exactly those again.
+    QSet<QString> expandedPaths() const;
+    void expandPaths(const QSet<QString> &paths);
+    void selectPath(const QString &path);
 
     InputsModel *m_model;
     InputsFilterProxy *m_proxy;
     QTreeView *m_tree;
     QLineEdit *m_filter;
     QTimer *m_filterTimer;
+    QLabel *m_filterCount;
+    QLabel *m_noMatch;          // over the tree's viewport
+    QString m_appliedFilter;
+    QSet<QString> m_expandedBeforeFilter;
+    QString m_currentPath;      // the last leaf or container the user selected
+    bool m_filtering = false;
     InputsDecorator *m_decorator = nullptr;
 };
 
