@@ -13,6 +13,8 @@ inline constexpr QLatin1String LastCaptureFolder{"files/lastCaptureFolder"};
 inline constexpr QLatin1String LastProjectFolder{"files/lastProjectFolder"};
 inline constexpr QLatin1String LastPlotFolder{"files/lastPlotFolder"};
 inline constexpr QLatin1String PythonInterpreter{"python/interpreter"};
+// "system", "light" or "dark" (ThemeSetting).
+inline constexpr QLatin1String ColourTheme{"appearance/theme"};
 inline constexpr QLatin1String LastModelFolder{"files/lastModelFolder"};
 inline constexpr QLatin1String LastExportFolder{"files/lastExportFolder"};
 // "canonical project path\nmodel reference" the user agreed to run (ModelConsent).

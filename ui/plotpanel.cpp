@@ -1,43 +1,78 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plotpanel.h"
 
+#include "plotexporter.h"
+#include "plotrange.h"
+#include "plottext.h"
 #include "projectdocument.h"
 #include "settingskeys.h"
 
 #include <qcustomplot.h>
 
+#include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSettings>
+#include <QTimer>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 namespace dimscope {
 
+namespace {
+// Half the largest marker (the violating calls' 11 px cross plus its pen): the view
+// keeps this much room at its edges, and a hover this close picks the point.
+constexpr double kMarkerRadius = 7.0;
+constexpr double kHoverDistance = 12.0;
+
+bool isDark(const QPalette &palette) { return palette.color(QPalette::Base).lightnessF() < 0.5; }
+
+QColor violationColour(const QPalette &palette)
+{
+    return isDark(palette) ? QColor(0xff, 0x6e, 0x6e) : QColor(0xd3, 0x2f, 0x2f);
+}
+
+QCPItemText *edgeMarker(QCustomPlot *plot, double yRatio, Qt::Alignment vertical)
+{
+    auto *marker = new QCPItemText(plot);
+    marker->position->setType(QCPItemPosition::ptAxisRectRatio);
+    marker->position->setCoords(0.99, yRatio);
+    marker->setPositionAlignment(Qt::AlignRight | vertical);
+    marker->setClipToAxisRect(false);
+    marker->setSelectable(false);
+    marker->setPadding(QMargins(3, 1, 3, 1));
+    marker->setVisible(false);
+    return marker;
+}
+} // namespace
+
 PlotPanel::PlotPanel(QWidget *parent)
-    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)), m_title(new QLabel(this))
+    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)), m_title(new QLabel(this)),
+      m_saveStatus(new QLabel(this)), m_saveStatusTimer(new QTimer(this)), m_saveAction(new QAction(tr("Save…"), this))
 {
     setObjectName(QStringLiteral("plotPanel"));
     m_dimBox->setObjectName(QStringLiteral("plotDimension"));
     m_dimBox->setToolTip(tr("Dimension of the selected leaf to plot"));
     connect(m_dimBox, qOverload<int>(&QComboBox::activated), this, &PlotPanel::showDimension);
+    m_saveAction->setObjectName(QStringLiteral("actionSavePlot"));
+    m_saveAction->setToolTip(tr("Save the plot as PNG or PDF, with its title"));
+    connect(m_saveAction, &QAction::triggered, this, &PlotPanel::saveInteractively);
     auto *save = new QToolButton(this);
     save->setObjectName(QStringLiteral("plotSave"));
-    save->setText(tr("Save…"));
-    save->setToolTip(tr("Save the plot as PNG or PDF"));
-    connect(save, &QToolButton::clicked, this, &PlotPanel::saveInteractively);
+    save->setDefaultAction(m_saveAction);
     auto *reset = new QToolButton(this);
+    reset->setObjectName(QStringLiteral("plotResetView"));
     reset->setText(tr("Reset view"));
-    connect(reset, &QToolButton::clicked, this, [this] {
-        m_plot->rescaleAxes();
-        replot();
-    });
+    reset->setToolTip(tr("Fit the view to the values again after zooming or panning"));
+    connect(reset, &QToolButton::clicked, this, &PlotPanel::resetView);
 
     m_plot->setObjectName(QStringLiteral("plot"));
     m_plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag | QCP::iSelectPlottables);
     m_plot->setMinimumHeight(140);
+    m_plot->setMouseTracking(true);
     m_plot->xAxis->setLabel(tr("call"));
     m_plot->yAxis->setLabel(tr("size"));
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
@@ -47,10 +82,9 @@ PlotPanel::PlotPanel(QWidget *parent)
     QCPGraph *graph = m_plot->addGraph();
     graph->setLineStyle(QCPGraph::lsLine);
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
-    // Violating calls: red crosses over the line.
+    // Violating calls: crosses over the line (coloured in applyPalette).
     QCPGraph *bad = m_plot->addGraph();
     bad->setLineStyle(QCPGraph::lsNone);
-    bad->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(QColor(0xd3, 0x2f, 0x2f), 2), Qt::NoBrush, 11));
     bad->setName(tr("violating calls"));
     // The Dim's [min, max]: a translucent band behind the values.
     m_bandRect = new QCPItemRect(m_plot);
@@ -58,21 +92,43 @@ PlotPanel::PlotPanel(QWidget *parent)
     m_bandRect->setClipToAxisRect(true);
     m_bandRect->setSelectable(false);
     m_bandRect->setVisible(false);
+    // The Dim's bounds that the view leaves out, so that they do not flatten the values.
+    m_topMarker = edgeMarker(m_plot, 0.02, Qt::AlignTop);
+    m_topMarker->setObjectName(QStringLiteral("plotTopMarker"));
+    m_bottomMarker = edgeMarker(m_plot, 0.98, Qt::AlignBottom);
+    m_bottomMarker->setObjectName(QStringLiteral("plotBottomMarker"));
+    m_hoverTracer = new QCPItemTracer(m_plot);
+    m_hoverTracer->setStyle(QCPItemTracer::tsCircle);
+    m_hoverTracer->setSize(14);
+    m_hoverTracer->setSelectable(false);
+    m_hoverTracer->setVisible(false);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::hoverAt);
+
     m_title->setObjectName(QStringLiteral("plotTitle"));
     m_title->setTextFormat(Qt::RichText);
+    // A long key path must not widen the dock: the label gives way, the tooltip keeps it.
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_saveStatus->setObjectName(QStringLiteral("plotSaveStatus"));
+    m_saveStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_saveStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_saveStatus->hide();
+    m_saveStatusTimer->setSingleShot(true);
+    m_saveStatusTimer->setInterval(15000);
+    connect(m_saveStatusTimer, &QTimer::timeout, m_saveStatus, &QWidget::hide);
     applyPalette();
 
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(new QLabel(tr("Dimension:"), this));
     bar->addWidget(m_dimBox, 1);
-    bar->addWidget(m_title, 1);
+    bar->addWidget(m_title, 2);
     bar->addWidget(reset);
     bar->addWidget(save);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
     layout->addWidget(m_plot, 1);
+    layout->addWidget(m_saveStatus);
 }
 
 PlotPanel::~PlotPanel() = default;
@@ -124,7 +180,7 @@ void PlotPanel::showDimension(int dim)
     m_dim = dim;
     m_dimName.clear();
     m_points.clear();
-    QString label, assigned;
+    QString path, assigned;
     QSet<int> violating;
     if (m_loaded && m_node > 0 && dim >= 0) {
         m_dimBox->setCurrentIndex(dim);
@@ -134,7 +190,7 @@ void PlotPanel::showDimension(int dim)
             if (leaf && leaf->isTensor() && dim < leaf->shape.size())
                 m_points.append(QPointF(c, double(leaf->shape.at(dim))));
         }
-        label = QStringLiteral("%1 dim %2").arg(n.path).arg(dim);
+        path = n.path;
         if (m_document) {
             const DimAssignment a = m_document->constraints().assignment(n.path, dim);
             if (a.isNamed())
@@ -144,7 +200,7 @@ void PlotPanel::showDimension(int dim)
                     violating.insert(v.call);
         }
     }
-    draw(label, assigned, violating);
+    draw(path, dim, assigned, violating);
 }
 
 void PlotPanel::showDim(const QString &name)
@@ -156,32 +212,34 @@ void PlotPanel::showDim(const QString &name)
     m_dimName = name;
     m_points.clear();
     const ShapeTable &table = m_document->table();
-    bool found = false;
+    QString path;
+    int dim = -1;
     for (const LeafConstraint &leaf : m_document->constraints().leaves()) {
         const int li = table.indexOf(leaf.path);
-        for (int d = 0; li >= 0 && !found && d < leaf.dims.size() && d < table.leaf(li).rank; ++d) {
+        for (int d = 0; li >= 0 && dim < 0 && d < leaf.dims.size() && d < table.leaf(li).rank; ++d) {
             if (!leaf.dims[d].isNamed() || leaf.dims[d].dim != name)
                 continue;
-            found = true;
+            path = leaf.path;
+            dim = d;
             const qint64 *row = table.row(table.leaf(li).firstDim + d);
             for (int c = 0; c < table.callCount(); ++c)
                 if (row[c] >= 0)
                     m_points.append(QPointF(c, double(row[c])));
         }
-        if (found)
+        if (dim >= 0)
             break;
     }
     QSet<int> violating;
     for (const ConstraintViolation &v : m_document->validation().violations)
         if (v.dimName == name && v.call >= 0)
             violating.insert(v.call);
-    draw(tr("Dim %1").arg(name), name, violating);
+    draw(path, dim, name, violating);
 }
 
-void PlotPanel::draw(const QString &name, const QString &assignedDim, const QSet<int> &violating)
+void PlotPanel::draw(const QString &leafPath, int leafDim, const QString &assignedDim, const QSet<int> &violating)
 {
-    m_band.reset();
     m_violating.clear();
+    m_assignedDim = assignedDim;
     QVector<double> x, y, bx, by;
     for (const QPointF &p : std::as_const(m_points)) {
         x.append(p.x());
@@ -192,59 +250,128 @@ void PlotPanel::draw(const QString &name, const QString &assignedDim, const QSet
             m_violating.append(int(p.x()));
         }
     }
-    m_plot->graph(0)->setName(name);
     m_plot->graph(0)->setData(x, y, true);
     m_plot->graph(1)->setData(bx, by, true);
+    updateBand(assignedDim);
+    updateTitle(leafPath, leafDim, assignedDim);
+    m_plot->graph(0)->setName(m_titleText);
+    m_dimBox->setVisible(m_dimName.isEmpty());
+    m_hoverTracer->setVisible(false);
+    m_hoverText.clear();
+    resetView();
+}
 
-    // The effective range of the assigned Dim (a derived Dim's follows its root's).
-    QString rangeText;
-    if (m_document && !assignedDim.isEmpty()) {
-        if (const DimDecl *d = m_document->constraints().dim(assignedDim)) {
-            const DimDecl *root = d->isDerived() ? m_document->constraints().dim(d->root) : d;
-            if (root) {
-                const qint64 a = d->isDerived() ? d->a : 1, b = d->isDerived() ? d->b : 0;
-                const double lo = root->min ? double(a * *root->min + b) : 0.0;
-                const double hi = root->max ? double(a * *root->max + b) : qInf();
-                m_band = qMakePair(lo, hi);
-                rangeText = QStringLiteral("[%1, %2]").arg(lo).arg(root->max ? QString::number(hi) : QStringLiteral("∞"));
-            }
-        }
+// The effective range of the assigned Dim (a derived Dim's follows its root's).
+void PlotPanel::updateBand(const QString &assignedDim)
+{
+    m_band.reset();
+    const DimDecl *d = m_document && !assignedDim.isEmpty() ? m_document->constraints().dim(assignedDim) : nullptr;
+    const DimDecl *root = d && d->isDerived() ? m_document->constraints().dim(d->root) : d;
+    if (root) {
+        const qint64 a = d->isDerived() ? d->a : 1, b = d->isDerived() ? d->b : 0;
+        const double lo = root->min ? double(a * *root->min + b) : 0.0;
+        const double hi = root->max ? double(a * *root->max + b) : qInf();
+        m_band = qMakePair(lo, hi);
     }
     m_bandRect->setVisible(bool(m_band));
     if (m_band) {
         m_bandRect->topLeft->setCoords(-1e9, std::isinf(m_band->second) ? 1e15 : m_band->second);
         m_bandRect->bottomRight->setCoords(1e9, m_band->first);
     }
-    QString title;
-    if (!assignedDim.isEmpty())
-        title = tr("<b>%1</b> %2").arg(assignedDim.toHtmlEscaped(), rangeText);
-    if (!m_violating.isEmpty())
-        title += tr(" · <span style='color:#d32f2f'>%n violating call(s)</span>", nullptr, m_violating.size());
-    m_title->setText(title);
-    m_dimBox->setVisible(m_dimName.isEmpty());
+}
 
-    m_plot->rescaleAxes();
-    // Constant values would collapse the axis to a line; give them room. The band's
-    // finite bounds stay in view so that a violation is visibly outside it.
-    QCPRange yr = m_plot->yAxis->range();
-    if (m_band) {
-        yr.lower = qMin(yr.lower, m_band->first);
-        if (!std::isinf(m_band->second))
-            yr.upper = qMax(yr.upper, m_band->second);
-    }
-    m_plot->yAxis->setRange(qMin(0.0, yr.lower), yr.upper + qMax(1.0, yr.size() * 0.1));
-    const QCPRange xr = m_plot->xAxis->range();
-    m_plot->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5);
+void PlotPanel::updateTitle(const QString &leafPath, int leafDim, const QString &assignedDim)
+{
+    const QString range = m_band ? PlotText::rangeText(m_band->first, m_band->second) : QString();
+    m_titleText = leafPath.isEmpty() ? QString() : PlotText::title(leafPath, leafDim, assignedDim, range);
+    refreshTitleLabel();
+}
+
+void PlotPanel::refreshTitleLabel()
+{
+    QString html = m_titleText.toHtmlEscaped();
+    if (!m_violating.isEmpty())
+        html += tr(" · <span style='color:%1'>%n violating call(s)</span>", nullptr, m_violating.size())
+                    .arg(violationColour(palette()).name());
+    m_title->setText(html);
+    m_title->setToolTip(m_titleText);
+}
+
+void PlotPanel::resetView()
+{
+    const QRect area = m_plot->axisRect()->rect();
+    // Before the first layout the axis rect has no size: the defaults stand in.
+    const PlotRange range = area.width() > 4 * kMarkerRadius && area.height() > 4 * kMarkerRadius
+                                ? PlotRange::fit(m_points, m_band, kMarkerRadius / area.width(), kMarkerRadius / area.height())
+                                : PlotRange::fit(m_points, m_band);
+    m_plot->xAxis->setRange(range.xLower(), range.xUpper());
+    m_plot->yAxis->setRange(range.yLower(), range.yUpper());
+    QStringList top, bottom;
+    for (const PlotRange::OffscreenBound &bound : range.offscreenBounds())
+        (bound.above ? top : bottom).append(PlotText::offscreenBoundText(bound));
+    m_topMarker->setText(top.join(QStringLiteral("  ")));
+    m_topMarker->setVisible(!top.isEmpty());
+    m_bottomMarker->setText(bottom.join(QStringLiteral("  ")));
+    m_bottomMarker->setVisible(!bottom.isEmpty());
     replot();
 }
 
-bool PlotPanel::saveTo(const QString &path)
+QStringList PlotPanel::edgeMarkers() const
 {
-    if (path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        return m_plot->savePng(path);
-    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        return m_plot->savePdf(path);
-    return false;
+    QStringList texts;
+    for (const QCPItemText *marker : {m_topMarker, m_bottomMarker})
+        if (marker->visible())
+            texts.append(marker->text());
+    return texts;
+}
+
+void PlotPanel::hoverAt(QMouseEvent *event)
+{
+    const QPointF mouse = event->position();
+    int nearest = -1;
+    double best = kHoverDistance;
+    for (int i = 0; i < m_points.size(); ++i) {
+        const QPointF p(m_plot->xAxis->coordToPixel(m_points[i].x()), m_plot->yAxis->coordToPixel(m_points[i].y()));
+        const double distance = QLineF(p, mouse).length();
+        if (distance <= best) {
+            best = distance;
+            nearest = i;
+        }
+    }
+    const bool had = !m_hoverText.isEmpty();
+    if (nearest < 0) {
+        m_hoverText.clear();
+        m_hoverTracer->setVisible(false);
+        QToolTip::hideText();
+    } else {
+        const QPointF p = m_points[nearest];
+        m_hoverText = PlotText::pointText(int(p.x()), p.y(), m_assignedDim, m_violating.contains(int(p.x())));
+        m_hoverTracer->position->setCoords(p);
+        m_hoverTracer->setVisible(true);
+        QToolTip::showText(m_plot->mapToGlobal(mouse.toPoint()), m_hoverText, m_plot);
+    }
+    if (had || nearest >= 0)
+        replot();
+}
+
+bool PlotPanel::saveTo(const QString &path, QString *error)
+{
+    const QString problem = PlotExporter::write(m_plot, path, m_titleText.isEmpty() ? tr("dimscope plot") : m_titleText);
+    showSaveResult(path, problem);
+    if (error)
+        *error = problem;
+    return problem.isEmpty();
+}
+
+void PlotPanel::showSaveResult(const QString &path, const QString &problem)
+{
+    const QString shown = QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath());
+    m_saveStatus->setProperty("failed", !problem.isEmpty());
+    m_saveStatus->setText(problem.isEmpty() ? tr("Saved %1").arg(shown) : problem);
+    m_saveStatus->setToolTip(m_saveStatus->text());
+    applyPalette();
+    m_saveStatus->show();
+    m_saveStatusTimer->start();
 }
 
 void PlotPanel::saveInteractively()
@@ -254,7 +381,7 @@ void PlotPanel::saveInteractively()
     QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), folder, tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
-    if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) && !path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+    if (!PlotExporter::isSupported(path))
         path += QStringLiteral(".png");
     settings.setValue(settings::LastPlotFolder, QFileInfo(path).absolutePath());
     saveTo(path);
@@ -276,19 +403,34 @@ void PlotPanel::applyPalette()
         axis->setLabelColor(text);
         axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
     }
-    m_plot->graph(0)->setPen(QPen(pal.color(QPalette::Highlight), 2));
-    QColor band = pal.color(QPalette::Highlight);
-    band.setAlpha(40);
+    const QColor highlight = pal.color(QPalette::Highlight);
+    m_plot->graph(0)->setPen(QPen(highlight, 2));
+    m_plot->graph(1)->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(violationColour(pal), 2), Qt::NoBrush, 11));
+    QColor band = highlight;
+    band.setAlpha(isDark(pal) ? 60 : 40);
     m_bandRect->setBrush(band);
-    band.setAlpha(110);
+    band.setAlpha(isDark(pal) ? 150 : 110);
     m_bandRect->setPen(QPen(band, 1, Qt::DashLine));
+    for (QCPItemText *marker : {m_topMarker, m_bottomMarker}) {
+        marker->setColor(text);
+        marker->setBrush(pal.color(QPalette::Base));
+        marker->setPen(QPen(band, 1, Qt::DashLine));
+    }
+    m_hoverTracer->setPen(QPen(text, 1.5));
+    refreshTitleLabel();
+    m_hoverTracer->setBrush(Qt::NoBrush);
+    QPalette status = m_saveStatus->palette();
+    status.setColor(QPalette::WindowText, m_saveStatus->property("failed").toBool() ? violationColour(pal)
+                                                                                    : pal.color(QPalette::WindowText));
+    m_saveStatus->setPalette(status);
     replot();
 }
 
 void PlotPanel::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange)
         applyPalette();
 }
 

@@ -9,17 +9,23 @@
 
 #include <optional>
 
+class QAction;
 class QComboBox;
 class QCustomPlot;
 class QCPItemRect;
+class QCPItemText;
+class QCPItemTracer;
 class QLabel;
+class QMouseEvent;
+class QTimer;
 
 namespace dimscope {
 
 class ProjectDocument;
 
 // The observed value of one dimension of the selected leaf in every call; zoom and pan
-// with the mouse, save as PNG or PDF, recoloured with the palette.
+// with the mouse, hover a point for its call and value, Reset view to fit the values
+// again, save as PNG or PDF with a title; recoloured with the palette (themes).
 class PlotPanel : public QWidget
 {
     Q_OBJECT
@@ -45,16 +51,32 @@ public:
     int dimension() const { return m_dim; }
     // (call, value) points drawn; calls without the leaf are left out.
     QVector<QPointF> points() const { return m_points; }
-    // By extension: .png or .pdf. False (and nothing written) otherwise.
-    bool saveTo(const QString &path);
+    // "input_ids dim 1 — Dim seq_len [1, 512]" (PlotText::title); empty with no plot.
+    QString title() const { return m_titleText; }
+    // The texts of the Dim bounds drawn as arrows at the top and bottom edges because
+    // showing them would flatten the values ("max 512 ↑").
+    QStringList edgeMarkers() const;
+    // The text shown for the point under the mouse; empty when none is.
+    QString hoverText() const { return m_hoverText; }
+    // Fits the view to the values again (the Reset view button).
+    void resetView();
+    // By extension: .png or .pdf, with the title above the plot, atomically. Shows
+    // "Saved FILE" or the problem in the panel. False (and nothing written) on failure,
+    // with the problem in *error.
+    bool saveTo(const QString &path, QString *error = nullptr);
     QCustomPlot *plot() const { return m_plot; }
 
 private:
     void replot();
     void redraw();
-    void draw(const QString &name, const QString &assignedDim, const QSet<int> &violating);
+    void draw(const QString &leafPath, int leafDim, const QString &assignedDim, const QSet<int> &violating);
+    void updateBand(const QString &assignedDim);
+    void updateTitle(const QString &leafPath, int leafDim, const QString &assignedDim);
+    void refreshTitleLabel(); // the title with the violations count, in the palette's red
     void applyPalette();
     void saveInteractively();
+    void showSaveResult(const QString &path, const QString &problem);
+    void hoverAt(QMouseEvent *event);
     void changeEvent(QEvent *event) override;
 
     LoadedCapturePtr m_loaded;
@@ -65,8 +87,17 @@ private:
     QVector<QPointF> m_points;
     ProjectDocument *m_document = nullptr;
     QString m_dimName;
+    QString m_assignedDim;
+    QString m_titleText;
+    QString m_hoverText;
     QLabel *m_title;
+    QLabel *m_saveStatus;
+    QTimer *m_saveStatusTimer;
+    QAction *m_saveAction;
     QCPItemRect *m_bandRect;
+    QCPItemText *m_topMarker;
+    QCPItemText *m_bottomMarker;
+    QCPItemTracer *m_hoverTracer;
     std::optional<QPair<double, double>> m_band;
     QVector<int> m_violating;
 };

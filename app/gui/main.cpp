@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 #include "firstpaint.h"
 #include "quitafter.h"
+#include "themeapplier.h"
 #include "util/buildinfo.h"
 
 #include <QApplication>
@@ -19,6 +20,8 @@ int main(int argc, char **argv)
     for (int size : {16, 32, 64, 128, 256})
         icon.addFile(QStringLiteral(":/dimscope/icons/dimscope-%1.png").arg(size));
     QApplication::setWindowIcon(icon);
+    // Preferences' theme (or DIMSCOPE_THEME), before the first widget exists.
+    dimscope::ThemeApplier::applyEffective();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("See and shape the dynamic_shapes of a PyTorch model."));
