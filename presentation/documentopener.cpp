@@ -21,8 +21,11 @@ DocumentOpener::DocumentOpener(ProjectDocument *document, QObject *parent)
 
 bool DocumentOpener::isOpening() const { return m_loader->isRunning(); }
 
-bool DocumentOpener::open(const QString &path)
+bool DocumentOpener::open(const QString &path) { return openProject(path, QString()); }
+
+bool DocumentOpener::openProject(const QString &path, const QString &relocatedCapture)
 {
+    m_movedFrom.clear();
     const QFileInfo info(path);
     if (!info.isFile()) {
         finishFailed(path, tr("no such file"));
@@ -37,14 +40,23 @@ bool DocumentOpener::open(const QString &path)
             finishFailed(path, error);
             return false;
         }
+        if (!relocatedCapture.isEmpty()) {
+            m_movedFrom = project->capturePath;
+            project->capturePath = QFileInfo(relocatedCapture).absoluteFilePath();
+        }
         capturePath = project->capturePath;
         if (!QFileInfo(capturePath).isFile()) {
-            finishFailed(path, tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath)));
+            const QString error = tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath));
+            m_movedFrom.clear();
+            finishFailed(path, error);
+            emit captureMissing(info.absoluteFilePath(), capturePath);
             return false;
         }
     }
-    if (m_mayReplace && !m_mayReplace())
+    if (m_mayReplace && !m_mayReplace()) {
+        m_movedFrom.clear();
         return false;
+    }
     m_project = std::move(project);
     m_projectPath = m_project ? info.absoluteFilePath() : QString();
     beginOpening(QFileInfo(capturePath).absoluteFilePath(), false);
@@ -70,16 +82,21 @@ void DocumentOpener::beginOpening(const QString &capturePath, bool inMemory)
 void DocumentOpener::cancel()
 {
     m_loader->cancel();
+    m_movedFrom.clear();
     m_project.reset();
     m_document->setLoading(false);
 }
 
 void DocumentOpener::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
 {
-    if (m_project)
+    if (m_project) {
         m_document->openProject(m_projectPath, *m_project, loaded);
-    else
+        if (!m_movedFrom.isEmpty())
+            m_document->setSavedCapturePath(m_movedFrom);
+    } else {
         m_document->setLoaded(m_capturePath, loaded);
+    }
+    m_movedFrom.clear();
     const QString recent = m_project ? m_projectPath : m_inMemory ? QString() : m_capturePath;
     m_project.reset();
     m_projectPath.clear();
@@ -92,6 +109,7 @@ void DocumentOpener::onLoaded(const QString &label, const LoadedCapturePtr &load
 
 void DocumentOpener::finishFailed(const QString &label, const QString &error)
 {
+    m_movedFrom.clear();
     m_project.reset();
     m_projectPath.clear();
     m_document->setLoading(false);

@@ -34,6 +34,10 @@ public:
     // not start: after emitting failed (no such file, unreadable project), or when
     // the user kept the current document.
     bool open(const QString &path);
+    // A project whose capture moved: opens it with the capture at `relocatedCapture`
+    // instead (the document is then modified until saved with the new path). An
+    // empty `relocatedCapture` is open(path).
+    bool openProject(const QString &path, const QString &relocatedCapture);
     // A capture built in memory (tests, generated captures), through the same path.
     void openCapture(const Capture &capture, const QString &label);
     void cancel();
@@ -43,6 +47,9 @@ signals:
     void progress(const QString &label, int done, int total);
     void opened(const QString &label);
     void failed(const QString &label, const QString &error);
+    // After failed: the project at `projectPath` names a capture that is not there
+    // (the window offers to locate it).
+    void captureMissing(const QString &projectPath, const QString &capturePath);
 
 private:
     void beginOpening(const QString &capturePath, bool inMemory);
@@ -56,6 +63,7 @@ private:
     bool m_inMemory = false;
     QString m_projectPath;              // the .dimscope being opened, if any
     std::optional<ProjectFile> m_project;
+    QString m_movedFrom;                // the project's own capture path, when relocated
 };
 
 } // namespace dimscope

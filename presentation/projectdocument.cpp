@@ -86,6 +86,7 @@ void ProjectDocument::setLoaded(const QString &path, const LoadedCapturePtr &loa
     }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
+    m_savedCapturePath = m_capturePath;
     setExplanations({}); // they were about the previous capture's export
     setLoading(false);
     emit captureChanged();
@@ -115,6 +116,12 @@ void ProjectDocument::openProject(const QString &projectPath, const ProjectFile 
     updateModified();
 }
 
+void ProjectDocument::setSavedCapturePath(const QString &path)
+{
+    m_savedCapturePath = path;
+    updateModified();
+}
+
 void ProjectDocument::setExplanations(const QVector<ShapeExplanation> &explanations)
 {
     if (explanations.isEmpty() && m_explanations.isEmpty())
@@ -131,6 +138,7 @@ void ProjectDocument::clear()
     m_constraints = ConstraintSet();
     m_colours->reset();
     m_capturePath.clear();
+    m_savedCapturePath.clear();
     m_projectPath.clear();
     if (m_modelRefFromProject) { // the closed project's model goes with it
         m_modelRef.clear();
@@ -195,6 +203,7 @@ bool ProjectDocument::save(const QString &path, QString *error)
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
     m_undoStack->setClean();
+    m_savedCapturePath = m_capturePath;
     if (m_projectPath != path) {
         m_projectPath = path;
         emit projectPathChanged();
@@ -205,7 +214,8 @@ bool ProjectDocument::save(const QString &path, QString *error)
 
 bool ProjectDocument::isModified() const
 {
-    return !m_undoStack->isClean() || m_modelRef != m_savedModelRef || !(m_options == m_savedOptions);
+    return !m_undoStack->isClean() || m_modelRef != m_savedModelRef || !(m_options == m_savedOptions) ||
+           m_capturePath != m_savedCapturePath;
 }
 
 void ProjectDocument::applyConstraints(const ConstraintSet &set)

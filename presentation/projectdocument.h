@@ -69,6 +69,10 @@ public:
     // model reference and options; the document is unmodified afterwards.
     void openProject(const QString &projectPath, const ProjectFile &project, const LoadedCapturePtr &loaded);
     void clear();
+    // The capture path the project file holds, when the capture was opened from
+    // elsewhere (the user located a moved capture): the document is modified until
+    // saved with the new path.
+    void setSavedCapturePath(const QString &path);
 
     // True while a capture is being opened into this document: edits, undo and redo
     // are refused until setLoaded/openProject (or a failed open) ends it.
@@ -129,6 +133,7 @@ private:
     ExportOptions m_options;
     QVector<ShapeExplanation> m_explanations;
     QString m_savedModelRef;
+    QString m_savedCapturePath;
     ExportOptions m_savedOptions;
     bool m_lastModified = false;
 };

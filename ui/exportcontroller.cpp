@@ -47,8 +47,7 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
     connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
     connectService();
     if (m_document) {
-        connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::updateActions);
-        connect(m_document, &ProjectDocument::captureChanged, this, [this] { m_outputPath.clear(); });
+        connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::resetForNewDocument);
     }
     updateActions();
 }
@@ -107,6 +106,24 @@ void ExportController::connectService()
     connect(m_service, &ExportService::finished, this, &ExportController::onFinished);
 }
 
+// Another capture or project replaced the document (or it was closed): what the
+// controller shows and holds was about the previous one. An export still running for
+// it is cancelled and its outcome dropped when it comes.
+void ExportController::resetForNewDocument()
+{
+    ++m_documentGeneration;
+    if (isExporting())
+        m_service->cancel();
+    m_outputPath.clear();
+    m_lastProgram.reset();
+    m_lastMapping.reset();
+    m_lastError.clear();
+    m_result->clear();
+    m_panel->clear();
+    updateActions();
+    emit resultCleared();
+}
+
 void ExportController::reloadRuntime() { m_service->setRuntime(runtimeFromSettings()); }
 
 void ExportController::updateActions()
@@ -131,6 +148,10 @@ void ExportController::updateActions()
                          : tr("The worker's torch %1 is built without CUDA.").arg(torchVersion());
     }
     m_cuda->setEnabled(cudaReason.isEmpty() && haveCapture && !busy);
+    // Why it is greyed is in the item itself, not only in its tooltip.
+    m_cuda->setText(cudaReason.isEmpty()      ? tr("Export on C&UDA")
+                    : environment.isEmpty() ? tr("Export on C&UDA (not known yet)")
+                                            : tr("Export on C&UDA (no CUDA here)"));
     const QJsonArray devices = environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("devices")).toArray();
     const QString device = devices.isEmpty() ? tr("the CUDA device") : devices.at(0).toString();
     m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason : !haveCapture ? noCapture : tr("torch.export on %1").arg(device));
@@ -215,6 +236,7 @@ bool ExportController::startExport(const QString &device)
     options.device = device;
     const ExportRequest request = ExportRequest::make(m_document->modelRef(), m_document->capturePath(), output, options);
     m_lastDevice = device;
+    m_exportGeneration = m_documentGeneration;
     m_panel->started(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
     // The capture and constraints as they are now: edits made while it runs do not
     // change what it exports nor how its programs are read back.
@@ -228,6 +250,10 @@ void ExportController::cancel() { m_service->cancel(); }
 
 void ExportController::onFinished(const PhasedExportOutcome &outcome)
 {
+    if (m_exportGeneration != m_documentGeneration) { // exported a document no longer open
+        updateActions();
+        return;
+    }
     const QVector<ProgramReadBack> &readBacks = m_service->lastReadBacks();
     m_lastProgram = readBacks.isEmpty() ? std::nullopt : readBacks.first().program;
     m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
@@ -263,7 +289,7 @@ QStringList ExportController::applyFixes()
 {
     const ExportResult last = lastResult();
     const WorkerFailure &failure = last.failure;
-    if (!m_document || !failure.hasFixes())
+    if (!m_document || !failure.hasFixes() || m_exportGeneration != m_documentGeneration)
         return {};
     // The bare fix lines are all the applier needs; torch's message would add its
     // violation lines, which the result view already shows.
@@ -305,7 +331,8 @@ bool ExportController::openModelDialog()
         return false;
     const QString ref = dialog.reference();
     if (dialog.kind() == OpenModelDialog::Kind::Pt2File) {
-        openPt2(ref); // an error comes as pt2OpenFailed, for the window's banner
+        // A .pt2 is a document of its own: the window replaces the open one with it.
+        emit pt2Requested(ref);
         return true;
     }
     if (m_document)

@@ -78,7 +78,8 @@ public:
     // undo step. Returns the lines it could not apply ("line: reason").
     QStringList applyFixes();
     bool reexport();
-    // Opens a .pt2 in the result view (no capture needed). The program is read off
+    // Shows a .pt2 in the result view (no capture needed; the window clears the
+    // document first, so the program is the document). The program is read off
     // the GUI thread; pt2Opened or pt2OpenFailed follows, unless a newer open
     // supersedes this one.
     void openPt2(const QString &path);
@@ -104,6 +105,10 @@ signals:
     void pt2Opening(const QString &path);
     void pt2Opened(const QString &path);
     void pt2OpenFailed(const QString &path, const QString &error);
+    // Open Model… chose a .pt2: a document of its own, for the window to open.
+    void pt2Requested(const QString &path);
+    // The result view and the log were emptied: another document was opened.
+    void resultCleared();
     // A short message for the window's banner or status bar.
     void message(const QString &text);
 
@@ -111,6 +116,7 @@ private:
     void createActions();
     void connectService();
     void updateActions();
+    void resetForNewDocument();
     void onFinished(const PhasedExportOutcome &outcome);
     bool mayRunModel();
     void fail(const QString &message);
@@ -135,6 +141,10 @@ private:
     std::optional<Pt2Program> m_lastProgram;
     std::optional<Pt2DimMapping> m_lastMapping;
     QString m_lastError;
+    // Bumped for each document opened; an export's outcome is shown (and its fixes
+    // applied) only while the document it exported is still the open one.
+    int m_documentGeneration = 0;
+    int m_exportGeneration = -1;
 };
 
 } // namespace dimscope

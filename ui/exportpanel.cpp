@@ -18,6 +18,11 @@ ExportPanel::ExportPanel(QWidget *parent)
 {
     m_stage->setObjectName(QStringLiteral("exportStage"));
     m_stage->setText(tr("Idle."));
+    // A long stage line ("Exporting pkg.models:make_model on cpu → /long/path.pt2")
+    // wraps inside the dock; without this the label's width would widen the dock.
+    m_stage->setWordWrap(true);
+    m_stage->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_stage->setMinimumWidth(120);
     m_progress->setObjectName(QStringLiteral("exportProgress"));
     m_progress->setRange(0, 100);
     m_progress->setValue(0);
@@ -39,6 +44,15 @@ ExportPanel::ExportPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(row);
     layout->addWidget(m_log, 1);
+}
+
+void ExportPanel::clear()
+{
+    m_stage->setText(tr("Idle."));
+    m_progress->setRange(0, 100);
+    m_progress->setValue(0);
+    m_cancel->setEnabled(false);
+    m_log->clear();
 }
 
 void ExportPanel::started(const QString &what)

@@ -22,6 +22,8 @@ public:
     void setProgress(const QString &stage, const QString &message, double fraction);
     void appendLog(const QString &stream, const QString &text);
     void finished(bool ok, const QString &summary);
+    // Back to idle with an empty log: the exports shown belonged to another document.
+    void clear();
 
     QLabel *stageLabel() const { return m_stage; }
     QProgressBar *progressBar() const { return m_progress; }

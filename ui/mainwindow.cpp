@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "appfiles.h"
 #include "dimcontextmenu.h"
+#include "documentationdialog.h"
 #include "dimspanel.h"
 #include "documentopener.h"
 #include "exportcontroller.h"
@@ -10,17 +12,21 @@
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "messagebanner.h"
+#include "openfailuretext.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
 #include "projectcontroller.h"
 #include "projectdocument.h"
 #include "recentfiles.h"
 #include "settingskeys.h"
+#include "shortcutsdialog.h"
 #include "util/buildinfo.h"
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
@@ -45,14 +51,6 @@ MainWindow::MainWindow(QWidget *parent)
     m_project = new ProjectController(m_document, m_banner, this);
     m_export = new ExportController(m_document, this, this);
 
-    auto *centre = new QWidget(this);
-    auto *layout = new QVBoxLayout(centre);
-    layout->setContentsMargins(4, 4, 4, 0);
-    layout->setSpacing(4);
-    layout->addWidget(m_banner);
-    layout->addWidget(m_inputs, 1);
-    setCentralWidget(centre);
-
     m_statusSummary->setObjectName(QStringLiteral("statusSummary"));
     m_statusWorker->setObjectName(QStringLiteral("statusWorker"));
     m_progress->setMaximumWidth(200);
@@ -70,7 +68,10 @@ MainWindow::MainWindow(QWidget *parent)
 
     createDocks();
     createExportDocks();
+    createCentre(m_banner);
     createMenus();
+    createToolBar();
+    arrangeDocks();
     connectOpening();
     connectPt2Opening();
 
@@ -91,6 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_document, &ProjectDocument::loadingChanged, m_dims, [this](bool loading) { m_dims->setEnabled(!loading); });
 
     restoreSettings();
+    releaseTabFromViews();
     updateStatus();
 }
 
@@ -104,21 +106,19 @@ QString MainWindow::currentFile() const { return m_document->capturePath(); }
 
 void MainWindow::createDocks()
 {
+    // Placed by arrangeDocks(); each keeps a width that shows its title.
     auto *details = new QDockWidget(tr("Leaf details"), this);
     details->setObjectName(QStringLiteral("detailsDock"));
     details->setWidget(m_details);
-    addDockWidget(Qt::BottomDockWidgetArea, details);
+    details->setMinimumWidth(220);
     auto *dims = new QDockWidget(tr("Dims"), this);
     dims->setObjectName(QStringLiteral("dimsDock"));
     dims->setWidget(m_dims);
-    addDockWidget(Qt::RightDockWidgetArea, dims);
-    resizeDocks({dims}, {430}, Qt::Horizontal);
+    dims->setMinimumWidth(260);
     auto *plot = new QDockWidget(tr("Plot"), this);
     plot->setObjectName(QStringLiteral("plotDock"));
     plot->setWidget(m_plot);
-    addDockWidget(Qt::BottomDockWidgetArea, plot);
-    splitDockWidget(details, plot, Qt::Horizontal);
-    resizeDocks({details, plot}, {3, 2}, Qt::Horizontal);
+    plot->setMinimumWidth(220);
 }
 
 // The opener's progress in the status bar; its end in the banner and the signals.
@@ -135,22 +135,73 @@ void MainWindow::connectOpening()
         m_progress->hide();
         m_banner->hide();
         updateStatus();
+        noticeCudaProject();
         emit captureShown(label);
     });
     connect(opener, &DocumentOpener::failed, this, [this](const QString &label, const QString &error) {
         m_progress->hide();
         updateStatus();
-        m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(label, error));
+        showOpenFailure(label, error);
         emit openFailed(label, error);
     });
+    connect(opener, &DocumentOpener::captureMissing, this, &MainWindow::offerToLocateCapture);
+}
+
+void MainWindow::showOpenFailure(const QString &path, const QString &error)
+{
+    m_banner->showMessage(MessageBanner::Kind::Error, openFailureText(path, error));
+    m_banner->setToolTip(QDir::toNativeSeparators(path));
+}
+
+// A project whose capture was moved or renamed: the banner offers to find it.
+void MainWindow::offerToLocateCapture(const QString &projectPath, const QString &capturePath)
+{
+    const QString text = tr("%1 cannot be opened: its capture %2 is not there. Was it moved?")
+                             .arg(QFileInfo(projectPath).fileName(), QDir::toNativeSeparators(capturePath));
+    m_banner->showMessage(MessageBanner::Kind::Error, text, tr("Locate…"), [this, projectPath, capturePath] {
+        QString folder = QFileInfo(capturePath).absolutePath();
+        if (!QFileInfo(folder).isDir())
+            folder = QFileInfo(projectPath).absolutePath();
+        const QString found = QFileDialog::getOpenFileName(this, tr("Locate the Capture of %1").arg(QFileInfo(projectPath).fileName()),
+                                                           folder, tr("Captures (*.safetensors);;All files (*)"));
+        if (!found.isEmpty())
+            m_project->opener()->openProject(projectPath, found);
+    });
+}
+
+// A project saved to export on CUDA says so when it opens, and whether this machine
+// can (the worker reports CUDA once started; environmentChanged calls this again).
+void MainWindow::noticeCudaProject()
+{
+    if (!m_document->hasCapture() || m_document->exportOptions().device != QLatin1String("cuda"))
+        return;
+    const QString project = QFileInfo(m_document->projectPath()).fileName();
+    if (m_export->environment().isEmpty()) {
+        m_cudaNoticePending = true; // said again once the worker reports (environmentChanged)
+        m_export->ensureWorker();
+        m_banner->showMessage(MessageBanner::Kind::Info,
+                              tr("%1 exports on CUDA. Checking whether this machine has a CUDA device…").arg(project));
+    } else if (m_export->cudaAvailable()) {
+        m_banner->showMessage(MessageBanner::Kind::Info, tr("%1 exports on CUDA (Export > Export on CUDA).").arg(project));
+    } else {
+        m_banner->showMessage(MessageBanner::Kind::Warning,
+                              tr("%1 was saved to export on CUDA: %2 Export on CPU works here.")
+                                  .arg(project, m_export->exportCudaAction()->toolTip()),
+                              0);
+    }
 }
 
 bool MainWindow::openFile(const QString &path)
 {
     const QFileInfo info(path);
     if (info.isFile() && info.suffix().compare(QLatin1String("pt2"), Qt::CaseInsensitive) == 0) {
-        // An exported program: its interface in the result view, no capture needed. Read
-        // off the GUI thread; the outcome comes through connectPt2Opening().
+        // An exported program is a document of its own: it replaces the open one (after
+        // asking about unsaved edits) and fills the main area. Read off the GUI thread;
+        // the outcome comes through connectPt2Opening().
+        if (!m_project->maybeSave())
+            return false;
+        m_project->opener()->cancel();
+        m_document->clear();
         m_export->openPt2(info.absoluteFilePath());
         return true;
     }
@@ -166,8 +217,10 @@ void MainWindow::connectPt2Opening()
         m_progress->setRange(0, 0);
         m_statusSummary->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     });
+    connect(m_export, &ExportController::pt2Requested, this, &MainWindow::openFile);
     connect(m_export, &ExportController::pt2Opened, this, [this](const QString &path) {
         m_progress->hide();
+        updateTitle();
         updateStatus();
         QSettings settings;
         RecentFiles(settings).add(path);
@@ -176,7 +229,7 @@ void MainWindow::connectPt2Opening()
     connect(m_export, &ExportController::pt2OpenFailed, this, [this](const QString &path, const QString &error) {
         m_progress->hide();
         updateStatus();
-        m_banner->showMessage(MessageBanner::Kind::Error, tr("Cannot open %1: %2").arg(path, error));
+        showOpenFailure(path, error);
         emit openFailed(path, error);
     });
 }
@@ -203,8 +256,11 @@ void MainWindow::saveSettings() const
 
 void MainWindow::updateTitle()
 {
-    const QString shown = !m_document->projectPath().isEmpty() ? m_document->projectPath() : m_document->capturePath();
+    const QString shown = !m_document->projectPath().isEmpty() ? m_document->projectPath()
+                          : m_document->hasCapture()           ? m_document->capturePath()
+                                                               : m_programShown;
     if (shown.isEmpty()) {
+        setWindowFilePath(QString());
         setWindowTitle(QStringLiteral("dimscope"));
         return;
     }
@@ -236,7 +292,9 @@ void MainWindow::showNode(int node)
 void MainWindow::updateStatus()
 {
     const LoadedCapturePtr shown = m_document->loaded();
-    if (!shown) {
+    if (!shown && !m_programShown.isEmpty()) {
+        m_statusSummary->setText(tr("Exported program %1").arg(QDir::toNativeSeparators(m_programShown)));
+    } else if (!shown) {
         m_statusSummary->setText(tr("Open a capture (Ctrl+O) or drop one here."));
     } else {
         int dynamicLeaves = 0;
@@ -280,6 +338,19 @@ void MainWindow::showPreferences()
         m_export->reloadRuntime();
         updateStatus();
     }
+}
+
+void MainWindow::showDocumentation()
+{
+    auto *dialog = new DocumentationDialog(AppFiles::documentationDir(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show(); // beside the window, to read while working
+}
+
+void MainWindow::showShortcuts()
+{
+    ShortcutsDialog dialog(findChildren<QAction *>(), this);
+    dialog.exec();
 }
 
 void MainWindow::showAbout()

@@ -10,6 +10,8 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
 class QUndoStack;
 
 namespace dimscope {
@@ -24,6 +26,7 @@ class LeafDetailsPanel;
 class MessageBanner;
 class PlotPanel;
 class ProjectDocument;
+class WelcomePage;
 
 // The window: docks, menus and the status bar around the document. The document owns
 // the opened work (capture, constraints, undo), the project controller opens and
@@ -59,6 +62,12 @@ public:
     // Export from the menu: the worker, the Export and result docks (mainwindowexport.cpp).
     ExportController *exportController() const { return m_export; }
     QMenu *recentMenu() const { return m_recentMenu; }
+    // The main area: the welcome page while nothing is open, else the document's tabs.
+    WelcomePage *welcomePage() const { return m_welcome; }
+    QTabWidget *documentTabs() const { return m_tabs; }
+    enum DocumentTab { InputsTab = 0, ProgramTab = 1 };
+    // View > Reset Layout: every dock back where a first start puts it.
+    void resetLayout();
 
     // Filled in by the export client once the worker has started.
     void setWorkerDescription(const QString &torchVersion, const QString &state);
@@ -85,6 +94,11 @@ private:
     void showLeafContextMenu(const QString &path, int dim, const QPoint &globalPos);
     void showPreferences();
     void showAbout();
+    void showDocumentation();
+    void showShortcuts();
+    void showOpenFailure(const QString &path, const QString &error);
+    void offerToLocateCapture(const QString &projectPath, const QString &capturePath);
+    void noticeCudaProject();
     // mainwindowmenus.cpp
     void createMenus();
     void createFileMenu();
@@ -96,7 +110,15 @@ private:
     void openProjectDialog();
     // mainwindowexport.cpp
     void createExportDocks();
-    void createExplanationsDock(QDockWidget *resultDock);
+    void createExplanationsDock();
+    // mainwindowview.cpp
+    void createCentre(QWidget *banner);
+    void updateCentre();
+    void createToolBar();
+    void arrangeDocks();
+    void createFocusActions(QMenu *view);
+    void focusPanel(QWidget *panel);
+    void releaseTabFromViews();
 
     ProjectDocument *m_document;
     ProjectController *m_project;
@@ -108,6 +130,13 @@ private:
     DimsPanel *m_dims;
     ExplanationsPanel *m_explanations = nullptr;
     QMenu *m_recentMenu = nullptr;
+    WelcomePage *m_welcome = nullptr;
+    QStackedWidget *m_centre = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    // The file whose program the Exported Program tab shows (the exported capture, or
+    // the .pt2 opened as the document); empty when the tab is hidden.
+    QString m_programShown;
+    bool m_cudaNoticePending = false;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;
     QProgressBar *m_progress;

@@ -55,6 +55,12 @@ void MainWindow::createMenus()
     createExportMenu();
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("helpMenu"));
+    QAction *docs = namedAction(help, QStringLiteral("actionDocumentation"), tr("&Documentation"));
+    docs->setShortcut(QKeySequence::HelpContents);
+    connect(docs, &QAction::triggered, this, &MainWindow::showDocumentation);
+    QAction *keys = namedAction(help, QStringLiteral("actionShortcuts"), tr("&Keyboard Shortcuts"));
+    connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+    help->addSeparator();
     QAction *about = help->addAction(tr("&About dimscope"), this, &MainWindow::showAbout);
     about->setObjectName(QStringLiteral("actionAbout"));
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -126,8 +132,15 @@ void MainWindow::createViewMenu()
     view->addAction(tr("&Expand All"), m_inputs, &InputsView::expandAll);
     view->addAction(tr("&Collapse All"), m_inputs, &InputsView::collapseAll);
     view->addSeparator();
+    createFocusActions(view);
+    QMenu *panels = view->addMenu(tr("&Panels"));
+    panels->setObjectName(QStringLiteral("panelsMenu"));
     for (QDockWidget *dock : findChildren<QDockWidget *>())
-        view->addAction(dock->toggleViewAction());
+        panels->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    QAction *reset = namedAction(view, QStringLiteral("actionResetLayout"), tr("&Reset Layout"));
+    reset->setToolTip(tr("Every panel back where dimscope first put it"));
+    connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);
 }
 
 void MainWindow::createExportMenu()

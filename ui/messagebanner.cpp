@@ -4,19 +4,30 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QTimer>
 #include <QToolButton>
 
 namespace dimscope {
 
 MessageBanner::MessageBanner(QWidget *parent)
-    : QWidget(parent), m_label(new QLabel(this)), m_hideTimer(new QTimer(this))
+    : QWidget(parent), m_label(new QLabel(this)), m_action(new QPushButton(this)), m_hideTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("messageBanner"));
     setAutoFillBackground(true);
     m_label->setObjectName(QStringLiteral("messageBannerText"));
     m_label->setWordWrap(true);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_action->setObjectName(QStringLiteral("messageBannerAction"));
+    m_action->hide();
+    connect(m_action, &QPushButton::clicked, this, [this] {
+        hide();
+        // Moved out first: the action may show another message on this banner.
+        const std::function<void()> action = std::move(m_onAction);
+        m_onAction = nullptr;
+        if (action)
+            action();
+    });
     auto *close = new QToolButton(this);
     close->setAutoRaise(true);
     close->setText(QStringLiteral("✕"));
@@ -25,6 +36,7 @@ MessageBanner::MessageBanner(QWidget *parent)
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 4, 4, 4);
     layout->addWidget(m_label, 1);
+    layout->addWidget(m_action, 0, Qt::AlignTop);
     layout->addWidget(close, 0, Qt::AlignTop);
     m_hideTimer->setSingleShot(true);
     connect(m_hideTimer, &QTimer::timeout, this, &QWidget::hide);
@@ -33,8 +45,18 @@ MessageBanner::MessageBanner(QWidget *parent)
 
 MessageBanner::~MessageBanner() = default;
 
+void MessageBanner::showMessage(Kind kind, const QString &text, const QString &actionText, std::function<void()> action)
+{
+    showMessage(kind, text, 0);
+    m_onAction = std::move(action);
+    m_action->setText(actionText);
+    m_action->show();
+}
+
 void MessageBanner::showMessage(Kind kind, const QString &text, int timeoutMs)
 {
+    m_action->hide();
+    m_onAction = nullptr;
     m_kind = kind;
     m_label->setText(text);
     applyColours();

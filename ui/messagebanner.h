@@ -3,7 +3,10 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QLabel;
+class QPushButton;
 class QTimer;
 
 namespace dimscope {
@@ -20,7 +23,11 @@ public:
     ~MessageBanner() override;
 
     void showMessage(Kind kind, const QString &text, int timeoutMs = 12000);
+    // The same with a button that does something about it ("Locate…"): the banner
+    // stays until it is used or dismissed, and hides when it is used.
+    void showMessage(Kind kind, const QString &text, const QString &actionText, std::function<void()> action);
     QString text() const;
+    QPushButton *actionButton() const { return m_action; }
     Kind kind() const { return m_kind; }
 
 private:
@@ -28,6 +35,8 @@ private:
     void changeEvent(QEvent *event) override;
 
     QLabel *m_label;
+    QPushButton *m_action;
+    std::function<void()> m_onAction;
     QTimer *m_hideTimer;
     Kind m_kind = Kind::Info;
 };

@@ -212,13 +212,12 @@ private slots:
         QVector<ShapeExplanation> list = decisions(QStringLiteral("/nowhere/model.py"));
         list[1].dims = {dims.first()};
         list[1].expression = dims.first() + QStringLiteral(" != 1");
-        auto *resultDock = window.findChild<QDockWidget *>(QStringLiteral("exportResultDock"));
-        resultDock->show(); // an earlier export's result
         doc->setExplanations(list);
         QVERIFY(dock->isVisible());
-        // The result stays in front, the Why tab beside it.
-        QTRY_VERIFY(!resultDock->visibleRegion().isEmpty());
-        QVERIFY(dock->visibleRegion().isEmpty());
+        // Under the Dims they are about, both in view; the program stays in the main area.
+        QCOMPARE(window.dockWidgetArea(dock), Qt::RightDockWidgetArea);
+        QTRY_VERIFY(!dock->visibleRegion().isEmpty());
+        QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("dimsDock"))->visibleRegion().isEmpty());
         ExplanationsPanel *panel = window.explanationsPanel();
         QCOMPARE(panel->model()->rowCount(), 2);
         // The Dim's row carries them as a tooltip.

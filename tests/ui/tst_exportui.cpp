@@ -41,6 +41,7 @@
 #include <QTimer>
 #include <QApplication>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
@@ -56,7 +57,7 @@ constexpr int kExportTimeout = 300000; // torch import + export on a loaded mach
 QString demoProject() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo.dimscope"); }
 
 // DIMSCOPE_EXPORTUI_SHOTS=folder: saves what the window shows, to look at by hand.
-void shot(QWidget *window, const QString &name, const char *dockName = "exportResultDock")
+void shot(QWidget *window, const QString &name, const char *dockName = nullptr)
 {
     const QString folder = qEnvironmentVariable("DIMSCOPE_EXPORTUI_SHOTS");
     if (folder.isEmpty())
@@ -64,7 +65,7 @@ void shot(QWidget *window, const QString &name, const char *dockName = "exportRe
     window->resize(1400, 900);
     window->show();
     QTest::qWait(100);
-    if (auto *dock = window->findChild<QDockWidget *>(QLatin1String(dockName)))
+    if (auto *dock = dockName ? window->findChild<QDockWidget *>(QLatin1String(dockName)) : nullptr)
         dock->raise();
     QTest::qWait(200);
     window->grab().save(QDir(folder).filePath(name));
@@ -250,6 +251,9 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QVERIFY2(named.contains(QLatin1String("batch")), qPrintable(named));
     QVERIFY2(symbolic.contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))), qPrintable(symbolic));
     QCOMPARE(inputs->flaggedCount(), 0);
+    // The program and its verification fill the main area, beside the inputs.
+    QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::ProgramTab));
+    QVERIFY(window.documentTabs()->isTabVisible(MainWindow::InputsTab));
     shot(&window, QStringLiteral("demo-export.png"));
     QVERIFY(exporter->resultView()->programView()->rangesView()->topLevelItemCount() > 0);
 
@@ -267,13 +271,17 @@ void TestExportUi::demoExportOnCpuThroughMenu()
         QVERIFY(cuda->isEnabled());
     }
 
-    // The .pt2 opens on its own, without a capture (read off the GUI thread).
+    // The .pt2 opens as a document of its own, without a capture (read off the GUI
+    // thread): it replaces the project, whose tree goes.
     QSignalSpy opened(exporter, &ExportController::pt2Opened);
     QSignalSpy openFailed(exporter, &ExportController::pt2OpenFailed);
-    exporter->openPt2(output);
+    QVERIFY(window.openFile(output));
     QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !openFailed.isEmpty(), 30000);
     QVERIFY2(openFailed.isEmpty(), qPrintable(openFailed.value(0).value(1).toString()));
     QCOMPARE(opened.first().at(0).toString(), output);
+    QVERIFY(!window.document()->hasCapture());
+    QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::InputsTab));
+    QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::ProgramTab));
     QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);

@@ -427,13 +427,14 @@ void TestMainWindow::menusHoldTheControllersActions()
                                           QStringLiteral("actionOpenProject")}));
     for (const QString &name : names("exportMenu") + file)
         QCOMPARE(window.findChildren<QAction *>(name).size(), 1); // no leftover placeholder
-    auto *viewMenu = window.findChild<QMenu *>(QStringLiteral("viewMenu"));
-    QVERIFY(viewMenu);
+    auto *panelsMenu = window.findChild<QMenu *>(QStringLiteral("panelsMenu"));
+    QVERIFY(panelsMenu);
     QStringList docks;
-    for (QAction *a : viewMenu->actions())
+    for (QAction *a : panelsMenu->actions())
         docks << a->text().remove(QLatin1Char('&'));
-    for (const char *dock : {"Leaf details", "Dims", "Plot", "Export", "Exported program"})
+    for (const char *dock : {"Leaf details", "Dims", "Plot", "Export", "Why"})
         QVERIFY2(docks.contains(QString::fromLatin1(dock)), dock);
+    QVERIFY(names("viewMenu").contains(QStringLiteral("actionResetLayout")));
 }
 
 DIMSCOPE_TEST_MAIN(TestMainWindow)

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window around the document (issue 13): the welcome page until a document is
+// open, the exported program in the main area, everything shown belonging to the
+// open document (a .pt2 is a document of its own), View > Reset Layout, the keys
+// that move between panels, the banner's Locate… for a moved capture, a CUDA
+// project's notice, Help's documentation and shortcuts. No torch: .pt2 files come
+// from tests/fixtures, the worker is pointed at an interpreter that does not exist.
+#include "documentationdialog.h"
+#include "exportcontroller.h"
+#include "exportpanel.h"
+#include "exportresultview.h"
+#include "filedialoganswer.h"
+#include "inputsview.h"
+#include "kvcapture.h"
+#include "mainwindow.h"
+#include "messagebanner.h"
+#include "models/pt2inputsmodel.h"
+#include "projectdocument.h"
+#include "pt2programview.h"
+#include "recentfiles.h"
+#include "shortcutsdialog.h"
+#include "welcomepage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QToolBar>
+#include <QTreeView>
+#include "deterministictestmain.h"
+
+using namespace dimscope;
+
+namespace {
+
+QString demoCapture() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors"); }
+QString samplePt2() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/torch-2.6/llm-like-cache.pt2"); }
+
+QWidget *centralPage(MainWindow &window)
+{
+    return window.findChild<QStackedWidget *>(QStringLiteral("centralStack"))->currentWidget();
+}
+
+bool openAndWait(MainWindow &window, const QString &path)
+{
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    if (!window.openFile(path))
+        return false;
+    return QTest::qWaitFor([&] { return !shown.isEmpty() || !failed.isEmpty(); }, 20000) && failed.isEmpty();
+}
+
+bool openPt2AndWait(MainWindow &window, const QString &path)
+{
+    QSignalSpy opened(window.exportController(), &ExportController::pt2Opened);
+    QSignalSpy failed(window.exportController(), &ExportController::pt2OpenFailed);
+    if (!window.openFile(path))
+        return false;
+    return QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 20000) && failed.isEmpty();
+}
+
+// A project next to a copy of the demo capture, in `folder`.
+QString writeProject(const QString &folder, const QString &device = QStringLiteral("cpu"))
+{
+    const QString capture = folder + QStringLiteral("/capture.safetensors");
+    QFile::copy(demoCapture(), capture);
+    const QString project = folder + QStringLiteral("/run.dimscope");
+    QFile f(project);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(QStringLiteral("{\"format\": \"dimscope.project\", \"version\": 1, \"capture\": \"capture.safetensors\", "
+                           "\"export\": {\"device\": \"%1\"}}")
+                .arg(device)
+                .toUtf8());
+    return project;
+}
+
+} // namespace
+
+class TestDocumentWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void welcomePageUntilADocumentOpens();
+    void welcomePageOpensRecentFilesAndTheDemo();
+    void exportedProgramFillsTheMainArea();
+    void openingAnotherDocumentClearsTheResult();
+    void resetLayoutPutsEveryDockBack();
+    void keysReachEveryPanel();
+    void movedCaptureCanBeLocated();
+    void cudaProjectSaysSoWhenOpened();
+    void openErrorsNameThePathOnce();
+    void helpListsShortcutsAndDocumentation();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestDocumentWindow::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_documentwindow"));
+    // No real worker: a CUDA project's notice starts one.
+    qputenv("DIMSCOPE_PYTHON", QByteArrayLiteral("/nonexistent/python3"));
+}
+
+void TestDocumentWindow::init() { QSettings().clear(); }
+
+void TestDocumentWindow::welcomePageUntilADocumentOpens()
+{
+    MainWindow window;
+    window.show();
+    QCOMPARE(centralPage(window), static_cast<QWidget *>(window.welcomePage()));
+    QVERIFY(window.findChild<QLabel *>(QStringLiteral("welcomeNoRecent"))->isVisible());
+    QVERIFY(window.welcomePage()->recordSnippet()->toPlainText().contains(QLatin1String("InputRecorder")));
+    QVERIFY(window.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->isVisible());
+
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("in-memory"));
+    QTRY_VERIFY(window.document()->hasCapture());
+    QCOMPARE(centralPage(window), static_cast<QWidget *>(window.documentTabs()));
+    QVERIFY(window.documentTabs()->isTabVisible(MainWindow::InputsTab));
+    QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::ProgramTab)); // nothing exported yet
+    QCOMPARE(window.documentTabs()->currentWidget(), static_cast<QWidget *>(window.inputsView()));
+}
+
+void TestDocumentWindow::welcomePageOpensRecentFilesAndTheDemo()
+{
+    {
+        QSettings settings;
+        RecentFiles(settings).add(demoCapture());
+    }
+    MainWindow window;
+    window.show();
+    QListWidget *recent = window.welcomePage()->recentList();
+    QTRY_COMPARE(recent->count(), 1);
+    // The name and its folder, the full path in the tooltip.
+    QVERIFY2(recent->item(0)->text().startsWith(QStringLiteral("demo-capture.safetensors — ")), qPrintable(recent->item(0)->text()));
+    QVERIFY(recent->item(0)->text().endsWith(QLatin1String("demo")));
+    QCOMPARE(recent->item(0)->toolTip(), demoCapture());
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    emit recent->itemActivated(recent->item(0));
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(window.document()->capturePath(), demoCapture());
+
+    window.document()->clear();
+    QTRY_COMPARE(centralPage(window), static_cast<QWidget *>(window.welcomePage()));
+    auto *demo = window.findChild<QPushButton *>(QStringLiteral("welcomeOpenDemo"));
+    QVERIFY(demo->isEnabled());
+    demo->click();
+    QVERIFY(shown.wait(20000));
+    QVERIFY(window.document()->projectPath().endsWith(QLatin1String("resources/demo/demo.dimscope")));
+    QCOMPARE(window.document()->modelRef(), QStringLiteral("dimscope.demo:make_model"));
+}
+
+// An exported program (here a .pt2 opened as the document) fills the main area, not a
+// dock; the window is titled after it and a capture's inputs tab is gone.
+void TestDocumentWindow::exportedProgramFillsTheMainArea()
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(openAndWait(window, demoCapture()));
+    QVERIFY(openPt2AndWait(window, samplePt2()));
+    QCOMPARE(centralPage(window), static_cast<QWidget *>(window.documentTabs()));
+    QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::ProgramTab));
+    QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::InputsTab)); // the .pt2 replaced the capture
+    QVERIFY(!window.document()->hasCapture());
+    QVERIFY(window.windowTitle().startsWith(QLatin1String("llm-like-cache.pt2")));
+    ExportResultView *result = window.exportController()->resultView();
+    QVERIFY(result->programView()->inputsModel()->rowCount() > 0);
+    // It has the room of the main area: most of the window's width.
+    QVERIFY2(result->width() > window.width() / 2, qPrintable(QString::number(result->width())));
+    QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("exportResultDock")));
+}
+
+// Everything shown about an export belongs to the document it exported: another
+// capture opened clears the program, its tab and the export log.
+void TestDocumentWindow::openingAnotherDocumentClearsTheResult()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openPt2AndWait(window, samplePt2()));
+    ExportController *exporter = window.exportController();
+    exporter->panel()->appendLog(QStringLiteral("stdout"), QStringLiteral("a line of the previous export"));
+    QVERIFY(exporter->lastProgram().has_value());
+    QVERIFY(openAndWait(window, demoCapture()));
+    QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::ProgramTab));
+    QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::InputsTab));
+    QCOMPARE(exporter->resultView()->programView()->inputsModel()->rowCount(), 0);
+    QVERIFY(!exporter->lastProgram().has_value());
+    QVERIFY(exporter->panel()->logView()->toPlainText().isEmpty());
+    QVERIFY(window.windowTitle().startsWith(QLatin1String("demo-capture.safetensors")));
+}
+
+void TestDocumentWindow::resetLayoutPutsEveryDockBack()
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    auto *dims = window.findChild<QDockWidget *>(QStringLiteral("dimsDock"));
+    auto *details = window.findChild<QDockWidget *>(QStringLiteral("detailsDock"));
+    auto *plot = window.findChild<QDockWidget *>(QStringLiteral("plotDock"));
+    QCOMPARE(window.dockWidgetArea(dims), Qt::RightDockWidgetArea);
+    QCOMPARE(window.dockWidgetArea(details), Qt::BottomDockWidgetArea);
+    // A layout drifted by hand: Dims floating, details moved to the left, plot closed.
+    dims->setFloating(true);
+    window.addDockWidget(Qt::LeftDockWidgetArea, details);
+    plot->close();
+    QTest::qWait(50);
+    window.findChild<QAction *>(QStringLiteral("actionResetLayout"))->trigger();
+    QTest::qWait(50);
+    QVERIFY(!dims->isFloating());
+    QCOMPARE(window.dockWidgetArea(dims), Qt::RightDockWidgetArea);
+    QCOMPARE(window.dockWidgetArea(details), Qt::BottomDockWidgetArea);
+    QCOMPARE(window.dockWidgetArea(plot), Qt::BottomDockWidgetArea);
+    QVERIFY(dims->isVisible() && details->isVisible() && plot->isVisible());
+    // Each dock wide enough for its title ("Leaf details", not "Leaf deta…").
+    QVERIFY(details->width() >= details->fontMetrics().horizontalAdvance(details->windowTitle()) + 40);
+}
+
+void TestDocumentWindow::keysReachEveryPanel()
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("in-memory"));
+    QTRY_VERIFY(window.document()->hasCapture());
+    // Ctrl+2: the Dims table; Ctrl+1: the inputs tree.
+    QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+    QTRY_VERIFY(window.findChild<QDockWidget *>(QStringLiteral("dimsDock"))->isAncestorOf(QApplication::focusWidget()));
+    QVERIFY(qobject_cast<QAbstractItemView *>(QApplication::focusWidget()));
+    QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
+    QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget *>(window.findChild<QTreeView *>(QStringLiteral("inputsTree"))));
+    // No view keeps Tab for its cells: Tab and Shift+Tab always leave a table.
+    for (QAbstractItemView *view : window.findChildren<QAbstractItemView *>())
+        QVERIFY2(!view->tabKeyNavigation(), qPrintable(view->objectName()));
+    // Tab from the tree goes on to another panel, and Shift+Tab comes back.
+    QWidget *tree = QApplication::focusWidget();
+    QTest::keyClick(tree, Qt::Key_Tab);
+    QTRY_VERIFY(QApplication::focusWidget() != tree);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab);
+    QTRY_COMPARE(QApplication::focusWidget(), tree);
+    // Each Go To key has its own shortcut, listed in the View menu.
+    QStringList keys;
+    for (const char *name : {"actionFocusInputs", "actionFocusDims", "actionFocusDetails", "actionFocusPlot",
+                             "actionFocusProgram", "actionFocusLog", "actionFocusWhy"})
+        keys << window.findChild<QAction *>(QLatin1String(name))->shortcut().toString();
+    keys.removeDuplicates();
+    QCOMPARE(keys.size(), 7);
+}
+
+void TestDocumentWindow::movedCaptureCanBeLocated()
+{
+    QTemporaryDir folder;
+    const QString project = writeProject(folder.path());
+    QVERIFY(!project.isEmpty());
+    const QString moved = folder.filePath(QStringLiteral("moved.safetensors"));
+    QVERIFY(QFile::rename(folder.filePath(QStringLiteral("capture.safetensors")), moved));
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    QVERIFY(!window.openFile(project));
+    QCOMPARE(failed.size(), 1);
+    QPushButton *locate = window.banner()->actionButton();
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY(locate->isVisible());
+    QCOMPARE(locate->text(), QStringLiteral("Locate…"));
+    QVERIFY2(window.banner()->text().contains(QLatin1String("capture.safetensors")), qPrintable(window.banner()->text()));
+    // Locate… asks for the capture; the project opens with it and is modified (the
+    // new place is saved with it).
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    QAction click;
+    connect(&click, &QAction::triggered, locate, &QPushButton::click);
+    QVERIFY(test::answerFileDialog(&click, moved) > 0);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(window.document()->capturePath(), moved);
+    QCOMPARE(window.document()->projectPath(), project);
+    QVERIFY(window.document()->isModified());
+    QString error;
+    QVERIFY2(window.document()->save(project, &error), qPrintable(error));
+    QVERIFY(!window.document()->isModified());
+    QVERIFY(openAndWait(window, project)); // the saved project now names the new place
+    QCOMPARE(window.document()->capturePath(), moved);
+}
+
+void TestDocumentWindow::cudaProjectSaysSoWhenOpened()
+{
+    QTemporaryDir folder;
+    const QString project = writeProject(folder.path(), QStringLiteral("cuda"));
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, project));
+    QCOMPARE(window.document()->exportOptions().device, QStringLiteral("cuda"));
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY2(window.banner()->text().contains(QLatin1String("run.dimscope exports on CUDA")), qPrintable(window.banner()->text()));
+    // The greyed CUDA item says why in its text, not only in its tooltip.
+    QAction *cuda = window.findChild<QAction *>(QStringLiteral("actionExportCuda"));
+    QVERIFY(!cuda->isEnabled());
+    QVERIFY2(cuda->text().contains(QLatin1Char('(')), qPrintable(cuda->text()));
+}
+
+void TestDocumentWindow::openErrorsNameThePathOnce()
+{
+    const QString path = m_dir.filePath(QStringLiteral("short.safetensors"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("garbage");
+    f.close();
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    window.openFile(path);
+    QTRY_COMPARE(failed.size(), 1);
+    const QString text = window.banner()->text();
+    QCOMPARE(text.count(QLatin1String("short.safetensors")), 1);
+    QVERIFY2(text.startsWith(QStringLiteral("Cannot open ") + path + QStringLiteral(": ")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("8-byte")), qPrintable(text));
+}
+
+void TestDocumentWindow::helpListsShortcutsAndDocumentation()
+{
+    MainWindow window;
+    ShortcutsDialog shortcuts(window.findChildren<QAction *>(), &window);
+    QStringList rows;
+    for (int r = 0; r < shortcuts.table()->rowCount(); ++r)
+        rows << shortcuts.table()->item(r, 0)->text() + QStringLiteral(" = ") + shortcuts.table()->item(r, 1)->text();
+    const QString all = rows.join(QLatin1Char('\n'));
+    QVERIFY2(all.contains(QStringLiteral("Export on CPU = Ctrl+E")), qPrintable(all));
+    QVERIFY2(all.contains(QStringLiteral("Reset Layout")) || all.contains(QStringLiteral("Dims = Ctrl+2")), qPrintable(all));
+    QVERIFY2(all.contains(QStringLiteral("Open Capture = Ctrl+O")), qPrintable(all));
+
+    DocumentationDialog docs(QStringLiteral(DIMSCOPE_SOURCE_DIR "/docs"), &window);
+    QVERIFY(docs.pages()->count() >= 5);
+    QVERIFY(docs.showPage(QStringLiteral("cli.md")));
+    QVERIFY2(docs.browser()->toPlainText().contains(QLatin1String("dimscope-cli")), qPrintable(docs.browser()->toPlainText().left(200)));
+    DocumentationDialog none(QString(), &window);
+    QVERIFY(none.browser()->toPlainText().contains(QLatin1String("not installed")));
+}
+
+DIMSCOPE_TEST_MAIN(TestDocumentWindow)
+#include "tst_documentwindow.moc"

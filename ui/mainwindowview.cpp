@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MainWindow's arrangement, kept apart from mainwindow.cpp: the main area (the
+// welcome page, or the document's tabs: its inputs and its exported program), the
+// toolbar, the docks' default layout (View > Reset Layout) and the keys that move the
+// focus between panels.
+#include "mainwindow.h"
+
+#include "dimspanel.h"
+#include "explanationspanel.h"
+#include "exportcontroller.h"
+#include "exportpanel.h"
+#include "exportresultview.h"
+#include "inputsview.h"
+#include "leafdetailspanel.h"
+#include "plotpanel.h"
+#include "projectcontroller.h"
+#include "projectdocument.h"
+#include "welcomepage.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QDockWidget>
+#include <QMenu>
+#include <QStackedWidget>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <functional>
+
+namespace dimscope {
+
+namespace {
+
+// The widget Tab would reach first inside `root`: a view or editor preferably.
+QWidget *firstFocusable(QWidget *root)
+{
+    if (!root)
+        return nullptr;
+    const QList<QWidget *> children = root->findChildren<QWidget *>();
+    for (QWidget *w : children) {
+        if (qobject_cast<QAbstractItemView *>(w) && w->isVisibleTo(root) && w->isEnabled())
+            return w;
+    }
+    for (QWidget *w : children) {
+        if ((w->focusPolicy() & Qt::TabFocus) && w->isVisibleTo(root) && w->isEnabled())
+            return w;
+    }
+    return root;
+}
+
+} // namespace
+
+void MainWindow::createCentre(QWidget *banner)
+{
+    m_welcome = new WelcomePage(this);
+    connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
+    connect(m_welcome, &WelcomePage::openDialogRequested, this, &MainWindow::openCaptureDialog);
+    connect(m_welcome, &WelcomePage::openProjectDialogRequested, this, &MainWindow::openProjectDialog);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("documentTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_inputs, tr("Inputs"));
+    m_tabs->addTab(m_export->resultView(), tr("Exported Program"));
+    m_tabs->setTabToolTip(InputsTab, tr("Every input leaf of the captured calls, with its dims and their constraints"));
+    m_tabs->setTabToolTip(ProgramTab, tr("The exported program: its inputs in Dim names, and each captured call replayed"));
+    m_centre = new QStackedWidget(this);
+    m_centre->setObjectName(QStringLiteral("centralStack"));
+    m_centre->addWidget(m_welcome);
+    m_centre->addWidget(m_tabs);
+    auto *centre = new QWidget(this);
+    auto *layout = new QVBoxLayout(centre);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->setSpacing(4);
+    layout->addWidget(banner);
+    layout->addWidget(m_centre, 1);
+    setCentralWidget(centre);
+
+    connect(m_document, &ProjectDocument::captureChanged, this, &MainWindow::updateCentre);
+    connect(m_document, &ProjectDocument::loadingChanged, this, &MainWindow::updateCentre);
+    connect(m_export, &ExportController::resultCleared, this, [this] {
+        m_programShown.clear();
+        updateCentre();
+    });
+    connect(m_export, &ExportController::exportDone, this, [this] {
+        m_programShown = m_document->capturePath();
+        updateCentre();
+        m_tabs->setCurrentIndex(ProgramTab);
+    });
+    connect(m_export, &ExportController::pt2Opened, this, [this](const QString &path) {
+        m_programShown = path;
+        updateCentre();
+        m_tabs->setCurrentIndex(ProgramTab);
+    });
+    updateCentre();
+}
+
+// The welcome page until there is a document; then its tabs: the inputs when it has a
+// capture, the program when an export or an opened .pt2 gave one.
+void MainWindow::updateCentre()
+{
+    const bool haveCapture = m_document->hasCapture();
+    const bool haveProgram = !m_programShown.isEmpty();
+    m_tabs->setTabVisible(InputsTab, haveCapture);
+    m_tabs->setTabVisible(ProgramTab, haveProgram);
+    const bool welcome = !haveCapture && !haveProgram && !m_document->isLoading();
+    m_centre->setCurrentWidget(welcome ? static_cast<QWidget *>(m_welcome) : m_tabs);
+    if (!haveProgram)
+        m_tabs->setCurrentIndex(InputsTab);
+}
+
+void MainWindow::createToolBar()
+{
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setMovable(false);
+    // Themed icons where the platform has them, Qt's own otherwise (a bare X server
+    // has no icon theme).
+    const auto add = [this, bar](const char *objectName, QStyle::StandardPixmap fallback) {
+        QAction *a = findChild<QAction *>(QLatin1String(objectName));
+        if (!a)
+            return;
+        if (a->icon().isNull())
+            a->setIcon(style()->standardIcon(fallback));
+        bar->addAction(a);
+    };
+    add("actionOpenCapture", QStyle::SP_DialogOpenButton);
+    add("actionSaveProject", QStyle::SP_DialogSaveButton);
+    bar->addSeparator();
+    add("actionUndo", QStyle::SP_ArrowBack);
+    add("actionRedo", QStyle::SP_ArrowForward);
+    bar->addSeparator();
+    add("actionExportCpu", QStyle::SP_MediaPlay);
+    add("actionExportCuda", QStyle::SP_MediaPlay);
+    add("actionCancelExport", QStyle::SP_BrowserStop);
+}
+
+// The docks where a first start puts them: Dims (and Why) on the right, leaf details,
+// plot and the export log along the bottom. View > Reset Layout comes back here.
+void MainWindow::arrangeDocks()
+{
+    auto dock = [this](const char *name) { return findChild<QDockWidget *>(QLatin1String(name)); };
+    QDockWidget *dims = dock("dimsDock");
+    QDockWidget *why = dock("explanationsDock");
+    QDockWidget *details = dock("detailsDock");
+    QDockWidget *plot = dock("plotDock");
+    QDockWidget *log = dock("exportDock");
+    for (QDockWidget *d : {dims, why, details, plot, log})
+        d->setFloating(false);
+    addDockWidget(Qt::RightDockWidgetArea, dims);
+    addDockWidget(Qt::RightDockWidgetArea, why);
+    splitDockWidget(dims, why, Qt::Vertical);
+    addDockWidget(Qt::BottomDockWidgetArea, details);
+    addDockWidget(Qt::BottomDockWidgetArea, plot);
+    splitDockWidget(details, plot, Qt::Horizontal);
+    addDockWidget(Qt::BottomDockWidgetArea, log);
+    tabifyDockWidget(plot, log);
+    for (QDockWidget *d : {dims, details, plot})
+        d->show();
+    // The log and the decisions appear when an export gives them something to show.
+    log->setVisible(m_export->isExporting() || !m_programShown.isEmpty());
+    why->setVisible(!m_document->explanations().isEmpty());
+    plot->raise();
+    resizeDocks({dims}, {430}, Qt::Horizontal);
+    resizeDocks({details, plot}, {3, 2}, Qt::Horizontal);
+    resizeDocks({details}, {260}, Qt::Vertical);
+    if (why->isVisible())
+        resizeDocks({dims, why}, {3, 2}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout()
+{
+    arrangeDocks();
+    if (QToolBar *bar = findChild<QToolBar *>(QStringLiteral("mainToolBar")))
+        bar->show();
+}
+
+// View > Go To: a key per panel (Ctrl+1…7), showing and raising its dock first.
+void MainWindow::createFocusActions(QMenu *view)
+{
+    QMenu *goTo = view->addMenu(tr("&Go To"));
+    goTo->setObjectName(QStringLiteral("goToMenu"));
+    struct Target {
+        const char *objectName;
+        QString text;
+        std::function<QWidget *()> widget;
+    };
+    const QList<Target> targets = {
+        {"actionFocusInputs", tr("&Inputs"), [this] { m_tabs->setCurrentIndex(InputsTab); return m_inputs; }},
+        {"actionFocusDims", tr("&Dims"), [this] { return m_dims; }},
+        {"actionFocusDetails", tr("&Leaf Details"), [this] { return m_details; }},
+        {"actionFocusPlot", tr("&Plot"), [this] { return m_plot; }},
+        {"actionFocusProgram", tr("Exported &Program"),
+         [this] { m_tabs->setCurrentIndex(ProgramTab); return m_export->resultView(); }},
+        {"actionFocusLog", tr("Export &Log"), [this] { return m_export->panel(); }},
+        {"actionFocusWhy", tr("&Why"), [this] { return m_explanations; }},
+    };
+    for (int i = 0; i < targets.size(); ++i) {
+        const Target &t = targets.at(i);
+        QAction *a = goTo->addAction(t.text);
+        a->setObjectName(QLatin1String(t.objectName));
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        connect(a, &QAction::triggered, this, [this, widget = t.widget] { focusPanel(widget()); });
+    }
+}
+
+void MainWindow::focusPanel(QWidget *panel)
+{
+    if (!panel)
+        return;
+    for (QWidget *w = panel; w; w = w->parentWidget()) {
+        if (auto *dock = qobject_cast<QDockWidget *>(w)) {
+            dock->show();
+            dock->raise();
+            break;
+        }
+    }
+    if (QWidget *target = firstFocusable(panel))
+        target->setFocus(Qt::ShortcutFocusReason);
+}
+
+// Tab moves between panels, never from cell to cell: a table that takes Tab for its
+// cells is a trap for keyboard users (Shift+Tab could not leave it).
+void MainWindow::releaseTabFromViews()
+{
+    for (QAbstractItemView *view : findChildren<QAbstractItemView *>())
+        view->setTabKeyNavigation(false);
+}
+
+} // namespace dimscope
