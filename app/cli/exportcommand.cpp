@@ -519,6 +519,8 @@ int run(const QStringList &args)
         err.flush();
     });
     out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
+    // Which dimscope Python package the worker imports: the installed one or the source tree's.
+    out << "worker package: " << client.runtime().packageDir() << "\n";
     ExportOptions options;
     options.device = o.device;
     options.strict = o.strict;
