@@ -2,9 +2,12 @@
 #include "exportresultview.h"
 
 #include "export/exportphases.h"
+#include "failureadvice.h"
 #include "models/programsmodel.h"
 #include "models/verificationmodel.h"
 #include "pt2programview.h"
+#include "tableactions.h"
+#include "tablefilter.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -20,6 +23,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace dimscope {
 
 ExportResultView::ExportResultView(QWidget *parent)
@@ -27,7 +32,8 @@ ExportResultView::ExportResultView(QWidget *parent)
       m_programsModel(new ProgramsModel(this)), m_programsView(new QTableView(this)), m_program(new Pt2ProgramView),
       m_verification(new VerificationModel(this)), m_verificationView(new QTableView), m_violations(new QTreeWidget),
       m_fixes(new QListWidget), m_apply(new QPushButton(tr("Apply fixes"))), m_reexport(new QPushButton(tr("Re-export"))),
-      m_fixOutcome(new QLabel), m_details(new QPlainTextEdit)
+      m_fixOutcome(new QLabel), m_details(new QPlainTextEdit), m_fixesBox(new QWidget), m_findings(new QSplitter(Qt::Horizontal)),
+      m_advice(new QLabel), m_filter(new TableFilter(this))
 {
     m_headline->setObjectName(QStringLiteral("exportHeadline"));
     m_headline->setWordWrap(true);
@@ -50,11 +56,37 @@ ExportResultView::ExportResultView(QWidget *parent)
     m_pages->addWidget(createSuccessPage());
     m_failurePage = createFailurePage();
     m_pages->addWidget(m_failurePage);
+    addTableTools();
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_headline);
     layout->addWidget(m_programsView);
+    layout->addWidget(m_filter);
     layout->addWidget(m_pages, 1);
+}
+
+// Copy / Export as CSV on every result table, and one search over those of the page
+// shown (the programs table stays whole: it selects the program shown).
+void ExportResultView::addTableTools()
+{
+    TableActions::attach(m_programsView, tr("Programs"));
+    TableActions::attach(m_verificationView, tr("Verification"));
+    TableActions::attach(m_violations, tr("Violations"));
+    m_filter->setObjectName(QStringLiteral("resultFilterBar"));
+    m_filter->addView(m_program->inputsView());
+    m_filter->addView(m_program->rangesView());
+    m_filter->addView(m_verificationView);
+    m_filter->addView(m_violations);
+    connect(m_pages, &QStackedWidget::currentChanged, this, &ExportResultView::refreshFilter);
+    refreshFilter();
+}
+
+// The search is there when tables are; it recounts when a page or a table's
+// visibility changed (models refilled recount on their own).
+void ExportResultView::refreshFilter()
+{
+    m_filter->setVisible(m_pages->currentIndex() != 0);
+    m_filter->refresh();
 }
 
 QWidget *ExportResultView::createSuccessPage()
@@ -73,17 +105,27 @@ QWidget *ExportResultView::createSuccessPage()
 QWidget *ExportResultView::createFailurePage()
 {
     m_violations->setObjectName(QStringLiteral("violationsView"));
-    m_violations->setHeaderLabels({tr("Violation"), tr("Dims"), tr("Leaf dims"), tr("Where (model code)")});
+    m_violations->setColumnCount(ViolationColumnCount);
+    m_violations->setHeaderLabels({tr("Leaf dims"), tr("Dims"), tr("Where (model code)"), tr("Violation")});
     m_violations->setRootIsDecorated(false);
     m_violations->setWordWrap(true);
+    m_violations->setTextElideMode(Qt::ElideMiddle);
+    // The violation's text takes the width the leaf dims and Dims leave.
+    m_violations->header()->setStretchLastSection(true);
+    m_violations->header()->setMinimumSectionSize(60);
     m_fixes->setObjectName(QStringLiteral("fixesView"));
     m_fixes->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_apply->setObjectName(QStringLiteral("applyFixesButton"));
     m_apply->setToolTip(tr("Apply torch's suggested fixes to the constraints (one undoable step)"));
     m_reexport->setObjectName(QStringLiteral("reexportButton"));
+    m_reexport->setToolTip(tr("Export again with the document's current constraints and model"));
     m_fixOutcome->setObjectName(QStringLiteral("fixOutcome"));
     m_fixOutcome->setWordWrap(true);
     m_fixOutcome->hide();
+    m_advice->setObjectName(QStringLiteral("failureAdvice"));
+    m_advice->setWordWrap(true);
+    m_advice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_advice->hide();
     m_details->setObjectName(QStringLiteral("failureDetails"));
     m_details->setReadOnly(true);
     m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -91,26 +133,32 @@ QWidget *ExportResultView::createFailurePage()
     connect(m_apply, &QPushButton::clicked, this, &ExportResultView::applyFixesRequested);
     connect(m_reexport, &QPushButton::clicked, this, &ExportResultView::reexportRequested);
 
-    auto *fixes = new QWidget;
-    auto *fixesLayout = new QVBoxLayout(fixes);
+    m_fixesBox->setObjectName(QStringLiteral("fixesBox"));
+    auto *fixesLayout = new QVBoxLayout(m_fixesBox);
     fixesLayout->setContentsMargins(0, 0, 0, 0);
     fixesLayout->addWidget(new QLabel(tr("Suggested fixes (torch):")));
     fixesLayout->addWidget(m_fixes, 1);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_apply);
-    buttons->addWidget(m_reexport);
-    buttons->addStretch(1);
-    fixesLayout->addLayout(buttons);
+    fixesLayout->addWidget(m_apply, 0, Qt::AlignLeft);
     fixesLayout->addWidget(m_fixOutcome);
 
-    auto *top = new QSplitter(Qt::Horizontal);
-    top->addWidget(m_violations);
-    top->addWidget(fixes);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
+    m_findings->setObjectName(QStringLiteral("failureFindings"));
+    m_findings->addWidget(m_violations);
+    m_findings->addWidget(m_fixesBox);
+    m_findings->setStretchFactor(0, 3);
+    m_findings->setStretchFactor(1, 2);
+    // What to do, and Re-export: under every kind of failure (a model import error
+    // has no violations and no fixes, only this and the traceback).
+    auto *action = new QWidget;
+    auto *actionLayout = new QHBoxLayout(action);
+    actionLayout->setContentsMargins(0, 0, 0, 0);
+    actionLayout->addWidget(m_advice, 1);
+    actionLayout->addWidget(m_reexport, 0, Qt::AlignTop);
     auto *split = new QSplitter(Qt::Vertical);
-    split->addWidget(top);
+    split->addWidget(m_findings);
+    split->addWidget(action);
     split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(2, 2);
     return split;
 }
 
@@ -130,6 +178,8 @@ void ExportResultView::clear()
     m_fixes->clear();
     m_details->clear();
     m_fixOutcome->hide();
+    m_advice->clear();
+    m_advice->hide();
 }
 
 void ExportResultView::showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
@@ -162,6 +212,7 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
         text += QStringLiteral("<br>") + tr("Cannot read the .pt2 back: %1").arg(programError.toHtmlEscaped());
     m_headline->setText(text);
     m_pages->setCurrentIndex(1);
+    refreshFilter();
 }
 
 void ExportResultView::showOutcome(const PhasedExportOutcome &outcome, const QVector<ReadBack> &readBacks)
@@ -233,14 +284,29 @@ void ExportResultView::showProgram(const Pt2Program &program)
     m_headline->setText(tr("<b>%1</b> opened on its own: no constraints or captured calls to compare with.")
                             .arg(program.filePath.toHtmlEscaped()));
     m_pages->setCurrentIndex(1);
+    refreshFilter();
 }
 
-static QString sourcesText(const WorkerViolation &v)
+// Each leaf dim a violation names, once, in key paths and Dim names:
+// "past_key_values.key_cache[0] dim 2 (past_len)".
+static QString leafDimsText(const WorkerViolation &v)
 {
     QStringList parts;
     for (const ViolationSource &s : v.sources)
-        parts << (s.path.isEmpty() ? s.source : QStringLiteral("%1[%2]").arg(s.path).arg(s.dim));
+        if (!parts.contains(s.toText()))
+            parts << s.toText();
     return parts.join(QStringLiteral(", "));
+}
+
+// torch's line with its input sources (`L['args'][1]['input_ids'].size()[1]`) written
+// as the leaf dims they are (`input_ids dim 1`).
+static QString readableViolation(const WorkerViolation &v)
+{
+    QString text = v.text;
+    for (const ViolationSource &s : v.sources)
+        if (!s.path.isEmpty() && !s.source.isEmpty())
+            text.replace(s.source, QStringLiteral("%1 dim %2").arg(s.path).arg(s.dim));
+    return text;
 }
 
 void ExportResultView::showFixPreviews(const QVector<FixPreview> &previews)
@@ -276,14 +342,9 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
 {
     m_violations->clear();
     m_fixes->clear();
-    for (const WorkerViolation &v : failure.violations) {
-        auto *item = new QTreeWidgetItem(m_violations, {v.text, v.dims.join(QStringLiteral(", ")), sourcesText(v),
-                                                         v.source.isValid() ? v.source.toText() : QString()});
-        item->setToolTip(0, v.source.isValid() ? tr("%1\n\nSpecialized at %2").arg(v.text, v.source.toText()) : v.text);
-        item->setToolTip(3, v.source.toText());
-        item->setData(0, Qt::UserRole, v.kind);
-    }
-    m_violations->resizeColumnToContents(1);
+    for (const WorkerViolation &v : failure.violations)
+        addViolation(v);
+    fitViolationColumns();
     m_violations->setVisible(!failure.violations.isEmpty());
     for (const QString &fix : failure.fixes) {
         auto *item = new QListWidgetItem(fix, m_fixes);
@@ -292,6 +353,12 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
     m_apply->setEnabled(failure.hasFixes());
     m_apply->setToolTip(failure.hasFixes() ? tr("Apply torch's suggested fixes to the constraints (one undoable step)")
                                            : tr("torch suggested no fixes for this failure"));
+    // No fixes, no box: an empty "Suggested fixes" list reads as "torch has none yet".
+    m_fixesBox->setVisible(failure.hasFixes());
+    m_findings->setVisible(!failure.violations.isEmpty() || failure.hasFixes());
+    const QString advice = FailureAdvice::forFailure(failure);
+    m_advice->setText(advice.isEmpty() ? QString() : tr("What to do: %1").arg(advice));
+    m_advice->setVisible(!advice.isEmpty());
 
     QStringList details;
     if (!failure.hint.isEmpty())
@@ -316,6 +383,35 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
     m_headline->setText(tr("<b style='color:#c0392b'>Export failed</b> (%1): %2")
                             .arg(failure.kind.toHtmlEscaped(), failure.message.toHtmlEscaped()));
     m_pages->setCurrentIndex(2);
+    refreshFilter();
+}
+
+void ExportResultView::addViolation(const WorkerViolation &v)
+{
+    const QString where = v.source.isValid() ? v.source.toText() : QString();
+    const QString text = readableViolation(v);
+    auto *item = new QTreeWidgetItem(m_violations);
+    item->setText(LeafDimsColumn, leafDimsText(v));
+    item->setText(DimsColumn, v.dims.join(QStringLiteral(", ")));
+    item->setText(WhereColumn, where);
+    item->setText(ViolationColumn, text);
+    // Cells elide in a narrow dock: each tooltip has the whole text.
+    item->setToolTip(LeafDimsColumn, item->text(LeafDimsColumn).replace(QStringLiteral(", "), QStringLiteral("\n")));
+    item->setToolTip(DimsColumn, item->text(DimsColumn));
+    item->setToolTip(WhereColumn, where);
+    item->setToolTip(ViolationColumn, where.isEmpty() ? text : tr("%1\n\nSpecialized at %2").arg(text, where));
+    item->setData(0, Qt::UserRole, v.kind);
+}
+
+// Leaf dims, Dims and Where as wide as their text up to a third of the view each; the
+// violation's text (the last section) stretches over the rest.
+void ExportResultView::fitViolationColumns()
+{
+    const int cap = std::max(160, m_violations->viewport()->width() / 3);
+    for (int column : {int(LeafDimsColumn), int(DimsColumn), int(WhereColumn)}) {
+        m_violations->resizeColumnToContents(column);
+        m_violations->setColumnWidth(column, std::min(m_violations->columnWidth(column), cap));
+    }
 }
 
 void ExportResultView::showFixOutcome(const QStringList &applied, const QStringList &unapplied)

@@ -16,6 +16,7 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSplitter;
 class QStackedWidget;
 class QTableView;
 class QTreeWidget;
@@ -24,6 +25,7 @@ class QItemSelection;
 namespace dimscope {
 
 class ProgramsModel;
+class TableFilter;
 class Pt2ProgramView;
 class VerificationModel;
 
@@ -41,6 +43,8 @@ public:
     // A program as read back from its .pt2 (nullopt program with `error` when it
     // could not be).
     using ReadBack = ProgramReadBack;
+    // The failure's violations table: the last column stretches.
+    enum ViolationsColumn { LeafDimsColumn, DimsColumn, WhereColumn, ViolationColumn, ViolationColumnCount };
 
     explicit ExportResultView(QWidget *parent = nullptr);
 
@@ -74,6 +78,12 @@ public:
     QPushButton *reexportButton() const { return m_reexport; }
     QLabel *fixOutcomeLabel() const { return m_fixOutcome; }
     QPlainTextEdit *detailsView() const { return m_details; }
+    // The "Suggested fixes" list with Apply fixes: hidden when torch suggested none.
+    QWidget *fixesBox() const { return m_fixesBox; }
+    // What the user can do about a failure without fixes (FailureAdvice).
+    QLabel *adviceLabel() const { return m_advice; }
+    // The search over the result tables of the page shown.
+    TableFilter *tableFilter() const { return m_filter; }
     bool showsFailure() const;
 
 signals:
@@ -83,7 +93,11 @@ signals:
 private:
     QWidget *createSuccessPage();
     QWidget *createFailurePage();
+    void addTableTools();
+    void refreshFilter();
     void showFailure(const WorkerFailure &failure);
+    void addViolation(const WorkerViolation &violation);
+    void fitViolationColumns();
     QString outcomeHeadline() const;
 
     QLabel *m_headline;
@@ -105,6 +119,10 @@ private:
     QPushButton *m_reexport;
     QLabel *m_fixOutcome;
     QPlainTextEdit *m_details;
+    QWidget *m_fixesBox;
+    QSplitter *m_findings; // violations | fixes
+    QLabel *m_advice;
+    TableFilter *m_filter;
     QWidget *m_failurePage = nullptr;
 };
 

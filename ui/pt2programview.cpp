@@ -7,6 +7,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include "tableactions.h"
+
 #include <QTableView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -29,6 +31,8 @@ Pt2ProgramView::Pt2ProgramView(QWidget *parent)
     m_ranges->setObjectName(QStringLiteral("pt2Ranges"));
     m_ranges->setHeaderLabels({tr("Symbol"), tr("Dim"), tr("Range")});
     m_ranges->setRootIsDecorated(false);
+    TableActions::attach(m_inputs, tr("Program inputs"));
+    TableActions::attach(m_ranges, tr("Range constraints"));
     m_problems->setObjectName(QStringLiteral("pt2Problems"));
     m_problems->setWordWrap(true);
     m_problems->setStyleSheet(QStringLiteral("color: #c0392b"));

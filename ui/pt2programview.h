@@ -29,6 +29,7 @@ public:
     void clear();
 
     Pt2InputsModel *inputsModel() const { return m_model; }
+    QTableView *inputsView() const { return m_inputs; }
     QTreeWidget *rangesView() const { return m_ranges; }
     QLabel *summaryLabel() const { return m_summary; }
 

@@ -35,12 +35,22 @@ QVector<ViolationSource> sourcesFromJson(const QJsonValue &v)
     for (const QJsonValue &s : list) {
         const QJsonObject so = s.toObject();
         out.append({so.value(QLatin1String("source")).toString(), so.value(QLatin1String("path")).toString(),
-                    so.value(QLatin1String("dim")).toInt(-1)});
+                    so.value(QLatin1String("dim")).toInt(-1), so.value(QLatin1String("dim_name")).toString()});
     }
     return out;
 }
 
 } // namespace
+
+QString ViolationSource::toText() const
+{
+    if (path.isEmpty())
+        return source;
+    QString text = QStringLiteral("%1 dim %2").arg(path).arg(dim);
+    if (!dimName.isEmpty())
+        text += QStringLiteral(" (%1)").arg(dimName);
+    return text;
+}
 
 WorkerFailure WorkerFailure::make(const QString &kind, const QString &message)
 {

@@ -17,6 +17,10 @@ struct ViolationSource {
     QString source; // torch's text, e.g. L['args'][1]['x'].size()[0]
     QString path;   // the leaf key path, e.g. "x"
     int dim = -1;
+    QString dimName; // the spec's Dim at that dim, when the worker knows it
+    // "x dim 1 (seq_len)": the leaf dim in key path and Dim name (torch's text when
+    // the worker could not read it).
+    QString toText() const;
 };
 
 struct SourceLocation {

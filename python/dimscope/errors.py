@@ -46,13 +46,28 @@ def source_to_path(source):
     return rest, dim
 
 
-def _violation(text):
+def _violation_source(src, leaves):
+    """{"source", "path", "dim", "dim_name"} of a torch source: the capture's key path and
+    the spec's Dim name through `leaves` (explain.LeafMap of the export), else the path
+    read from torch's text (`past_key_values['key_cache'][0]` for a kwarg cache: a
+    form dimscope's key paths do not use, kept only when the leaf is unknown)."""
+    hit = leaves.lookup(src) if leaves is not None else None
+    if hit:
+        return {"source": src, "path": hit["path"], "dim": hit["dim"], "dim_name": hit.get("dim_name")}
+    p = source_to_path(src)
+    return {"source": src, "path": p[0], "dim": p[1], "dim_name": None} if p else None
+
+
+def _violation(text, leaves=None):
     v = {"text": text, "dims": [], "sources": [], "kind": "guard"}
     v["dims"] = sorted(set(re.findall(r"\b([A-Za-z_]\w*) = L\[", text)))
+    seen = set()
     for src in _SOURCE.findall(text):
-        p = source_to_path(src)
-        if p and {"path": p[0], "dim": p[1]} not in v["sources"]:
-            v["sources"].append({"source": src, "path": p[0], "dim": p[1]})
+        entry = _violation_source(src, leaves)
+        # torch names a leaf dim once per mention (`x = L[..]` and in the guard): once here.
+        if entry and (entry["path"], entry["dim"]) not in seen:
+            seen.add((entry["path"], entry["dim"]))
+            v["sources"].append(entry)
     named = re.match(r"\s*(?:- )?You marked ([A-Za-z_]\w*) as dynamic but your code specialized it "
                      r"to be a constant", text)
     if named:
@@ -107,11 +122,12 @@ def _attach_stack(violation, frames):
     violation["source"] = (user or frames)[-1]
 
 
-def parse_constraint_violation(message):
+def parse_constraint_violation(message, leaves=None):
     """Violation lines, suggested fix lines and the names from a ConstraintViolation text.
     Returns None when the text is not one. torch 2.8+ follows a violation with a
     `User stack:` (and `Framework stack:`) block and may repeat a violation; the stack
-    becomes the violation's `stack` and `source`, repeats are dropped."""
+    becomes the violation's `stack` and `source`, repeats are dropped. `leaves`
+    (explain.LeafMap) names the sources' leaves by capture key path and Dim name."""
     m = re.search(r"Constraints violated \((.*?)\)!", message)
     if not m:
         return None
@@ -145,7 +161,7 @@ def parse_constraint_violation(message):
             violations[-1] += " " + line.strip()
     parsed, seen = [], {}
     for text, lines in zip(violations, stacks):
-        v = _violation(text)
+        v = _violation(text, leaves)
         _attach_stack(v, _stack_frames(lines or []))
         if text in seen:  # a repeat: keep the first, with a stack if either has one
             if "stack" in v and "stack" not in seen[text]:
@@ -219,7 +235,7 @@ def _classify(exc):
     tb = _tb_text(exc)
     name = type(exc).__name__
 
-    parsed = parse_constraint_violation(message)
+    parsed = parse_constraint_violation(message, getattr(exc, "dimscope_leaves", None))
     if parsed is not None:
         kinds = {v["kind"] for v in parsed["violations"]}
         kind = "dynamic_specialized" if kinds == {"dynamic_specialized"} else "constraint_violation"
@@ -248,7 +264,7 @@ def _classify(exc):
 
     if "Untracked tensor used in export constraints" in message:
         return error_dict("constraint_violation", message.splitlines()[0], tb, raw=message,
-                          names=[], violations=[_violation(message.splitlines()[0])], fixes=[],
+                          names=[], violations=[_violation(message.splitlines()[0], getattr(exc, "dimscope_leaves", None))], fixes=[],
                           hint="strict mode lost the symbols of an input (often a cache class): "
                                "export with strict=False")
     return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message)

@@ -398,15 +398,19 @@ def positional_names(call, count):
     return names
 
 
-def _explanations(explainer, call, args, kwargs, shapes, log):
+def _leaf_map(call, args, kwargs, shapes, log):
+    """torch's input sources -> the capture's key paths and the spec's Dim names."""
+    try:
+        return LeafMap.build(args, kwargs, shapes, bound_inputs(call), positional_names(call, len(args)))
+    except Exception as e:  # noqa: BLE001 - explanations never fail an export
+        log("explanations: could not map torch's sources to the capture (%s: %s)" % (type(e).__name__, e))
+        return LeafMap()
+
+
+def _explanations(explainer, leaves, log):
     """The explainer's events in the capture's key paths and the spec's Dim names."""
     if explainer.note:
         log("explanations: " + explainer.note)
-    try:
-        leaves = LeafMap.build(args, kwargs, shapes, bound_inputs(call), positional_names(call, len(args)))
-    except Exception as e:  # noqa: BLE001 - explanations never fail an export
-        log("explanations: could not map torch's sources to the capture (%s: %s)" % (type(e).__name__, e))
-        leaves = LeafMap()
     return explainer.explanations(leaves)
 
 
@@ -452,10 +456,12 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     except Exception as e:
         # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
         e.dimscope_bounds = (spec_doc, *max_positions(model))
-        e.dimscope_explanations = _explanations(explainer, calls[index], args, kwargs, shapes, log)
+        # errors.classify names the violations' leaves and Dims with the same map.
+        e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
+        e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
         raise
     timings["export"] = time.perf_counter() - t
-    explanations = _explanations(explainer, calls[index], args, kwargs, shapes, log)
+    explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)
     save_atomically(program, output)

@@ -29,7 +29,8 @@ private slots:
             "names": ["d1", "dy"],
             "violations": [{"text": "The values of dy = L['args'][1]['y'].size()[0] and dx = L['args'][1]['x'].size()[0] must always be equal.",
                             "kind": "equal", "dims": ["dx", "dy"],
-                            "sources": [{"source": "L['args'][1]['y'].size()[0]", "path": "y", "dim": 0}]}],
+                            "sources": [{"source": "L['args'][1]['y'].size()[0]", "path": "y", "dim": 0, "dim_name": "dy"},
+                                        {"source": "L['args'][1]['x'].size()[0]", "path": "x", "dim": 0}]}],
             "fixes": ["d1 = 4", "dy = dx"]})J"));
         QCOMPARE(f.kind, QStringLiteral("constraint_violation"));
         // torch's TORCH_LOGS advice is not repeated (dimscope shows why itself); raw keeps it
@@ -41,6 +42,9 @@ private slots:
         QCOMPARE(f.violations[0].kind, QStringLiteral("equal"));
         QCOMPARE(f.violations[0].sources[0].path, QStringLiteral("y"));
         QCOMPARE(f.violations[0].sources[0].dim, 0);
+        // the leaf dim as the GUI names it: key path, dim, and the spec's Dim when known
+        QCOMPARE(f.violations[0].sources[0].toText(), QStringLiteral("y dim 0 (dy)"));
+        QCOMPARE(f.violations[0].sources[1].toText(), QStringLiteral("x dim 0"));
         const QString text = f.toText();
         QVERIFY(text.contains(QLatin1String("suggested fixes:\n  d1 = 4\n  dy = dx\n")));
         QVERIFY(!text.contains(QLatin1String("tb"))); // torch's traceback is noise here

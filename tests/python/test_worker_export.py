@@ -117,3 +117,25 @@ def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
     assert {n.split("/")[0] for n in names if "/" in n} <= {"tiny", "extra_files"}, names[:3]
     assert any(n.endswith("dimscope_flattening.json") for n in names), names
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pt2", "tiny.pt2"]
+
+
+def test_violations_name_capture_key_paths_and_dim_names(capture, tmp_path):
+    """A violation through the worker names its leaves as the capture does (the cache
+    tensors by their key paths, not torch's `['key_cache'][0]`) with the spec's Dims:
+    the values' length as its own Dim, which the attention ties to the keys'."""
+    spec = demo_spec(None)
+    spec["dims"].append({"name": "v_len", "min": 0, "max": None})
+    for layer in spec["dynamic_shapes"]["dict"]["past_key_values"]["list"]:
+        layer["list"][1]["tensor"]["2"] = "v_len"
+    w = WorkerProcess()
+    try:
+        ev, _ = w.request("export", model=MODEL, capture=str(capture), spec=spec, output=str(tmp_path / "v.pt2"))
+    finally:
+        w.close()
+    assert ev["event"] == "error" and ev["error"]["kind"] == "constraint_violation", ev
+    sources = [s for v in ev["error"]["violations"] for s in v["sources"]]
+    assert all(s["path"].startswith("past_key_values.") and "['" not in s["path"] for s in sources), sources
+    assert {s["dim_name"] for s in sources} == {"past_len", "v_len"}, json.dumps(ev["error"]["violations"])
+    for v in ev["error"]["violations"]:
+        keys = [(s["path"], s["dim"]) for s in v["sources"]]
+        assert len(keys) == len(set(keys)), v

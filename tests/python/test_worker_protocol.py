@@ -280,6 +280,32 @@ def test_user_stack_blocks_become_the_violation_source():
     assert parsed["fixes"] == ["d1 = 4", "dy = dx"]
 
 
+def test_violation_sources_are_capture_key_paths_with_dim_names_once_each():
+    """A violation names its leaf dims as the capture does (a cache's `.key_cache[0]`,
+    not torch's `['key_cache'][0]`) with the spec's Dim, each leaf dim once although
+    torch's line mentions `input_ids.size()[1]` three times."""
+    from capture_models import kv_pairs, make_kv_cache
+    from dimscope.explain import LeafMap
+    ids = torch.zeros(2, 3, dtype=torch.int64)
+    kwargs = {"input_ids": ids, "past_key_values": make_kv_cache(kv_pairs(2, 2, 5, 4, 1, seed=0))}
+    shapes = {"input_ids": {0: Dim("batch"), 1: Dim("q_len")}, "past_key_values": [[{0: Dim("b2")}], [None]]}
+    ids_src, cache_src = "L['args'][1]['input_ids'].size()", "L['args'][1]['past_key_values']['key_cache'][0].size()"
+    message = (
+        'Constraints violated (q_len, b2)! For more information, run with TORCH_LOGS="+dynamic".\n'
+        f"  - Not all values of q_len = {ids_src}[1] in the specified range q_len <= 8 satisfy the generated "
+        f"guard {ids_src}[1] != 1 and {ids_src}[1] <= 7.\n"
+        f"  - The values of b2 = {cache_src}[0] and batch = {ids_src}[0] must always be equal.\n"
+        "Suggested fixes:\n  b2 = batch\n")
+    leaves = LeafMap.build((), kwargs, shapes, kwargs)
+    ranged, equal = parse_constraint_violation(message, leaves)["violations"]
+    assert [(s["path"], s["dim"], s["dim_name"]) for s in ranged["sources"]] == [("input_ids", 1, "q_len")]
+    assert [(s["path"], s["dim"], s["dim_name"]) for s in equal["sources"]] == [
+        ("past_key_values.key_cache[0]", 0, "b2"), ("input_ids", 0, "batch")]
+    # Without the export's leaves (a parse on its own): torch's path, still once.
+    alone = parse_constraint_violation(message)["violations"][0]
+    assert [(s["path"], s["dim"], s["dim_name"]) for s in alone["sources"]] == [("input_ids", 1, None)]
+
+
 def test_unbounded_max_fix_becomes_the_models_max_positions():
     """torch 2.6's `Dim('past_len', max=9223372036854775807)` changes nothing; the
     worker offers the model's config.max_position_embeddings instead, keeping min."""

@@ -446,16 +446,20 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     QVERIFY(violations->topLevelItemCount() >= 2);
     QSet<QString> texts;
     for (int i = 0; i < violations->topLevelItemCount(); ++i)
-        texts.insert(violations->topLevelItem(i)->text(0));
+        texts.insert(violations->topLevelItem(i)->text(ExportResultView::ViolationColumn));
     QCOMPARE(texts.size(), violations->topLevelItemCount());
     bool sawEqual = false;
     for (int i = 0; i < violations->topLevelItemCount(); ++i) {
         QTreeWidgetItem *item = violations->topLevelItem(i);
         if (item->data(0, Qt::UserRole).toString() == QLatin1String("equal")) {
             sawEqual = true;
-            QCOMPARE(item->text(1), QStringLiteral("dx, dy"));
-            QVERIFY2(item->text(2).contains(QLatin1String("x[0]")) && item->text(2).contains(QLatin1String("y[0]")),
-                     qPrintable(item->text(2)));
+            QCOMPARE(item->text(ExportResultView::DimsColumn), QStringLiteral("dx, dy"));
+            // The capture's key paths with the Dim names, not torch's L['x'].size()[0].
+            const QString leafDims = item->text(ExportResultView::LeafDimsColumn);
+            QVERIFY2(leafDims.contains(QLatin1String("x dim 0 (dx)")) && leafDims.contains(QLatin1String("y dim 0 (dy)")),
+                     qPrintable(leafDims));
+            QVERIFY2(!item->text(ExportResultView::ViolationColumn).contains(QLatin1String("L[")),
+                     qPrintable(item->text(ExportResultView::ViolationColumn)));
         }
     }
     QVERIFY(sawEqual);

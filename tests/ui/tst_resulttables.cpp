@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The result tables as a user works with them: the search above them ("1 of 4 shown"),
+// Copy (Ctrl+C) of the selected or shown rows with the header, Export as CSV… through
+// the table's context menu.
+#include "deterministictestmain.h"
+#include "exportresultview.h"
+#include "filedialoganswer.h"
+#include "tableactions.h"
+#include "tablefilter.h"
+
+#include "export/exportresult.h"
+#include "export/phasedexportoutcome.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QTemporaryDir>
+
+using namespace dimscope;
+
+namespace {
+
+// The replay of four calls as the worker sends it (docs/worker-protocol.md): call 1
+// refused by a guard on input_ids dim 1, call 2 by an error, call 3's outputs differ.
+const char *kVerificationFailed = R"J({"kind": "verification_failed", "message": "3 of 4 calls fail",
+  "result": {"output": "/tmp/model.pt2", "example_call": 0, "device": "cpu",
+    "verification": [
+      {"call": 0, "status": "ok", "outputs": [{"path": "output", "max_abs": 1.5e-7, "max_rel": 2e-6, "ok": true}]},
+      {"call": 1, "status": "rejected", "message": "Guard failed: input_ids.size()[1] == 1",
+       "guard": {"expression": "input_ids.size()[1] == 1", "text": "input_ids dim 1 == 1",
+                 "sources": [{"source": "input_ids.size()[1]", "path": "input_ids", "dim": 1}]}, "outputs": []},
+      {"call": 2, "status": "rejected", "message": "RuntimeError: Expected input at *args[1].shape[0] to be equal to 2, but got 3", "outputs": []},
+      {"call": 3, "status": "mismatch", "outputs": [{"path": "output.logits", "max_abs": 0.25, "max_rel": 0.5, "ok": false, "value_equal": false}]}]}})J";
+
+PhasedExportOutcome verificationOutcome()
+{
+    PhasedExportOutcome outcome;
+    outcome.firstAttempt =
+        ExportResult::fromFailure(WorkerFailure::fromJson(QJsonDocument::fromJson(QByteArray(kVerificationFailed)).object()));
+    return outcome;
+}
+
+QTableView *verificationTable(ExportResultView &view)
+{
+    return view.findChild<QTableView *>(QStringLiteral("verificationTable"));
+}
+
+} // namespace
+
+class TestResultTables : public QObject
+{
+    Q_OBJECT
+private slots:
+    void searchHidesRowsAndCounts();
+    void copyPutsSelectedRowsWithHeaderOnTheClipboard();
+    void exportCsvFromTheContextMenuWritesShownRows();
+};
+
+void TestResultTables::searchHidesRowsAndCounts()
+{
+    ExportResultView view;
+    view.showOutcome(verificationOutcome(), {});
+    QTableView *table = verificationTable(view);
+    QVERIFY(table && table->isVisibleTo(&view));
+    QCOMPARE(table->model()->rowCount(), 4);
+    auto *field = view.findChild<QLineEdit *>(QStringLiteral("resultFilter"));
+    auto *count = view.findChild<QLabel *>(QStringLiteral("resultFilterCount"));
+    QVERIFY(field && field->isVisibleTo(&view) && count);
+    QTest::keyClicks(field, QStringLiteral("INPUT_IDS dim 1"));
+    QCOMPARE(count->text(), QStringLiteral("1 of 4 shown"));
+    QVERIFY(!table->isRowHidden(1));
+    for (int row : {0, 2, 3})
+        QVERIFY(table->isRowHidden(row));
+    // A new export's table is searched with the same text.
+    view.showOutcome(verificationOutcome(), {});
+    QVERIFY(table->isRowHidden(0) && !table->isRowHidden(1));
+    QCOMPARE(count->text(), QStringLiteral("1 of 4 shown"));
+    // Escape clears the search: every row again, no count.
+    QTest::keyClick(field, Qt::Key_Escape);
+    QCOMPARE(field->text(), QString());
+    for (int row = 0; row < 4; ++row)
+        QVERIFY(!table->isRowHidden(row));
+    QCOMPARE(count->text(), QString());
+}
+
+void TestResultTables::copyPutsSelectedRowsWithHeaderOnTheClipboard()
+{
+    ExportResultView view;
+    view.resize(900, 500);
+    view.show();
+    view.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&view)); // Ctrl+C goes to the focused table of the active window
+    view.showOutcome(verificationOutcome(), {});
+    QTableView *table = verificationTable(view);
+    table->selectRow(3);
+    table->setFocus();
+    QApplication::clipboard()->clear();
+    QTest::keySequence(table, QKeySequence::Copy);
+    const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines.at(0).startsWith(QLatin1String("Call\tExported program\tMax abs diff\tMax rel diff")), qPrintable(lines.at(0)));
+    QVERIFY2(lines.at(1).startsWith(QLatin1String("3\t")) && lines.at(1).contains(QLatin1String("\t0.25\t0.5")),
+             qPrintable(lines.at(1)));
+}
+
+void TestResultTables::exportCsvFromTheContextMenuWritesShownRows()
+{
+    ExportResultView view;
+    view.showOutcome(verificationOutcome(), {});
+    QTableView *table = verificationTable(view);
+    view.findChild<QLineEdit *>(QStringLiteral("resultFilter"))->setText(QStringLiteral("rejected"));
+    // The table's context menu is its actions: Copy, Export as CSV…
+    QCOMPARE(table->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QStringList menu;
+    for (QAction *a : table->actions())
+        menu << a->text();
+    QCOMPARE(menu, (QStringList{QStringLiteral("Copy"), QStringLiteral("Export as CSV…")}));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("verification.csv"));
+    QVERIFY(test::answerFileDialog(table->actions().at(1), path) > 0);
+    QFile file(path);
+    QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
+    const QStringList records = QString::fromUtf8(file.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    // The header and the two rejected calls; the guard text has no comma, the error's
+    // message has one and is quoted.
+    QCOMPARE(records.size(), 3);
+    QVERIFY2(records.at(0).startsWith(QLatin1String("Call,Exported program,")), qPrintable(records.at(0)));
+    QVERIFY2(records.at(1).startsWith(QLatin1String("1,")), qPrintable(records.at(1)));
+    QVERIFY2(records.at(2).startsWith(QLatin1String("2,")) && records.at(2).contains(QLatin1String("\"RuntimeError: Expected input")),
+             qPrintable(records.at(2)));
+}
+
+DIMSCOPE_TEST_MAIN(TestResultTables)
+#include "tst_resulttables.moc"
