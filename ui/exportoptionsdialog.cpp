@@ -3,18 +3,24 @@
 
 #include "projectdocument.h"
 #include "shapes/examplecall.h"
+#include "shapes/exporthints.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QStyle>
+#include <QTreeWidget>
+
+#include <algorithm>
 
 namespace dimscope {
 
 ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidget *parent)
     : QDialog(parent), m_initial(document->exportOptions()), m_example(new QComboBox(this)), m_strict(new QCheckBox(this)),
-      m_fixLoop(new QCheckBox(this))
+      m_fixLoop(new QCheckBox(this)), m_mergeHints(new QLabel(this)), m_calls(new QTreeWidget(this))
 {
     setObjectName(QStringLiteral("exportOptionsDialog"));
     setWindowTitle(tr("Export Options"));
@@ -46,7 +52,67 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
     form->addRow(tr("Example call:"), m_example);
     form->addRow(QString(), m_strict);
     form->addRow(QString(), m_fixLoop);
+    addHints(document);
+    form->addRow(m_mergeHints);
+    form->addRow(tr("Captured calls:"), m_calls);
     form->addRow(buttons);
+    resize(sizeHint().expandedTo(QSize(720, 420)));
+}
+
+void ExportOptionsDialog::addHints(const ProjectDocument *document)
+{
+    const ExportHints hints = document->hasCapture() ? ExportHints::compute(document->table(), document->constraints())
+                                                     : ExportHints();
+    m_automatic = hints.automaticCall();
+    QStringList merges;
+    for (const MergeCandidate &m : hints.mergeCandidates())
+        merges << tr("<b>%1</b> and <b>%2</b> are equal in every captured call that has both (%3 calls): "
+                     "perhaps one Dim (Dims panel: Merge).")
+                      .arg(m.first.toHtmlEscaped(), m.second.toHtmlEscaped())
+                      .arg(m.calls);
+    m_mergeHints->setObjectName(QStringLiteral("mergeHints"));
+    m_mergeHints->setWordWrap(true);
+    m_mergeHints->setText(merges.join(QStringLiteral("<br>")));
+    m_mergeHints->setVisible(!merges.isEmpty());
+
+    m_calls->setObjectName(QStringLiteral("exampleCalls"));
+    m_calls->setRootIsDecorated(false);
+    m_calls->setHeaderLabels({tr("Call"), tr("Dims in it"), tr("torch specializes")});
+    m_calls->setToolTip(tr("Each captured call as the example input. A Dim of size 0 or 1 in the example call "
+                           "becomes a constant (or fails the export). Click a call to use it."));
+    for (const ExampleCallHint &h : hints.calls()) {
+        auto *item = new QTreeWidgetItem(m_calls, {tr("Call %1").arg(h.call), h.sizesText(), h.zeroOrOne.join(QStringLiteral(", "))});
+        item->setData(0, Qt::UserRole, h.call);
+        item->setToolTip(1, h.sizesText());
+        if (!h.zeroOrOne.isEmpty()) {
+            item->setIcon(2, style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            item->setToolTip(2, tr("torch specializes a size of 0 or 1: exported from this call, %1 would be a constant")
+                                    .arg(h.zeroOrOne.join(QStringLiteral(", "))));
+        }
+    }
+    m_calls->header()->setStretchLastSection(true);
+    m_calls->resizeColumnToContents(0);
+    m_calls->resizeColumnToContents(1);
+    m_calls->setColumnWidth(1, std::max(m_calls->columnWidth(1), 200));
+    connect(m_calls, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
+        m_example->setCurrentIndex(m_example->findData(item->data(0, Qt::UserRole)));
+    });
+    connect(m_example, &QComboBox::currentIndexChanged, this, &ExportOptionsDialog::markExampleCall);
+    markExampleCall();
+}
+
+void ExportOptionsDialog::markExampleCall()
+{
+    const int chosen = m_example->currentData().toInt();
+    const int example = chosen < 0 ? m_automatic : chosen;
+    for (int i = 0; i < m_calls->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_calls->topLevelItem(i);
+        const int call = item->data(0, Qt::UserRole).toInt();
+        QFont font = item->font(0);
+        font.setBold(call == example);
+        item->setFont(0, font);
+        item->setText(0, call == example ? tr("Call %1 (example)").arg(call) : tr("Call %1").arg(call));
+    }
 }
 
 ExportOptions ExportOptionsDialog::options() const

@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The result tables as a user works with them: the search above them ("1 of 4 shown"),
 // Copy (Ctrl+C) of the selected or shown rows with the header, Export as CSV… through
-// the table's context menu.
+// the table's context menu; and before an export, the options dialog's hints (Dims
+// equal in every call, each call as the example with its 0/1 Dims).
 #include "deterministictestmain.h"
+#include "exportoptionsdialog.h"
 #include "exportresultview.h"
 #include "filedialoganswer.h"
+#include "projectdocument.h"
 #include "tableactions.h"
 #include "tablefilter.h"
 
+#include "capturebuilder.h"
 #include "export/exportresult.h"
 #include "export/phasedexportoutcome.h"
+#include "shapes/shapeinference.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 
 using namespace dimscope;
 
@@ -59,6 +66,7 @@ private slots:
     void searchHidesRowsAndCounts();
     void copyPutsSelectedRowsWithHeaderOnTheClipboard();
     void exportCsvFromTheContextMenuWritesShownRows();
+    void optionsDialogHintsMergesAndZeroOrOneCalls();
 };
 
 void TestResultTables::searchHidesRowsAndCounts()
@@ -134,6 +142,52 @@ void TestResultTables::exportCsvFromTheContextMenuWritesShownRows()
     QVERIFY2(records.at(1).startsWith(QLatin1String("1,")), qPrintable(records.at(1)));
     QVERIFY2(records.at(2).startsWith(QLatin1String("2,")) && records.at(2).contains(QLatin1String("\"RuntimeError: Expected input")),
              qPrintable(records.at(2)));
+}
+
+void TestResultTables::optionsDialogHintsMergesAndZeroOrOneCalls()
+{
+    // q_len and kv_len are equal in every call; call 0 is a prefill (past_len 0).
+    const Capture capture = test::makeCapture(
+        QStringLiteral("x=2x5 y=2x5 p=2x0 | x=3x7 y=3x7 p=3x5 | x=2x9 y=2x9 p=2x7"));
+    ConstraintSet set;
+    for (const char *name : {"batch", "q_len", "kv_len", "past_len"})
+        QCOMPARE(set.addRootDim(QLatin1String(name)), QString());
+    const auto named = [](const char *n) { return DimAssignment::named(QLatin1String(n)); };
+    QCOMPARE(set.setLeaf(QStringLiteral("x"), {named("batch"), named("q_len")}), QString());
+    QCOMPARE(set.setLeaf(QStringLiteral("y"), {named("batch"), named("kv_len")}), QString());
+    QCOMPARE(set.setLeaf(QStringLiteral("p"), {named("batch"), named("past_len")}), QString());
+    ProjectDocument document;
+    document.setCapture(QStringLiteral("/tmp/hints.safetensors"), capture, ShapeInference::infer(capture), set);
+
+    ExportOptionsDialog dialog(&document);
+    auto *merges = dialog.findChild<QLabel *>(QStringLiteral("mergeHints"));
+    QVERIFY(merges && merges->isVisibleTo(&dialog));
+    QVERIFY2(merges->text().contains(QLatin1String("<b>q_len</b> and <b>kv_len</b> are equal in every captured call")),
+             qPrintable(merges->text()));
+    auto *calls = dialog.findChild<QTreeWidget *>(QStringLiteral("exampleCalls"));
+    QVERIFY(calls);
+    QCOMPARE(calls->topLevelItemCount(), 3);
+    QCOMPARE(calls->topLevelItem(0)->text(1), QStringLiteral("batch=2, q_len=5, kv_len=5, past_len=0"));
+    QCOMPARE(calls->topLevelItem(0)->text(2), QStringLiteral("past_len = 0"));
+    QCOMPARE(calls->topLevelItem(1)->text(2), QString());
+    // Automatic: the example is a call without 0 or 1 (call 1 or 2), marked in the list.
+    QCOMPARE(calls->topLevelItem(0)->text(0), QStringLiteral("Call 0"));
+    QVERIFY(calls->topLevelItem(1)->text(0).endsWith(QLatin1String("(example)"))
+            || calls->topLevelItem(2)->text(0).endsWith(QLatin1String("(example)")));
+    // Clicking call 0 makes it the example: the warning is then about the export's input.
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTest::mouseClick(calls->viewport(), Qt::LeftButton, {}, calls->visualItemRect(calls->topLevelItem(0)).center());
+    QCOMPARE(dialog.exampleCallBox()->currentData().toInt(), 0);
+    QCOMPARE(calls->topLevelItem(0)->text(0), QStringLiteral("Call 0 (example)"));
+    QCOMPARE(dialog.options().exampleCall, 0);
+
+    // Without a merge candidate the hint is not shown at all.
+    ProjectDocument plain;
+    const Capture one = test::makeCapture(QStringLiteral("x=2x5 | x=3x7"));
+    plain.setCapture(QStringLiteral("/tmp/plain.safetensors"), one, ShapeInference::infer(one));
+    ExportOptionsDialog plainDialog(&plain);
+    QVERIFY(!plainDialog.findChild<QLabel *>(QStringLiteral("mergeHints"))->isVisibleTo(&plainDialog));
 }
 
 DIMSCOPE_TEST_MAIN(TestResultTables)
