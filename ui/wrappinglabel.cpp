@@ -14,13 +14,14 @@ WrappingLabel::WrappingLabel(QWidget *parent) : QLabel(parent)
 
 int WrappingLabel::neededHeight(int width) const
 {
-    return text().isEmpty() ? 0 : heightForWidth(qMax(width, 1));
+    // Hidden, the label has no real width yet (a placeholder 100 px would ask for a
+    // needlessly tall first layout); once shown it is resized and asks again.
+    return text().isEmpty() || !isVisible() ? 0 : heightForWidth(qMax(width, 1));
 }
 
 QSize WrappingLabel::minimumSizeHint() const
 {
     const QSize base = QLabel::minimumSizeHint();
-    // Before the first layout the width is a placeholder; the hint settles on resize.
     return {base.width(), qMax(base.height(), neededHeight(width()))};
 }
 
