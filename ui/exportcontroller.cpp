@@ -194,9 +194,9 @@ void ExportController::fail(const QString &text)
 }
 
 // A project's model runs only once the user said yes for this project's place.
-bool ExportController::mayRunModel()
+bool ExportController::mayRunModel(Consent consent)
 {
-    if (!m_document->isModelRefFromProject() || !ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef()))
+    if (consent == Consent::Given || !m_document->isModelRefFromProject() || !ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef()))
         return true;
     if (ModelConsent::ask(m_window, m_document->projectPath(), m_document->modelRef()))
         return true;
@@ -205,7 +205,7 @@ bool ExportController::mayRunModel()
     return false;
 }
 
-bool ExportController::startExport(const QString &device)
+bool ExportController::startExport(const QString &device, Consent consent)
 {
     m_lastError.clear();
     if (isExporting()) {
@@ -222,7 +222,7 @@ bool ExportController::startExport(const QString &device)
         fail(tr("Export needs the model: File > Open Model…"));
         return false;
     }
-    if (!mayRunModel())
+    if (!mayRunModel(consent))
         return false;
     QString output = outputPath();
     if (output.isEmpty() || !QFileInfo(QFileInfo(output).absolutePath()).isWritable()) {

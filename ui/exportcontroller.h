@@ -72,7 +72,10 @@ public:
 
     // Starts an export on `device` ("cpu", "cuda"). Returns false, with the reason
     // shown in the result view, when it cannot start (no capture, no model, busy).
-    bool startExport(const QString &device);
+    // `consent`: Given when the user asked for this export by name (dimscope
+    // --export=cpu PROJECT): a project's model then runs without the question.
+    enum class Consent { Ask, Given };
+    bool startExport(const QString &device, Consent consent = Consent::Ask);
     void cancel();
     // Applies the last failure's suggested fixes to the document's constraints as one
     // undo step. Returns the lines it could not apply ("line: reason").
@@ -118,7 +121,7 @@ private:
     void updateActions();
     void resetForNewDocument();
     void onFinished(const PhasedExportOutcome &outcome);
-    bool mayRunModel();
+    bool mayRunModel(Consent consent);
     void fail(const QString &message);
     bool chooseOutputFile();
     void showPt2(const QString &path, const Pt2Program &program);

@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_document, &ProjectDocument::loadingChanged, m_dims, [this](bool loading) { m_dims->setEnabled(!loading); });
 
     restoreSettings();
+    updateCentre(); // the welcome page hides the docks the saved layout showed
     releaseTabFromViews();
     updateStatus();
 }
@@ -234,6 +235,16 @@ void MainWindow::connectPt2Opening()
     });
 }
 
+void MainWindow::exportOnceShown(const QString &device)
+{
+    auto *once = new QObject(this);
+    connect(this, &MainWindow::captureShown, once, [this, once, device] {
+        once->deleteLater();
+        m_export->startExport(device, ExportController::Consent::Given);
+    });
+    connect(this, &MainWindow::openFailed, once, &QObject::deleteLater);
+}
+
 void MainWindow::showCapture(const Capture &capture, const QString &label)
 {
     m_project->opener()->openCapture(capture, label);
@@ -247,8 +258,10 @@ void MainWindow::restoreSettings()
     restoreState(settings.value(settings::WindowState).toByteArray(), settings::WindowStateVersion);
 }
 
-void MainWindow::saveSettings() const
+void MainWindow::saveSettings()
 {
+    // The layout saved is the document's, not the welcome page's (its docks hidden).
+    setWelcomeMode(false);
     QSettings settings;
     settings.setValue(settings::Geometry, saveGeometry());
     settings.setValue(settings::WindowState, saveState(settings::WindowStateVersion));

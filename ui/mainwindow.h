@@ -4,6 +4,7 @@
 #include "models/loadedcapture.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 class QAction;
 class QDockWidget;
@@ -43,6 +44,9 @@ public:
     // controller's pt2Opened, or openFailed follows). Returns false, with the reason
     // in the banner, when it cannot start.
     bool openFile(const QString &path);
+    // dimscope --export=DEVICE FILE: exports on `device` once the next file opened is
+    // shown (the user asked for it by name: a project's model runs without asking).
+    void exportOnceShown(const QString &device);
     // Shows a capture built in memory (tests, generated captures), through the same
     // off-thread path as a file.
     void showCapture(const Capture &capture, const QString &label);
@@ -87,7 +91,7 @@ private:
     void connectOpening();
     void connectPt2Opening();
     void restoreSettings();
-    void saveSettings() const;
+    void saveSettings();
     void updateTitle();
     void updateStatus();
     void showNode(int node);
@@ -114,6 +118,7 @@ private:
     // mainwindowview.cpp
     void createCentre(QWidget *banner);
     void updateCentre();
+    void setWelcomeMode(bool welcome);
     void createToolBar();
     void arrangeDocks();
     void createFocusActions(QMenu *view);
@@ -137,6 +142,8 @@ private:
     // the .pt2 opened as the document); empty when the tab is hidden.
     QString m_programShown;
     bool m_cudaNoticePending = false;
+    bool m_welcomeMode = false;
+    QList<QPointer<QDockWidget>> m_docksHiddenForWelcome;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;
     QProgressBar *m_progress;

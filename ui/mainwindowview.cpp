@@ -94,7 +94,7 @@ void MainWindow::createCentre(QWidget *banner)
         updateCentre();
         m_tabs->setCurrentIndex(ProgramTab);
     });
-    updateCentre();
+    // The constructor calls updateCentre() once the docks are arranged and restored.
 }
 
 // The welcome page until there is a document; then its tabs: the inputs when it has a
@@ -107,8 +107,33 @@ void MainWindow::updateCentre()
     m_tabs->setTabVisible(ProgramTab, haveProgram);
     const bool welcome = !haveCapture && !haveProgram && !m_document->isLoading();
     m_centre->setCurrentWidget(welcome ? static_cast<QWidget *>(m_welcome) : m_tabs);
+    setWelcomeMode(welcome);
     if (!haveProgram)
         m_tabs->setCurrentIndex(InputsTab);
+}
+
+// The welcome page has the window to itself: the docks, empty without a document, are
+// hidden while it shows and come back as they were when a document opens.
+void MainWindow::setWelcomeMode(bool welcome)
+{
+    if (welcome == m_welcomeMode)
+        return;
+    m_welcomeMode = welcome;
+    if (welcome) {
+        m_docksHiddenForWelcome.clear();
+        for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+            if (dock->isVisibleTo(this) && !dock->isFloating()) {
+                m_docksHiddenForWelcome << dock;
+                dock->hide();
+            }
+        }
+        return;
+    }
+    for (const QPointer<QDockWidget> &dock : std::as_const(m_docksHiddenForWelcome)) {
+        if (dock)
+            dock->show();
+    }
+    m_docksHiddenForWelcome.clear();
 }
 
 void MainWindow::createToolBar()
@@ -173,7 +198,11 @@ void MainWindow::arrangeDocks()
 
 void MainWindow::resetLayout()
 {
+    // On the welcome page the docks stay hidden; they come back arranged.
+    const bool welcome = m_welcomeMode;
+    setWelcomeMode(false);
     arrangeDocks();
+    setWelcomeMode(welcome);
     if (QToolBar *bar = findChild<QToolBar *>(QStringLiteral("mainToolBar")))
         bar->show();
 }

@@ -17,6 +17,8 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace dimscope {
 
 namespace {
@@ -125,6 +127,11 @@ QWidget *WelcomePage::createRecordColumn()
     m_snippet->setPlainText(recordingSnippet());
     m_snippet->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_snippet->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Wide enough for its longest line: a snippet to copy should be read whole.
+    int widest = 0;
+    for (const QString &line : recordingSnippet().split(QLatin1Char('\n')))
+        widest = std::max(widest, m_snippet->fontMetrics().horizontalAdvance(line));
+    m_snippet->setMinimumWidth(widest + 4 * m_snippet->frameWidth() + 2 * int(m_snippet->document()->documentMargin()) + 8);
     auto *copy = button(QStringLiteral("welcomeCopySnippet"), tr("Copy"), column);
     connect(copy, &QPushButton::clicked, this, [] { QApplication::clipboard()->setText(recordingSnippet()); });
     auto *after = new QLabel(tr("The tree then shows every input leaf, cache layers included, with the dims that "

@@ -9,6 +9,8 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include <cstdio>
+
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
@@ -32,7 +34,18 @@ int main(int argc, char **argv)
     QCommandLineOption quitAfter(QStringLiteral("quit-after"), QStringLiteral("first-paint or shown"), QStringLiteral("moment"));
     quitAfter.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(quitAfter);
+    QCommandLineOption exportOn(QStringLiteral("export"),
+                                QStringLiteral("Export FILE on DEVICE (cpu or cuda) once it is open; a project's model runs "
+                                               "without asking, since you named it."),
+                                QStringLiteral("DEVICE"));
+    parser.addOption(exportOn);
     parser.process(app);
+    const QString device = parser.value(exportOn);
+    if (parser.isSet(exportOn) && ((device != QLatin1String("cpu") && device != QLatin1String("cuda")) ||
+                                   parser.positionalArguments().isEmpty())) {
+        fprintf(stderr, "dimscope: --export takes cpu or cuda, and a FILE to export\n");
+        return 2;
+    }
 
     dimscope::MainWindow window;
     // The file opens once the window has painted: reading it (off the GUI thread) must
@@ -42,6 +55,8 @@ int main(int argc, char **argv)
     const bool shown = parser.value(quitAfter) == QLatin1String("shown");
     if (!files.isEmpty() && (shown || !parser.isSet(quitAfter)))
         dimscope::FirstPaint::then(&window, [&window, file = files.first()] { window.openFile(file); });
+    if (parser.isSet(exportOn))
+        window.exportOnceShown(device);
     if (parser.isSet(quitAfter))
         dimscope::QuitAfter::install(&window, shown ? dimscope::QuitAfter::Moment::CaptureShown
                                                     : dimscope::QuitAfter::Moment::FirstPaint);

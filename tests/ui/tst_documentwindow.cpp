@@ -131,6 +131,9 @@ void TestDocumentWindow::welcomePageUntilADocumentOpens()
     QVERIFY(window.findChild<QLabel *>(QStringLiteral("welcomeNoRecent"))->isVisible());
     QVERIFY(window.welcomePage()->recordSnippet()->toPlainText().contains(QLatin1String("InputRecorder")));
     QVERIFY(window.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->isVisible());
+    // The page has the window to itself: the docks, empty without a document, wait.
+    auto *dims = window.findChild<QDockWidget *>(QStringLiteral("dimsDock"));
+    QVERIFY(!dims->isVisible());
 
     window.showCapture(test::kvCapture(3, 2), QStringLiteral("in-memory"));
     QTRY_VERIFY(window.document()->hasCapture());
@@ -138,6 +141,8 @@ void TestDocumentWindow::welcomePageUntilADocumentOpens()
     QVERIFY(window.documentTabs()->isTabVisible(MainWindow::InputsTab));
     QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::ProgramTab)); // nothing exported yet
     QCOMPARE(window.documentTabs()->currentWidget(), static_cast<QWidget *>(window.inputsView()));
+    QVERIFY(dims->isVisible());
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("detailsDock"))->isVisible());
 }
 
 void TestDocumentWindow::welcomePageOpensRecentFilesAndTheDemo()
@@ -214,6 +219,8 @@ void TestDocumentWindow::resetLayoutPutsEveryDockBack()
     MainWindow window;
     window.resize(1280, 800);
     window.show();
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("in-memory"));
+    QTRY_VERIFY(window.document()->hasCapture());
     auto *dims = window.findChild<QDockWidget *>(QStringLiteral("dimsDock"));
     auto *details = window.findChild<QDockWidget *>(QStringLiteral("detailsDock"));
     auto *plot = window.findChild<QDockWidget *>(QStringLiteral("plotDock"));
