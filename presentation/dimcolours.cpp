@@ -5,6 +5,9 @@
 
 #include <QSet>
 
+#include <algorithm>
+#include <cmath>
+
 namespace dimscope {
 
 namespace {
@@ -15,6 +18,19 @@ const QColor kPalette[] = {
     QColor(0x98, 0x4e, 0xa3), QColor(0xff, 0x7f, 0x00), QColor(0x4d, 0xaf, 0x4a), QColor(0xa6, 0x56, 0x28),
 };
 constexpr int kPaletteSize = int(sizeof(kPalette) / sizeof(kPalette[0]));
+
+// WCAG 2 relative luminance and contrast ratio.
+double luminance(const QColor &c)
+{
+    auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+double contrast(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
 } // namespace
 
 DimColours::DimColours(QObject *parent) : QObject(parent) {}
@@ -56,6 +72,21 @@ void DimColours::update(const ConstraintSet &set)
 QColor DimColours::staticVaryingColour() { return QColor(0x80, 0x80, 0x80); }
 
 QColor DimColours::unnamedDynamicColour() { return QColor(0x5c, 0x6b, 0xc0); }
+
+QColor DimColours::readableOn(const QColor &colour, const QColor &background)
+{
+    constexpr double kReadable = 4.5;
+    // The palette was chosen on light backgrounds, where it is left as it is.
+    if (!colour.isValid() || luminance(background) >= 0.18 || contrast(colour, background) >= kReadable)
+        return colour;
+    QColor hsl = colour.toHsl();
+    // Small steps in lightness, so the colour moves no further than it must.
+    for (int step = 0; step < 40 && contrast(hsl, background) < kReadable; ++step) {
+        const float l = hsl.lightnessF() + 0.025f;
+        hsl.setHslF(hsl.hslHueF(), hsl.hslSaturationF(), std::clamp(l, 0.0f, 1.0f));
+    }
+    return hsl.toRgb();
+}
 
 QColor DimColours::colour(const QString &dim) const
 {

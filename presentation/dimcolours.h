@@ -24,6 +24,11 @@ public:
     void update(const ConstraintSet &set);
     void reset();
     QColor colour(const QString &dim) const;
+    // `colour` as text on `background`: on a dark background lightened just enough for
+    // a 4.5:1 contrast, so that a Dim's sizes stay readable in the dark theme; the hue
+    // is kept. Unchanged on a light background (the palette was chosen for one) and
+    // when it already reads.
+    static QColor readableOn(const QColor &colour, const QColor &background);
 
     // A dimension whose size changes between calls but that the constraints keep static
     // (it will fail those calls): grey, a colour no Dim ever gets, so it never reads as

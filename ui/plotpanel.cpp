@@ -50,7 +50,8 @@ QCPItemText *edgeMarker(QCustomPlot *plot, double yRatio, Qt::Alignment vertical
 } // namespace
 
 PlotPanel::PlotPanel(QWidget *parent)
-    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)), m_title(new QLabel(this)),
+    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)), m_dimLabel(new QLabel(tr("Dimension:"), this)),
+      m_title(new QLabel(this)),
       m_saveStatus(new QLabel(this)), m_saveStatusTimer(new QTimer(this)), m_saveAction(new QAction(tr("Save…"), this))
 {
     setObjectName(QStringLiteral("plotPanel"));
@@ -119,14 +120,15 @@ PlotPanel::PlotPanel(QWidget *parent)
 
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
-    bar->addWidget(new QLabel(tr("Dimension:"), this));
+    bar->addWidget(m_dimLabel);
     bar->addWidget(m_dimBox, 1);
-    bar->addWidget(m_title, 2);
+    bar->addStretch();
     bar->addWidget(reset);
     bar->addWidget(save);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
+    layout->addWidget(m_title);
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_saveStatus);
 }
@@ -256,6 +258,7 @@ void PlotPanel::draw(const QString &leafPath, int leafDim, const QString &assign
     updateTitle(leafPath, leafDim, assignedDim);
     m_plot->graph(0)->setName(m_titleText);
     m_dimBox->setVisible(m_dimName.isEmpty());
+    m_dimLabel->setVisible(m_dimName.isEmpty());
     m_hoverTracer->setVisible(false);
     m_hoverText.clear();
     resetView();
@@ -402,6 +405,8 @@ void PlotPanel::applyPalette()
         axis->setTickLabelColor(text);
         axis->setLabelColor(text);
         axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+        // Call 0 and size 0 are ordinary values: no brighter line for them.
+        axis->grid()->setZeroLinePen(QPen(grid, 0, Qt::DotLine));
     }
     const QColor highlight = pal.color(QPalette::Highlight);
     m_plot->graph(0)->setPen(QPen(highlight, 2));

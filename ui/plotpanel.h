@@ -90,6 +90,7 @@ private:
     QString m_assignedDim;
     QString m_titleText;
     QString m_hoverText;
+    QLabel *m_dimLabel;
     QLabel *m_title;
     QLabel *m_saveStatus;
     QTimer *m_saveStatusTimer;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapedelegate.h"
 
+#include "dimcolours.h"
 #include "models/inputsmodel.h"
 
 #include <QApplication>
@@ -48,7 +49,8 @@ void ShapeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
         const QColor c = colours.value(d).value<QColor>();
         const QFont &font = c.isValid() ? bold : opt.font;
         painter->setFont(font);
-        painter->setPen(c.isValid() && !selected ? c : plain);
+        // Dim colours are picked for a light background; the dark theme lightens them.
+        painter->setPen(c.isValid() && !selected ? DimColours::readableOn(c, opt.palette.color(QPalette::Base)) : plain);
         painter->drawText(QRect(x, textRect.top(), textRect.right() - x, textRect.height()),
                           Qt::AlignVCenter | Qt::AlignLeft, parts.at(d));
         x += QFontMetrics(font).horizontalAdvance(parts.at(d));

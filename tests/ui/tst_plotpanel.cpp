@@ -6,6 +6,7 @@
 #undef QT_NO_FOREACH
 #include "filedialoganswer.h"
 #include "capture/capturereader.h"
+#include "dimcolours.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
 #include "project/projectfile.h"
@@ -64,6 +65,7 @@ private slots:
     void saveErrorNamesTheFile();
     void themeSwitchRecoloursApplicationAndPlot();
     void darkPaletteIsReadable();
+    void dimColoursReadInTheDarkTheme();
     void preferencesThemeAppliesAtOnceAndCancelRestores();
     void preferencesShowEveryLabelWhole();
 
@@ -294,6 +296,23 @@ void TestPlotPanel::darkPaletteIsReadable()
     QVERIFY(contrast(dark.color(QPalette::HighlightedText), dark.color(QPalette::Highlight)) >= 3.0);
     QVERIFY(contrast(dark.color(QPalette::Link), dark.color(QPalette::Base)) >= 4.5);
     QVERIFY(contrast(dark.color(QPalette::Disabled, QPalette::Text), dark.color(QPalette::Base)) >= 3.0);
+}
+
+void TestPlotPanel::dimColoursReadInTheDarkTheme()
+{
+    // The Dim palette's purple, blue and brown read poorly on the dark base (< 4:1)
+    const QColor base = ThemeApplier::darkPalette().color(QPalette::Base);
+    for (const QColor &dimColour : {QColor(0x75, 0x70, 0xb3), QColor(0x98, 0x4e, 0xa3), QColor(0x37, 0x7e, 0xb8), QColor(0xa6, 0x76, 0x1d)}) {
+        const QColor shown = DimColours::readableOn(dimColour, base);
+        QVERIFY2(contrast(shown, base) >= 4.5, qPrintable(dimColour.name()));
+        // the same hue, only lighter
+        QVERIFY(qAbs(shown.hslHue() - dimColour.hslHue()) <= 3);
+        QVERIFY(shown.lightness() > dimColour.lightness());
+    }
+    // On a light background the palette stays as chosen, as does a colour that reads
+    const QColor light = QApplication::style()->standardPalette().color(QPalette::Base);
+    QCOMPARE(DimColours::readableOn(QColor(0x75, 0x70, 0xb3), light), QColor(0x75, 0x70, 0xb3));
+    QCOMPARE(DimColours::readableOn(QColor(0xe7, 0x29, 0x8a).lighter(160), base), QColor(0xe7, 0x29, 0x8a).lighter(160));
 }
 
 void TestPlotPanel::preferencesThemeAppliesAtOnceAndCancelRestores()
