@@ -8,6 +8,7 @@
 #include "pt2programview.h"
 #include "tableactions.h"
 #include "tablefilter.h"
+#include "wrappingitemdelegate.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -108,8 +109,8 @@ QWidget *ExportResultView::createFailurePage()
     m_violations->setColumnCount(ViolationColumnCount);
     m_violations->setHeaderLabels({tr("Leaf dims"), tr("Dims"), tr("Where (model code)"), tr("Violation")});
     m_violations->setRootIsDecorated(false);
-    m_violations->setWordWrap(true);
-    m_violations->setTextElideMode(Qt::ElideMiddle);
+    // Long lines wrap within their column (rows grow) rather than being cut.
+    m_violations->setItemDelegate(new WrappingItemDelegate(m_violations));
     // The violation's text takes the width the leaf dims and Dims leave.
     m_violations->header()->setStretchLastSection(true);
     m_violations->header()->setMinimumSectionSize(60);
@@ -152,7 +153,7 @@ QWidget *ExportResultView::createFailurePage()
     auto *actionLayout = new QHBoxLayout(action);
     actionLayout->setContentsMargins(0, 0, 0, 0);
     actionLayout->addWidget(m_advice, 1);
-    actionLayout->addWidget(m_reexport, 0, Qt::AlignTop);
+    actionLayout->addWidget(m_reexport, 0, Qt::AlignRight | Qt::AlignTop);
     auto *split = new QSplitter(Qt::Vertical);
     split->addWidget(m_findings);
     split->addWidget(action);
@@ -407,11 +408,23 @@ void ExportResultView::addViolation(const WorkerViolation &v)
 // violation's text (the last section) stretches over the rest.
 void ExportResultView::fitViolationColumns()
 {
+    // No model line for any violation (torch before 2.8, non-strict): no empty column.
+    bool anyWhere = false;
+    for (int i = 0; i < m_violations->topLevelItemCount(); ++i)
+        anyWhere = anyWhere || !m_violations->topLevelItem(i)->text(WhereColumn).isEmpty();
+    m_violations->setColumnHidden(WhereColumn, !anyWhere);
+    // Measured on one line: the wrapping delegate would measure at the current width.
     const int cap = std::max(160, m_violations->viewport()->width() / 3);
+    const QFontMetrics metrics = m_violations->fontMetrics();
+    const int margin = 2 * m_violations->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 12;
     for (int column : {int(LeafDimsColumn), int(DimsColumn), int(WhereColumn)}) {
-        m_violations->resizeColumnToContents(column);
-        m_violations->setColumnWidth(column, std::min(m_violations->columnWidth(column), cap));
+        int width = metrics.horizontalAdvance(m_violations->headerItem()->text(column));
+        for (int i = 0; i < m_violations->topLevelItemCount(); ++i)
+            width = std::max(width, metrics.horizontalAdvance(m_violations->topLevelItem(i)->text(column)));
+        m_violations->setColumnWidth(column, std::min(width + margin, cap));
     }
+    // Row heights follow the new widths (wrapped text).
+    m_violations->doItemsLayout();
 }
 
 void ExportResultView::showFixOutcome(const QStringList &applied, const QStringList &unapplied)

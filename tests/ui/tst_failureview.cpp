@@ -122,6 +122,10 @@ void TestFailureView::violationColumnTakesTheFreeWidth()
     QCOMPARE(header->sectionViewportPosition(ExportResultView::ViolationColumn) + violation, table->viewport()->width());
     QVERIFY2(violation >= table->viewport()->width() / 4,
              qPrintable(QStringLiteral("%1 of %2").arg(violation).arg(table->viewport()->width())));
+
+    // In a narrow view the violation's text wraps: its row grows instead of cutting it.
+    view.resize(700, 500);
+    QTRY_VERIFY(table->visualItemRect(table->topLevelItem(0)).height() > 2 * table->fontMetrics().height());
 }
 
 void TestFailureView::modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox()
