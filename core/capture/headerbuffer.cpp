@@ -12,7 +12,9 @@ std::unique_ptr<HeaderBuffer> HeaderBuffer::read(const MappedFile &file, qint64 
 {
     std::unique_ptr<HeaderBuffer> b(new HeaderBuffer);
     b->m_mapped = size_t(std::max<qint64>(length, 1));
-    void *memory = mmap(nullptr, b->m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // MAP_POPULATE: the pages are all written by the read below; faulting them in
+    // one go costs less than one fault per page inside pread.
+    void *memory = mmap(nullptr, b->m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (memory == MAP_FAILED) {
         *error = QStringLiteral("cannot allocate %1 bytes for the header").arg(length);
         b->m_mapped = 0;

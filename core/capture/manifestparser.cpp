@@ -78,6 +78,29 @@ std::optional<QString> repeatedKey(const QStringList &keys)
     return std::nullopt;
 }
 
+// Where the list or object at `p` ends, found by its brackets and strings alone,
+// without checking anything else; nullptr when it does not end before `end`.
+const char *endOfBracketed(const char *p, const char *end)
+{
+    int depth = 0;
+    for (; p < end; ++p) {
+        const char ch = *p;
+        if (ch == '"') {
+            for (++p; p < end && *p != '"'; ++p) {
+                if (*p == '\\')
+                    ++p;
+            }
+            if (p >= end)
+                return nullptr;
+        } else if (ch == '[' || ch == '{') {
+            ++depth;
+        } else if ((ch == ']' || ch == '}') && --depth == 0) {
+            return p + 1;
+        }
+    }
+    return nullptr;
+}
+
 const QStringList kParameterKinds = {
     QStringLiteral("POSITIONAL_ONLY"), QStringLiteral("POSITIONAL_OR_KEYWORD"), QStringLiteral("VAR_POSITIONAL"),
     QStringLiteral("KEYWORD_ONLY"), QStringLiteral("VAR_KEYWORD"),
@@ -216,6 +239,7 @@ bool ManifestParser::readOptionalString(JsonCursor &c, QString &out, const QStri
 bool ManifestParser::parse(std::string_view manifest, Capture &out, QString *error)
 {
     JsonCursor c(manifest.data(), manifest.data() + manifest.size());
+    m_manifestEnd = manifest.data() + manifest.size();
     c.setAllowNonFinite(true);
     const JsonCursor::Type top = c.peekType();
     bool ok = false;
@@ -292,7 +316,12 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
                 if (!parseCalls(c, out))
                     return false;
                 m_callsRead = true;
-            } else if (!c.skipValue()) {
+            } else if (const char *after = endOfBracketed(c.rawPosition(), m_manifestEnd)) {
+                // 'calls' before the format and version (Qt writes keys sorted):
+                // jumped over by its brackets alone, since the calls are read and
+                // checked later anyway; validating them twice cost a fifth of the open.
+                c.seek(after);
+            } else if (!c.skipValue()) { // unbalanced: the full skip says where it breaks
                 return jsonFailed(c);
             }
         } else if (!c.skipValue()) { // unknown members: ignored (newer writers may add some)

@@ -76,6 +76,7 @@ private:
     InternPool &m_pool;
     QString m_error;
     bool m_callsRead = false;
+    const char *m_manifestEnd = nullptr;
     std::function<void(const char *)> m_consumed;
     // Node and leaf counts of the previous call: calls usually share a structure,
     // so the next call's arrays are reserved exactly (no growth slack).
