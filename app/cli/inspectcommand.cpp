@@ -166,14 +166,6 @@ void printHuman(QTextStream &out, const Capture &capture)
     }
 }
 
-QJsonArray shapeJson(const QVector<qint64> &shape)
-{
-    QJsonArray a;
-    for (qint64 d : shape)
-        a.append(d);
-    return a;
-}
-
 QJsonValue optionalString(const QString &s) { return s.isEmpty() ? QJsonValue() : QJsonValue(s); }
 
 QJsonObject modelJson(const Capture &capture)
@@ -206,21 +198,39 @@ QJsonObject callJson(const CapturedCall &call)
     };
 }
 
-// What one call has at a leaf row's path (null when it has nothing there).
-QJsonValue leafInCallJson(const Leaf *l)
+// What one call has at a leaf row's path (null when it has nothing there), members
+// in sorted order as QJsonObject wrote them. Streamed token by token: this runs for
+// every leaf of every call.
+void writeLeafInCall(JsonStreamWriter &w, const Leaf *l)
 {
-    if (!l)
-        return QJsonValue();
-    QJsonObject o{{QStringLiteral("kind"), nodeKindName(l->kind)}};
-    if (l->isTensor()) {
-        o.insert(QStringLiteral("dtype"), dtype::safetensorsName(l->dtype));
-        o.insert(QStringLiteral("shape"), shapeJson(l->shape));
-        o.insert(QStringLiteral("device"), l->device);
-        o.insert(QStringLiteral("tensor"), l->tensorName);
-    } else if (l->kind != NodeKind::None) {
-        o.insert(QStringLiteral("value"), l->value);
+    if (!l) {
+        w.nullValue();
+        return;
     }
-    return o;
+    w.beginObject();
+    if (l->isTensor()) {
+        w.key(QStringLiteral("device"));
+        w.value(l->device);
+        w.key(QStringLiteral("dtype"));
+        w.value(dtype::safetensorsName(l->dtype));
+        w.key(QStringLiteral("kind"));
+        w.value(nodeKindName(l->kind));
+        w.key(QStringLiteral("shape"));
+        w.beginArray();
+        for (qint64 d : l->shape)
+            w.value(d);
+        w.endArray();
+        w.key(QStringLiteral("tensor"));
+        w.value(l->tensorName);
+    } else {
+        w.key(QStringLiteral("kind"));
+        w.value(nodeKindName(l->kind));
+        if (l->kind != NodeKind::None) {
+            w.key(QStringLiteral("value"));
+            w.value(l->value);
+        }
+    }
+    w.endObject();
 }
 
 // Members in sorted order, as QJsonObject wrote them (see JsonStreamWriter).
@@ -232,7 +242,7 @@ void writeLeaves(JsonStreamWriter &w, const Capture &capture, const QVector<Leaf
         w.beginObject();
         w.key(QStringLiteral("calls"));
         w.beginArray();
-        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { w.value(leafInCallJson(l)); });
+        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { writeLeafInCall(w, l); });
         w.endArray();
         w.key(QStringLiteral("device"));
         w.value(first->isTensor() ? QJsonValue(first->device) : QJsonValue());

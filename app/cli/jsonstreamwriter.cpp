@@ -7,6 +7,8 @@
 
 namespace {
 
+constexpr qsizetype kBlock = 64 * 1024; // written to the device in blocks of about this size
+
 // A value as Qt writes it at the top level, without the final newline.
 QByteArray qtText(const QJsonValue &v)
 {
@@ -22,14 +24,60 @@ QByteArray qtText(const QJsonValue &v)
     return text;
 }
 
+// True when Qt writes every character of `s` as itself: printable ASCII other than
+// '"' and '\' (Qt escapes those, control characters, and encodes the rest as UTF-8).
+bool isPlainAscii(const QString &s)
+{
+    for (const QChar c : s) {
+        const char16_t u = c.unicode();
+        if (u < 0x20 || u >= 0x80 || u == u'"' || u == u'\\')
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
-JsonStreamWriter::JsonStreamWriter(QIODevice *out) : m_out(out) {}
+JsonStreamWriter::JsonStreamWriter(QIODevice *out) : m_out(out) { m_buffer.reserve(kBlock + 4096); }
 
-void JsonStreamWriter::write(const QByteArray &bytes)
+JsonStreamWriter::~JsonStreamWriter() { flush(); }
+
+bool JsonStreamWriter::flush()
 {
-    if (m_ok && m_out->write(bytes) != bytes.size())
+    if (m_ok && !m_buffer.isEmpty() && m_out->write(m_buffer) != m_buffer.size())
         m_ok = false;
+    m_buffer.clear();
+    return m_ok;
+}
+
+void JsonStreamWriter::maybeFlush()
+{
+    if (m_buffer.size() >= kBlock)
+        flush();
+}
+
+void JsonStreamWriter::appendString(const QString &s)
+{
+    if (!isPlainAscii(s)) {
+        appendQtText(QJsonValue(s));
+        return;
+    }
+    const qsizetype at = m_buffer.size();
+    m_buffer.resize(at + s.size() + 2);
+    char *p = m_buffer.data() + at;
+    *p++ = '"';
+    for (const QChar c : s)
+        *p++ = char(c.unicode());
+    *p = '"';
+}
+
+// Qt formats it at depth 0: every line after the first moves to this depth.
+void JsonStreamWriter::appendQtText(const QJsonValue &v)
+{
+    QByteArray text = qtText(v);
+    if (!m_stack.isEmpty() && text.contains('\n'))
+        text.replace("\n", QByteArray(QByteArray("\n") + QByteArray(4 * m_stack.size(), ' ')));
+    m_buffer.append(text);
 }
 
 // The separator and indent before a value in an array (a member's come with key()).
@@ -38,13 +86,15 @@ void JsonStreamWriter::beforeValue()
     if (m_stack.isEmpty() || m_stack.last().isObject)
         return;
     Level &level = m_stack.last();
-    write((level.count++ > 0 ? QByteArray(",\n") : QByteArray()) + indent(m_stack.size()));
+    if (level.count++ > 0)
+        m_buffer.append(",\n", 2);
+    appendIndent(m_stack.size());
 }
 
 void JsonStreamWriter::open(bool isObject)
 {
     beforeValue();
-    write(isObject ? "{\n" : "[\n");
+    m_buffer.append(isObject ? "{\n" : "[\n", 2);
     m_stack.append({isObject, 0});
 }
 
@@ -53,8 +103,16 @@ void JsonStreamWriter::open(bool isObject)
 void JsonStreamWriter::close()
 {
     const Level level = m_stack.takeLast();
-    write((level.count > 0 ? QByteArray("\n") : QByteArray()) + indent(m_stack.size())
-          + (level.isObject ? "}" : "]") + (m_stack.isEmpty() ? "\n" : ""));
+    if (level.count > 0)
+        m_buffer.append('\n');
+    appendIndent(m_stack.size());
+    m_buffer.append(level.isObject ? '}' : ']');
+    if (m_stack.isEmpty()) {
+        m_buffer.append('\n');
+        flush();
+    } else {
+        maybeFlush();
+    }
 }
 
 void JsonStreamWriter::beginObject() { open(true); }
@@ -65,15 +123,51 @@ void JsonStreamWriter::endArray() { close(); }
 void JsonStreamWriter::key(const QString &name)
 {
     Level &level = m_stack.last();
-    write((level.count++ > 0 ? QByteArray(",\n") : QByteArray()) + indent(m_stack.size()) + qtText(name) + ": ");
+    if (level.count++ > 0)
+        m_buffer.append(",\n", 2);
+    appendIndent(m_stack.size());
+    appendString(name);
+    m_buffer.append(": ", 2);
 }
 
 void JsonStreamWriter::value(const QJsonValue &v)
 {
     beforeValue();
-    // Qt formats it at depth 0: every line after the first moves to this depth.
-    QByteArray text = qtText(v);
-    if (!m_stack.isEmpty() && text.contains('\n'))
-        text.replace("\n", QByteArray(QByteArray("\n") + indent(m_stack.size())));
-    write(text);
+    if (v.isString())
+        appendString(v.toString());
+    else
+        appendQtText(v);
+    maybeFlush();
+}
+
+void JsonStreamWriter::value(const QString &s)
+{
+    beforeValue();
+    appendString(s);
+    maybeFlush();
+}
+
+// As Qt writes a QJsonValue holding an integer.
+void JsonStreamWriter::value(qint64 n)
+{
+    beforeValue();
+    m_buffer.append(QByteArray::number(n));
+    maybeFlush();
+}
+
+void JsonStreamWriter::value(bool b)
+{
+    beforeValue();
+    if (b)
+        m_buffer.append("true", 4);
+    else
+        m_buffer.append("false", 5);
+    maybeFlush();
+}
+
+void JsonStreamWriter::nullValue()
+{
+    beforeValue();
+    m_buffer.append("null", 4);
+    maybeFlush();
 }
