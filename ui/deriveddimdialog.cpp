@@ -138,7 +138,8 @@ void DerivedDimDialog::check()
                 misses.append(tr("call %1: %2 ≠ %3").arg(c).arg(m_values[c]).arg(expected));
         }
         fit = misses.isEmpty() ? tr("Fits every captured call.")
-                               : tr("Does not fit %1 call(s): %2").arg(misses.size()).arg(misses.mid(0, 3).join(QStringLiteral("; ")));
+                               : tr("Does not fit %1 call(s): %2").arg(misses.size()).arg(misses.mid(0, 3).join(QStringLiteral("; "))
+                                                                                  + (misses.size() > 3 ? QStringLiteral("; …") : QString()));
     }
     m_fit->setText(problem.isEmpty() ? fit : problem);
     m_fit->setStyleSheet(problem.isEmpty() && fit.startsWith(tr("Fits")) ? QString() : QStringLiteral("QLabel { color: #c62828; }"));

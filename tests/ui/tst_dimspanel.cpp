@@ -260,6 +260,10 @@ void TestDimsPanel::renameErrorIsShownInFull()
                                      QStringLiteral("9 is not a name, and this text is long so that it wraps in the dock")));
     QCoreApplication::processEvents();
     QVERIFY2(labelFits(problem, &why), qPrintable(why));
+    // also when the window is made as low as it goes: the table gives way, not the text
+    window.resize(900, 120);
+    QCoreApplication::processEvents();
+    QVERIFY2(labelFits(problem, &why), qPrintable(why));
     // and it is inside the visible part of the dock
     QVERIFY(panel->rect().contains(QRect(problem->mapTo(panel, QPoint(0, 0)), problem->size())));
 }
