@@ -50,9 +50,8 @@ QCPItemText *edgeMarker(QCustomPlot *plot, double yRatio, Qt::Alignment vertical
 } // namespace
 
 PlotPanel::PlotPanel(QWidget *parent)
-    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)), m_dimLabel(new QLabel(tr("Dimension:"), this)),
-      m_title(new QLabel(this)),
-      m_saveStatus(new QLabel(this)), m_saveStatusTimer(new QTimer(this)), m_saveAction(new QAction(tr("Save…"), this))
+    : QWidget(parent), m_dimBox(new QComboBox(this)), m_plot(new QCustomPlot(this)),
+      m_dimLabel(new QLabel(tr("Dimension:"), this)), m_title(new QLabel(this)), m_saveStatus(new QLabel(this)), m_saveStatusTimer(new QTimer(this)), m_saveAction(new QAction(tr("Save…"), this))
 {
     setObjectName(QStringLiteral("plotPanel"));
     m_dimBox->setObjectName(QStringLiteral("plotDimension"));
@@ -70,6 +69,40 @@ PlotPanel::PlotPanel(QWidget *parent)
     reset->setToolTip(tr("Fit the view to the values again after zooming or panning"));
     connect(reset, &QToolButton::clicked, this, &PlotPanel::resetView);
 
+    setUpPlot();
+
+    m_title->setObjectName(QStringLiteral("plotTitle"));
+    m_title->setTextFormat(Qt::RichText);
+    // A long key path must not widen the dock: the label gives way, the tooltip keeps it.
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_saveStatus->setObjectName(QStringLiteral("plotSaveStatus"));
+    m_saveStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_saveStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_saveStatus->hide();
+    m_saveStatusTimer->setSingleShot(true);
+    m_saveStatusTimer->setInterval(15000);
+    connect(m_saveStatusTimer, &QTimer::timeout, m_saveStatus, &QWidget::hide);
+    applyPalette();
+
+    auto *bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(m_dimLabel);
+    bar->addWidget(m_dimBox, 1);
+    bar->addStretch();
+    bar->addWidget(reset);
+    bar->addWidget(save);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_title);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_saveStatus);
+}
+
+PlotPanel::~PlotPanel() = default;
+
+void PlotPanel::setUpPlot()
+{
     m_plot->setObjectName(QStringLiteral("plot"));
     m_plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag | QCP::iSelectPlottables);
     m_plot->setMinimumHeight(140);
@@ -104,36 +137,7 @@ PlotPanel::PlotPanel(QWidget *parent)
     m_hoverTracer->setSelectable(false);
     m_hoverTracer->setVisible(false);
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::hoverAt);
-
-    m_title->setObjectName(QStringLiteral("plotTitle"));
-    m_title->setTextFormat(Qt::RichText);
-    // A long key path must not widen the dock: the label gives way, the tooltip keeps it.
-    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_saveStatus->setObjectName(QStringLiteral("plotSaveStatus"));
-    m_saveStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_saveStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_saveStatus->hide();
-    m_saveStatusTimer->setSingleShot(true);
-    m_saveStatusTimer->setInterval(15000);
-    connect(m_saveStatusTimer, &QTimer::timeout, m_saveStatus, &QWidget::hide);
-    applyPalette();
-
-    auto *bar = new QHBoxLayout;
-    bar->setContentsMargins(0, 0, 0, 0);
-    bar->addWidget(m_dimLabel);
-    bar->addWidget(m_dimBox, 1);
-    bar->addStretch();
-    bar->addWidget(reset);
-    bar->addWidget(save);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(bar);
-    layout->addWidget(m_title);
-    layout->addWidget(m_plot, 1);
-    layout->addWidget(m_saveStatus);
 }
-
-PlotPanel::~PlotPanel() = default;
 
 void PlotPanel::setLoaded(const LoadedCapturePtr &loaded)
 {

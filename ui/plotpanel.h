@@ -67,6 +67,7 @@ public:
     QCustomPlot *plot() const { return m_plot; }
 
 private:
+    void setUpPlot(); // axes, the two graphs, band, edge markers, hover ring
     void replot();
     void redraw();
     void draw(const QString &leafPath, int leafDim, const QString &assignedDim, const QSet<int> &violating);
