@@ -255,7 +255,8 @@ void MainWindow::restoreSettings()
     QSettings settings;
     if (!restoreGeometry(settings.value(settings::Geometry).toByteArray()))
         resize(1280, 800);
-    restoreState(settings.value(settings::WindowState).toByteArray(), settings::WindowStateVersion);
+    m_defaultDockSizesPending =
+        !restoreState(settings.value(settings::WindowState).toByteArray(), settings::WindowStateVersion);
 }
 
 void MainWindow::saveSettings()

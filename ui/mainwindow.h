@@ -121,6 +121,7 @@ private:
     void setWelcomeMode(bool welcome);
     void createToolBar();
     void arrangeDocks();
+    void applyDefaultDockSizes();
     void createFocusActions(QMenu *view);
     void focusPanel(QWidget *panel);
     void releaseTabFromViews();
@@ -143,6 +144,7 @@ private:
     QString m_programShown;
     bool m_cudaNoticePending = false;
     bool m_welcomeMode = false;
+    bool m_defaultDockSizesPending = false; // no saved layout: size the docks when first shown
     QList<QPointer<QDockWidget>> m_docksHiddenForWelcome;
     QLabel *m_statusSummary;
     QLabel *m_statusWorker;

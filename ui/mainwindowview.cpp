@@ -24,10 +24,12 @@
 #include <QStackedWidget>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
 
 namespace dimscope {
@@ -134,6 +136,10 @@ void MainWindow::setWelcomeMode(bool welcome)
             dock->show();
     }
     m_docksHiddenForWelcome.clear();
+    if (m_defaultDockSizesPending) { // a first start: size them now that they are shown
+        m_defaultDockSizesPending = false;
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+    }
 }
 
 void MainWindow::createToolBar()
@@ -189,9 +195,21 @@ void MainWindow::arrangeDocks()
     log->setVisible(m_export->isExporting() || !m_programShown.isEmpty());
     why->setVisible(!m_document->explanations().isEmpty());
     plot->raise();
-    resizeDocks({dims}, {430}, Qt::Horizontal);
-    resizeDocks({details, plot}, {3, 2}, Qt::Horizontal);
-    resizeDocks({details}, {260}, Qt::Vertical);
+    applyDefaultDockSizes();
+}
+
+// In pixels of the window as it is now: called again once the docks are first shown
+// at the window's real size (see setWelcomeMode), where proportions set on a window
+// not yet sized would come out skewed.
+void MainWindow::applyDefaultDockSizes()
+{
+    auto dock = [this](const char *name) { return findChild<QDockWidget *>(QLatin1String(name)); };
+    QDockWidget *dims = dock("dimsDock");
+    QDockWidget *why = dock("explanationsDock");
+    resizeDocks({dims}, {std::max(430, width() * 3 / 10)}, Qt::Horizontal);
+    const int bottom = width() - 8;
+    resizeDocks({dock("detailsDock"), dock("plotDock")}, {bottom * 11 / 20, bottom * 9 / 20}, Qt::Horizontal);
+    resizeDocks({dock("detailsDock")}, {std::min(260, height() / 3)}, Qt::Vertical);
     if (why->isVisible())
         resizeDocks({dims, why}, {3, 2}, Qt::Vertical);
 }

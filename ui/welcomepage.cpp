@@ -112,6 +112,7 @@ QWidget *WelcomePage::createOpenColumn()
     layout->addWidget(heading(tr("Recent"), column));
     layout->addWidget(m_noRecent);
     layout->addWidget(m_recent, 1);
+    layout->addStretch(0); // takes the height while there is no recent file (the list hidden)
     return column;
 }
 
@@ -131,7 +132,9 @@ QWidget *WelcomePage::createRecordColumn()
     int widest = 0;
     for (const QString &line : recordingSnippet().split(QLatin1Char('\n')))
         widest = std::max(widest, m_snippet->fontMetrics().horizontalAdvance(line));
-    m_snippet->setMinimumWidth(widest + 4 * m_snippet->frameWidth() + 2 * int(m_snippet->document()->documentMargin()) + 8);
+    const int margins = 2 * m_snippet->frameWidth() + 2 * int(m_snippet->document()->documentMargin()) + 8;
+    m_snippet->setMinimumWidth(widest + margins);
+    m_snippet->setFixedHeight(int(recordingSnippet().count(QLatin1Char('\n')) + 1) * m_snippet->fontMetrics().lineSpacing() + margins);
     auto *copy = button(QStringLiteral("welcomeCopySnippet"), tr("Copy"), column);
     connect(copy, &QPushButton::clicked, this, [] { QApplication::clipboard()->setText(recordingSnippet()); });
     auto *after = new QLabel(tr("The tree then shows every input leaf, cache layers included, with the dims that "
@@ -143,9 +146,10 @@ QWidget *WelcomePage::createRecordColumn()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(heading(tr("Record a capture"), column));
     layout->addWidget(intro);
-    layout->addWidget(m_snippet, 1);
+    layout->addWidget(m_snippet);
     layout->addWidget(copy, 0, Qt::AlignLeft);
     layout->addWidget(after);
+    layout->addStretch(1);
     return column;
 }
 
