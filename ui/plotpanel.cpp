@@ -137,6 +137,7 @@ void PlotPanel::setUpPlot()
     m_hoverTracer->setSelectable(false);
     m_hoverTracer->setVisible(false);
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotPanel::hoverAt);
+    m_plot->installEventFilter(this); // Leave: the hover ring goes with the mouse
 }
 
 void PlotPanel::setLoaded(const LoadedCapturePtr &loaded)
@@ -347,9 +348,7 @@ void PlotPanel::hoverAt(QMouseEvent *event)
     }
     const bool had = !m_hoverText.isEmpty();
     if (nearest < 0) {
-        m_hoverText.clear();
-        m_hoverTracer->setVisible(false);
-        QToolTip::hideText();
+        clearHover();
     } else {
         const QPointF p = m_points[nearest];
         m_hoverText = PlotText::pointText(int(p.x()), p.y(), m_assignedDim, m_violating.contains(int(p.x())));
@@ -359,6 +358,22 @@ void PlotPanel::hoverAt(QMouseEvent *event)
     }
     if (had || nearest >= 0)
         replot();
+}
+
+void PlotPanel::clearHover()
+{
+    m_hoverText.clear();
+    m_hoverTracer->setVisible(false);
+    QToolTip::hideText();
+}
+
+bool PlotPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave && !m_hoverText.isEmpty()) {
+        clearHover();
+        replot();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 bool PlotPanel::saveTo(const QString &path, QString *error)

@@ -78,6 +78,8 @@ private:
     void saveInteractively();
     void showSaveResult(const QString &path, const QString &problem);
     void hoverAt(QMouseEvent *event);
+    void clearHover();
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void changeEvent(QEvent *event) override;
 
     LoadedCapturePtr m_loaded;

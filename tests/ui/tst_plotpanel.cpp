@@ -195,6 +195,13 @@ void TestPlotPanel::hoverShowsCallAndValue()
     // and away from every point nothing is
     QTest::mouseMove(plot, plot->axisRect()->rect().topLeft() + QPoint(2, 2));
     QTRY_COMPARE(m_plot->hoverText(), QString());
+    // nor once the mouse has left the plot
+    QTest::mouseMove(plot, px);
+    QTRY_VERIFY(!m_plot->hoverText().isEmpty());
+    QEvent leave(QEvent::Leave);
+    QCoreApplication::sendEvent(plot, &leave);
+    QCOMPARE(m_plot->hoverText(), QString());
+    QTRY_VERIFY(!QToolTip::isVisible());
 }
 
 void TestPlotPanel::savedPngCarriesTheTitleAndIsConfirmed()
