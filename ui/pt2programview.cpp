@@ -68,8 +68,10 @@ void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<P
     for (const Pt2Range &r : program.ranges) {
         SymSize size = SymSize::fromExpr(r.expr, std::nullopt);
         const QString named = Pt2InputsModel::namedSize(size, mapping ? &*mapping : nullptr);
-        auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, r.toString()});
-        item->setToolTip(2, tr("torch's range for %1 (oo = unbounded)").arg(r.key));
+        // ∞ as everywhere else in the window; the CLI and the .pt2 keep torch's "oo".
+        const QString range = r.toString().replace(QLatin1String("oo"), QStringLiteral("∞"));
+        auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, range});
+        item->setToolTip(2, tr("torch's range for %1 (∞ = unbounded)").arg(r.key));
     }
     m_ranges->resizeColumnToContents(0);
     QStringList problems = program.warnings;

@@ -39,6 +39,7 @@
 #include <QTextBrowser>
 #include <QToolBar>
 #include <QTreeView>
+#include <QTreeWidget>
 #include "deterministictestmain.h"
 
 using namespace dimscope;
@@ -190,6 +191,20 @@ void TestDocumentWindow::exportedProgramFillsTheMainArea()
     QVERIFY(window.windowTitle().startsWith(QLatin1String("llm-like-cache.pt2")));
     ExportResultView *result = window.exportController()->resultView();
     QVERIFY(result->programView()->inputsModel()->rowCount() > 0);
+    // Unbounded ranges read ∞ as everywhere else in the window, not torch's "oo"
+    // (the fixture's ranges are all bounded: unbound one).
+    Pt2Program program = *window.exportController()->lastProgram();
+    QVERIFY(!program.ranges.isEmpty());
+    program.ranges.first().max.reset();
+    result->programView()->setProgram(program);
+    QTreeWidget *ranges = result->programView()->rangesView();
+    bool unbounded = false;
+    for (int i = 0; i < ranges->topLevelItemCount(); ++i) {
+        const QString range = ranges->topLevelItem(i)->text(2);
+        QVERIFY2(!range.contains(QLatin1String("oo")), qPrintable(range));
+        unbounded = unbounded || range.contains(QStringLiteral("∞"));
+    }
+    QVERIFY(unbounded);
     // It has the room of the main area: most of the window's width.
     QVERIFY2(result->width() > window.width() / 2, qPrintable(QString::number(result->width())));
     QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("exportResultDock")));
