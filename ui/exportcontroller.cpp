@@ -13,6 +13,8 @@
 #include "pt2loader.h"
 #include "settingskeys.h"
 #include "shapes/constraintvalidator.h"
+#include "shapes/examplecalladvice.h"
+#include "shapes/exporthints.h"
 #include "shapes/suggestedfixapplier.h"
 
 #include <QAction>
@@ -45,6 +47,7 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
     connect(m_panel, &ExportPanel::cancelRequested, this, &ExportController::cancel);
     connect(m_result, &ExportResultView::applyFixesRequested, this, &ExportController::applyFixes);
     connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
+    connect(m_result, &ExportResultView::useExampleCallRequested, this, &ExportController::reexportWithExampleCall);
     connectService();
     if (m_document) {
         connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::resetForNewDocument);
@@ -263,6 +266,10 @@ void ExportController::onFinished(const PhasedExportOutcome &outcome)
         const WorkerFailure &failure = outcome.firstAttempt.failure;
         m_result->showFixPreviews(FixPreview::make(m_document->constraints(), ConstraintValidator(m_document->table()),
                                                    failure.fixes, failure.explanations));
+        // torch's fixes come from the call it traced; another call may need none.
+        const ExportHints hints = ExportHints::compute(m_document->table(), m_document->constraints());
+        const int options = m_document->exportOptions().exampleCall;
+        m_result->showExampleCallAdvice(ExampleCallAdvice::make(hints, options >= 0 ? options : hints.automaticCall()));
     }
     if (m_document)
         m_document->setExplanations(ExplanationsModel::collect(outcome));
@@ -307,6 +314,16 @@ QStringList ExportController::applyFixes()
 }
 
 bool ExportController::reexport() { return startExport(m_lastDevice); }
+
+bool ExportController::reexportWithExampleCall(int call)
+{
+    if (!m_document)
+        return false;
+    ExportOptions options = m_document->exportOptions();
+    options.exampleCall = call;
+    m_document->setExportOptions(options); // saved with the project, shown in Export Options
+    return reexport();
+}
 
 void ExportController::openPt2(const QString &path)
 {

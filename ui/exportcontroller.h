@@ -81,6 +81,9 @@ public:
     // undo step. Returns the lines it could not apply ("line: reason").
     QStringList applyFixes();
     bool reexport();
+    // The failure page's "Use Call N and Re-export": the document's export options
+    // take call N as the example (one change, saved with the project), then export.
+    bool reexportWithExampleCall(int call);
     // Shows a .pt2 in the result view (no capture needed; the window clears the
     // document first, so the program is the document). The program is read off
     // the GUI thread; pt2Opened or pt2OpenFailed follows, unless a newer open

@@ -127,6 +127,17 @@ QWidget *ExportResultView::createFailurePage()
     m_advice->setWordWrap(true);
     m_advice->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_advice->hide();
+    m_exampleAdvice = new QLabel;
+    m_exampleAdvice->setObjectName(QStringLiteral("exampleCallAdvice"));
+    m_exampleAdvice->setWordWrap(true);
+    m_exampleAdvice->hide();
+    m_useExample = new QPushButton;
+    m_useExample->setObjectName(QStringLiteral("useExampleCallButton"));
+    m_useExample->hide();
+    connect(m_useExample, &QPushButton::clicked, this, [this] {
+        if (m_proposedCall >= 0)
+            emit useExampleCallRequested(m_proposedCall);
+    });
     m_details->setObjectName(QStringLiteral("failureDetails"));
     m_details->setReadOnly(true);
     m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -141,6 +152,9 @@ QWidget *ExportResultView::createFailurePage()
     fixesLayout->addWidget(m_fixes, 1);
     fixesLayout->addWidget(m_apply, 0, Qt::AlignLeft);
     fixesLayout->addWidget(m_fixOutcome);
+    // Better than fixes made from a call with sizes 0 or 1: another example call.
+    fixesLayout->addWidget(m_exampleAdvice);
+    fixesLayout->addWidget(m_useExample, 0, Qt::AlignLeft);
 
     m_findings->setObjectName(QStringLiteral("failureFindings"));
     m_findings->addWidget(m_violations);
@@ -181,6 +195,19 @@ void ExportResultView::clear()
     m_fixOutcome->hide();
     m_advice->clear();
     m_advice->hide();
+    showExampleCallAdvice({});
+}
+
+void ExportResultView::showExampleCallAdvice(const ExampleCallAdvice &advice)
+{
+    m_proposedCall = advice.proposedCall;
+    m_exampleAdvice->setText(advice.text());
+    m_exampleAdvice->setVisible(advice.isValid());
+    m_useExample->setText(tr("Use Call %1 and Re-export").arg(advice.proposedCall));
+    m_useExample->setToolTip(tr("Sets the export options' example call to call %1 and exports again; the fixes "
+                                "above are not applied")
+                                 .arg(advice.proposedCall));
+    m_useExample->setVisible(advice.isValid());
 }
 
 void ExportResultView::showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
@@ -341,6 +368,7 @@ void ExportResultView::showFixPreviews(const QVector<FixPreview> &previews)
 
 void ExportResultView::showFailure(const WorkerFailure &failure)
 {
+    showExampleCallAdvice({}); // the controller shows one for this failure, when there is one
     m_violations->clear();
     m_fixes->clear();
     for (const WorkerViolation &v : failure.violations)

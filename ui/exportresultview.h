@@ -3,6 +3,7 @@
 
 #include "export/exportresult.h"
 #include "export/fixpreview.h"
+#include "shapes/examplecalladvice.h"
 #include "export/phasedexportoutcome.h"
 #include "export/programreadback.h"
 #include "pt2/pt2dimmapper.h"
@@ -63,6 +64,9 @@ public:
     // Each suggested fix of the failure shown, with the model line behind it and the
     // captured calls it would break (FixPreview), before the user applies them.
     void showFixPreviews(const QVector<FixPreview> &previews);
+    // A captured call that would make a better example than the one the failed export
+    // traced (ExampleCallAdvice), with a button to re-export with it; invalid: hidden.
+    void showExampleCallAdvice(const ExampleCallAdvice &advice);
     // After "Apply fixes": what was applied and the lines that could not be.
     void showFixOutcome(const QStringList &applied, const QStringList &unapplied);
     void clear();
@@ -82,6 +86,8 @@ public:
     QWidget *fixesBox() const { return m_fixesBox; }
     // What the user can do about a failure without fixes (FailureAdvice).
     QLabel *adviceLabel() const { return m_advice; }
+    QLabel *exampleCallAdviceLabel() const { return m_exampleAdvice; }
+    QPushButton *useExampleCallButton() const { return m_useExample; }
     // The search over the result tables of the page shown.
     TableFilter *tableFilter() const { return m_filter; }
     bool showsFailure() const;
@@ -89,6 +95,7 @@ public:
 signals:
     void applyFixesRequested();
     void reexportRequested();
+    void useExampleCallRequested(int call);
 
 private:
     QWidget *createSuccessPage();
@@ -122,6 +129,9 @@ private:
     QWidget *m_fixesBox;
     QSplitter *m_findings; // violations | fixes
     QLabel *m_advice;
+    QLabel *m_exampleAdvice;
+    QPushButton *m_useExample;
+    int m_proposedCall = -1;
     TableFilter *m_filter;
     QWidget *m_failurePage = nullptr;
 };

@@ -4,6 +4,7 @@
 // example input, with the Dims torch would specialize there (size 0 or 1).
 #include "capturebuilder.h"
 #include "shapes/constraintset.h"
+#include "shapes/examplecalladvice.h"
 #include "shapes/exporthints.h"
 #include "shapes/shapetable.h"
 
@@ -46,6 +47,8 @@ private slots:
     void dimsEqualInEveryCallAreMergeCandidates();
     void equalOnceOrConstantIsNoCandidate();
     void callsListSizesAndZeroOrOne();
+    void aBetterExampleCallIsProposed();
+    void noProposalWithoutABetterCall();
 };
 
 void TestExportHints::dimsEqualInEveryCallAreMergeCandidates()
@@ -87,6 +90,38 @@ void TestExportHints::callsListSizesAndZeroOrOne()
     QCOMPARE(hints.automaticCall(), 2);
     QVERIFY(hints.calls().at(2).automatic);
     QVERIFY(!hints.calls().at(0).automatic && !hints.calls().at(1).automatic);
+}
+
+// Issue 13, problem 2: exported with the prefill as the example, torch asks for
+// `past_len = 0`; the advice names a call where no Dim is 0 or 1.
+void TestExportHints::aBetterExampleCallIsProposed()
+{
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x5 y=2x6 p=2x0 m=2x1 | x=2x1 y=2x6 p=2x5 m=2x6 | x=2x3 y=2x4 p=2x5 m=2x6")));
+    const ExportHints hints = ExportHints::compute(table, decodeSet());
+    const ExampleCallAdvice fromPrefill = ExampleCallAdvice::make(hints, 0);
+    QVERIFY(fromPrefill.isValid());
+    QCOMPARE(fromPrefill.proposedCall, 2);
+    QCOMPARE(fromPrefill.text(), QStringLiteral("The export traced call 0, where past_len = 0, total_len = 1 (torch fixes sizes 0 "
+                                                "and 1 to constants). Call 2 has no Dim at 0 or 1: export with it as the "
+                                                "example call."));
+    // Without call 2, the decode call is still better than the prefill: fewer at 0 or 1.
+    const ShapeTable two(makeCapture(QStringLiteral("x=2x5 y=2x6 p=2x0 m=2x1 | x=2x1 y=2x6 p=2x5 m=2x6")));
+    const ExampleCallAdvice fewer = ExampleCallAdvice::make(ExportHints::compute(two, decodeSet()), 0);
+    QCOMPARE(fewer.proposedCall, 1);
+    QVERIFY2(fewer.text().endsWith(QStringLiteral("Call 1 has fewer (q_len = 1): export with it as the example call.")),
+             qPrintable(fewer.text()));
+}
+
+void TestExportHints::noProposalWithoutABetterCall()
+{
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x5 y=2x6 p=2x0 m=2x1 | x=2x1 y=2x6 p=2x5 m=2x6 | x=2x3 y=2x4 p=2x5 m=2x6")));
+    const ExportHints hints = ExportHints::compute(table, decodeSet());
+    QVERIFY(!ExampleCallAdvice::make(hints, 2).isValid()); // no Dim at 0 or 1 there already
+    QVERIFY(!ExampleCallAdvice::make(hints, 7).isValid()); // no such call
+    QVERIFY(ExampleCallAdvice::make(hints, 2).text().isEmpty());
+    // Every call has one Dim at 0 or 1: none is better.
+    const ShapeTable even(makeCapture(QStringLiteral("x=2x1 y=2x6 p=2x5 m=2x6 | x=2x4 y=2x6 p=2x1 m=2x2")));
+    QVERIFY(!ExampleCallAdvice::make(ExportHints::compute(even, decodeSet()), 0).isValid());
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestExportHints)

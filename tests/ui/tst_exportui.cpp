@@ -23,6 +23,7 @@
 #include "project/projectfile.h"
 #include "projectdocument.h"
 #include "pt2programview.h"
+#include "shapes/exporthints.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -96,6 +97,7 @@ private slots:
     void openModelDialogClassifies();
     void demoExportOnCpuThroughMenu();
     void tutorialFailsApplyFixesThenReexport();
+    void prefillExampleProposesABetterCall();
     void realModelExportsEveryCallThroughPhases();
     void projectModelRunsOnlyAfterTheUserSaysSo();
     void whyPanelNamesTheModelsLines_data();
@@ -285,6 +287,45 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);
+}
+
+// Issue 13, problem 2: exported with the prefill (past length 0) as the example call
+// and without the fix loop, torch asks for `past_len = 0`; the failure page proposes a
+// call with no Dim at 0 or 1, and using it exports every call without any fix.
+void TestExportUi::prefillExampleProposesABetterCall()
+{
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, demoProject()));
+    ProjectDocument *doc = window.document();
+    ExportOptions options = doc->exportOptions();
+    options.exampleCall = 0;
+    options.fixLoop = false;
+    doc->setExportOptions(options);
+    exporter->setOutputPath(m_dir.filePath(QStringLiteral("prefill.pt2")));
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    QVERIFY(exporter->startExport(QStringLiteral("cpu")));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    ExportResultView *result = exporter->resultView();
+    QVERIFY(result->showsFailure());
+    QVERIFY(exporter->lastResult().failure.fixes.contains(QStringLiteral("past_len = 0")));
+    QLabel *advice = result->exampleCallAdviceLabel();
+    QVERIFY(advice->isVisibleTo(&window));
+    QVERIFY2(advice->text().startsWith(QStringLiteral("The export traced call 0, where past_len = 0")), qPrintable(advice->text()));
+    const ExportHints hints = ExportHints::compute(doc->table(), doc->constraints());
+    const int proposed = hints.automaticCall();
+    QVERIFY(hints.calls().at(proposed).zeroOrOne.isEmpty());
+    QVERIFY2(advice->text().contains(QStringLiteral("Call %1 has no Dim at 0 or 1").arg(proposed)), qPrintable(advice->text()));
+    QPushButton *use = result->useExampleCallButton();
+    QCOMPARE(use->text(), QStringLiteral("Use Call %1 and Re-export").arg(proposed));
+    use->click();
+    QCOMPARE(doc->exportOptions().exampleCall, proposed);
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
+    const ExportResult second = exporter->lastResult();
+    QVERIFY2(second.ok, qPrintable(second.failure.toText()));
+    QCOMPARE(second.exampleCall, proposed);
+    QCOMPARE(exporter->resultView()->verificationModel()->acceptedCount(), doc->capture().calls.size());
+    QVERIFY(!result->exampleCallAdviceLabel()->isVisibleTo(&window));
 }
 
 // Models whose own code specializes a dim (in a helper the forward calls), caps one,
