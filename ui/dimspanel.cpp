@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "dimspanel.h"
 
+#include "tableactions.h"
+
 #include "dimeditdelegate.h"
 #include "models/dimsmodel.h"
 #include "projectdocument.h"
@@ -33,6 +35,7 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     m_filterCount->hide();
 
     m_table->setObjectName(QStringLiteral("dimsTable"));
+    TableActions::attach(m_table, tr("Dims")); // Copy (Ctrl+C) and Export as CSV…, as the result tables
     // Tab moves on to the next widget instead of walking the cells (a focus trap:
     // Shift+Tab could not leave the table); arrows move between cells.
     m_table->setTabKeyNavigation(false);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "leafdetailspanel.h"
 
+#include "tableactions.h"
+
 #include "capture/tensorstats.h"
 #include "models/dtypetext.h"
 #include "projectdocument.h"
@@ -25,6 +27,7 @@ LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_title->setText(tr("Select a leaf to see it in every call."));
     m_table->setObjectName(QStringLiteral("leafDetailsTable"));
+    TableActions::attach(m_table, tr("Leaf details")); // Copy (Ctrl+C) and Export as CSV…
     m_table->setColumnCount(ColumnCount);
     m_table->setHorizontalHeaderLabels({tr("Call"), tr("dtype"), tr("Shape"), tr("Device"), tr("Min"), tr("Max"),
                                         tr("Mean"), tr("Std"), tr("NaN"), tr("Inf")});

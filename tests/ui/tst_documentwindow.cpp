@@ -23,6 +23,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
@@ -106,6 +107,7 @@ private slots:
     void cudaProjectSaysSoWhenOpened();
     void openErrorsNameThePathOnce();
     void helpListsShortcutsAndDocumentation();
+    void dimsAndLeafTablesCopyAsText();
 
 private:
     QTemporaryDir m_dir;
@@ -375,6 +377,29 @@ void TestDocumentWindow::helpListsShortcutsAndDocumentation()
     QVERIFY2(docs.browser()->toPlainText().contains(QLatin1String("dimscope-cli")), qPrintable(docs.browser()->toPlainText().left(200)));
     DocumentationDialog none(QString(), &window);
     QVERIFY(none.browser()->toPlainText().contains(QLatin1String("not installed")));
+}
+
+// Copy and Export as CSV… on the Dims and leaf details tables too (the result tables
+// have them, tst_resulttables).
+void TestDocumentWindow::dimsAndLeafTablesCopyAsText()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, demoCapture()));
+    for (const char *name : {"dimsTable", "leafDetailsTable"}) {
+        auto *view = window.findChild<QAbstractItemView *>(QLatin1String(name));
+        QVERIFY(view);
+        QCOMPARE(view->contextMenuPolicy(), Qt::ActionsContextMenu);
+        QAction *copy = view->findChild<QAction *>(QLatin1String(name) + QStringLiteral("Copy"));
+        QVERIFY2(copy, name);
+        QVERIFY(view->findChild<QAction *>(QLatin1String(name) + QStringLiteral("ExportCsv")));
+        QTRY_VERIFY(view->model()->rowCount() > 0);
+        view->clearSelection();
+        copy->trigger();
+        const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), view->model()->rowCount() + 1); // the header, then every row
+        QCOMPARE(lines.first().section(QLatin1Char('\t'), 0, 0), view->model()->headerData(0, Qt::Horizontal).toString());
+    }
 }
 
 DIMSCOPE_TEST_MAIN(TestDocumentWindow)
