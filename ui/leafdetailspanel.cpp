@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "leafdetailspanel.h"
 
+#include "firstpaint.h"
+
 #include "tableactions.h"
 
 #include "capture/tensorstats.h"
@@ -60,6 +62,16 @@ void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
 {
     m_loaded = loaded;
     showNode(-1);
+    // The first statistic loads LibTorch (about a second of CPU on a pool thread): not
+    // while the new capture's tree is being laid out and painted, but after that paint.
+    if (loaded && isVisible()) {
+        m_waitingForPaint = true;
+        FirstPaint::then(this, [this] {
+            m_waitingForPaint = false;
+            if (m_node > 0)
+                m_debounce.start();
+        });
+    }
 }
 
 void LeafDetailsPanel::setDocument(ProjectDocument *document)
@@ -103,7 +115,8 @@ void LeafDetailsPanel::showNode(int node)
             set(col, QStringLiteral("…"));
     }
     fitColumns();
-    m_debounce.start(); // arrowing through the tree computes the leaf it stops on
+    if (!m_waitingForPaint)
+        m_debounce.start(); // arrowing through the tree computes the leaf it stops on
 }
 
 void LeafDetailsPanel::fitColumns()

@@ -61,6 +61,7 @@ private:
     int m_node = -1;
     int m_generation = 0;
     QTimer m_debounce;
+    bool m_waitingForPaint = false; // a new capture's tree is not painted yet
     std::shared_ptr<std::atomic_bool> m_cancel; // the job in flight's; set to supersede it
 };
 

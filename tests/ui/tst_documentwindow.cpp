@@ -12,6 +12,7 @@
 #include "filedialoganswer.h"
 #include "inputsview.h"
 #include "kvcapture.h"
+#include "leafdetailspanel.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
 #include "models/pt2inputsmodel.h"
@@ -108,6 +109,7 @@ private slots:
     void openErrorsNameThePathOnce();
     void helpListsShortcutsAndDocumentation();
     void dimsAndLeafTablesCopyAsText();
+    void statisticsWaitForTheTreesPaint();
 
 private:
     QTemporaryDir m_dir;
@@ -400,6 +402,22 @@ void TestDocumentWindow::dimsAndLeafTablesCopyAsText()
         QCOMPARE(lines.size(), view->model()->rowCount() + 1); // the header, then every row
         QCOMPARE(lines.first().section(QLatin1Char('\t'), 0, 0), view->model()->headerData(0, Qt::Horizontal).toString());
     }
+}
+
+// Issue 11: the first statistic (which loads LibTorch) starts only once the new
+// capture's tree is on the screen, not while it is being laid out and painted.
+void TestDocumentWindow::statisticsWaitForTheTreesPaint()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy started(window.detailsPanel(), &LeafDetailsPanel::statisticsStarted);
+    window.setUpdatesEnabled(false); // nothing paints: the tree never reaches the screen
+    QVERIFY(openAndWait(window, demoCapture()));
+    QTest::qWait(4 * LeafDetailsPanel::kDebounceMs);
+    QCOMPARE(started.size(), 0);
+    window.setUpdatesEnabled(true); // painted now
+    QVERIFY(started.wait(5000));
 }
 
 DIMSCOPE_TEST_MAIN(TestDocumentWindow)

@@ -7,10 +7,11 @@
 
 namespace dimscope {
 
-// Runs a function once, right after the application's first paint has been delivered.
+// Runs a function once, right after the application's next paint has been delivered.
 // main opens the file given on the command line this way, so that reading it never
 // competes with the first paint (issue 11: the window paints as fast with a file as
-// without one).
+// without one); the leaf details start their first statistics this way, after the new
+// capture's tree is on the screen.
 class FirstPaint : public QObject
 {
     Q_OBJECT
