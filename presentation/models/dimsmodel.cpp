@@ -7,6 +7,7 @@
 #include "shapes/inferencenotes.h"
 
 #include <QBrush>
+#include <QGuiApplication>
 #include <QColor>
 #include <QPalette>
 
@@ -226,10 +227,11 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
             return m_document->dimColours().colour(d.name);
         return {};
     case Qt::ForegroundRole:
+        // Lightened on a dark base until it reads (4.5:1), as the Dim colours are.
         if (index.column() == StatusColumn && !row.violatedCalls.isEmpty())
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(DimColours::readableOn(QColor(0xc6, 0x28, 0x28), QGuiApplication::palette().color(QPalette::Base)));
         if (index.column() == StatusColumn && row.zeroOneRisk)
-            return QBrush(QColor(0xb2, 0x6b, 0x00));
+            return QBrush(DimColours::readableOn(QColor(0xb2, 0x6b, 0x00), QGuiApplication::palette().color(QPalette::Base)));
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == MinColumn || index.column() == MaxColumn || index.column() == UsesColumn)

@@ -7,6 +7,7 @@
 #include "filedialoganswer.h"
 #include "capture/capturereader.h"
 #include "dimcolours.h"
+#include "models/dimsmodel.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
 #include "project/projectfile.h"
@@ -320,6 +321,20 @@ void TestPlotPanel::dimColoursReadInTheDarkTheme()
     const QColor light = QApplication::style()->standardPalette().color(QPalette::Base);
     QCOMPARE(DimColours::readableOn(QColor(0x75, 0x70, 0xb3), light), QColor(0x75, 0x70, 0xb3));
     QCOMPARE(DimColours::readableOn(QColor(0xe7, 0x29, 0x8a).lighter(160), base), QColor(0xe7, 0x29, 0x8a).lighter(160));
+    // The Dims table's status warnings read in the dark theme too (the demo's 0/1 risks).
+    ThemeApplier::apply(Theme::Dark);
+    loadDemo();
+    DimsModel dims(m_document.get());
+    int risks = 0;
+    for (int r = 0; r < dims.rowCount(); ++r) {
+        const QVariant brush = dims.index(r, DimsModel::StatusColumn).data(Qt::ForegroundRole);
+        if (!brush.isValid())
+            continue;
+        ++risks;
+        const QColor shown = brush.value<QBrush>().color();
+        QVERIFY2(contrast(shown, QApplication::palette().color(QPalette::Base)) >= 4.5, qPrintable(shown.name()));
+    }
+    QVERIFY(risks > 0);
 }
 
 void TestPlotPanel::preferencesThemeAppliesAtOnceAndCancelRestores()
