@@ -25,40 +25,35 @@ bool DocumentOpener::open(const QString &path) { return openProject(path, QStrin
 
 bool DocumentOpener::openProject(const QString &path, const QString &relocatedCapture)
 {
-    m_movedFrom.clear();
     const QFileInfo info(path);
     if (!info.isFile()) {
         finishFailed(path, tr("no such file"));
         return false;
     }
-    std::optional<ProjectFile> project;
+    std::optional<PendingProject> project;
     QString capturePath = path;
     if (info.suffix().compare(QLatin1String("dimscope"), Qt::CaseInsensitive) == 0) {
         QString error;
-        project = ProjectFile::read(path, &error);
-        if (!project) {
+        std::optional<ProjectFile> file = ProjectFile::read(path, &error);
+        if (!file) {
             finishFailed(path, error);
             return false;
         }
-        if (!relocatedCapture.isEmpty()) {
-            m_movedFrom = project->capturePath;
-            project->capturePath = QFileInfo(relocatedCapture).absoluteFilePath();
-        }
-        capturePath = project->capturePath;
+        const QString savedCapturePath = file->capturePath;
+        if (!relocatedCapture.isEmpty())
+            file->capturePath = QFileInfo(relocatedCapture).absoluteFilePath();
+        capturePath = file->capturePath;
         if (!QFileInfo(capturePath).isFile()) {
             const QString error = tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath));
-            m_movedFrom.clear();
             finishFailed(path, error);
             emit captureMissing(info.absoluteFilePath(), capturePath);
             return false;
         }
+        project = PendingProject{info.absoluteFilePath(), std::move(*file), savedCapturePath};
     }
-    if (m_mayReplace && !m_mayReplace()) {
-        m_movedFrom.clear();
+    if (m_mayReplace && !m_mayReplace())
         return false;
-    }
     m_project = std::move(project);
-    m_projectPath = m_project ? info.absoluteFilePath() : QString();
     beginOpening(QFileInfo(capturePath).absoluteFilePath(), false);
     m_loader->start(path, [file = m_capturePath](QString *error) { return CaptureAnalysis::open(file, error); });
     return true;
@@ -67,7 +62,6 @@ bool DocumentOpener::openProject(const QString &path, const QString &relocatedCa
 void DocumentOpener::openCapture(const Capture &capture, const QString &label)
 {
     m_project.reset();
-    m_projectPath.clear();
     beginOpening(label, true);
     m_loader->start(label, [capture](QString *) { return std::optional<CaptureAnalysis>(CaptureAnalysis::of(capture)); });
 }
@@ -82,7 +76,6 @@ void DocumentOpener::beginOpening(const QString &capturePath, bool inMemory)
 void DocumentOpener::cancel()
 {
     m_loader->cancel();
-    m_movedFrom.clear();
     m_project.reset();
     m_document->setLoading(false);
 }
@@ -90,16 +83,14 @@ void DocumentOpener::cancel()
 void DocumentOpener::onLoaded(const QString &label, const LoadedCapturePtr &loaded)
 {
     if (m_project) {
-        m_document->openProject(m_projectPath, *m_project, loaded);
-        if (!m_movedFrom.isEmpty())
-            m_document->setSavedCapturePath(m_movedFrom);
+        m_document->openProject(m_project->path, m_project->file, loaded);
+        if (m_project->isRelocated())
+            m_document->setSavedCapturePath(m_project->savedCapturePath);
     } else {
         m_document->setLoaded(m_capturePath, loaded);
     }
-    m_movedFrom.clear();
-    const QString recent = m_project ? m_projectPath : m_inMemory ? QString() : m_capturePath;
+    const QString recent = m_project ? m_project->path : m_inMemory ? QString() : m_capturePath;
     m_project.reset();
-    m_projectPath.clear();
     if (!recent.isEmpty()) {
         QSettings settings;
         RecentFiles(settings).add(recent);
@@ -109,9 +100,7 @@ void DocumentOpener::onLoaded(const QString &label, const LoadedCapturePtr &load
 
 void DocumentOpener::finishFailed(const QString &label, const QString &error)
 {
-    m_movedFrom.clear();
     m_project.reset();
-    m_projectPath.clear();
     m_document->setLoading(false);
     emit failed(label, error);
 }

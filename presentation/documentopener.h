@@ -56,14 +56,22 @@ private:
     void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
     void finishFailed(const QString &label, const QString &error);
 
+    // A .dimscope being opened. `file.capturePath` is the capture that is read; when
+    // the user located a moved capture it differs from `savedCapturePath`, the path the
+    // project file names, and the opened document is modified until saved.
+    struct PendingProject {
+        QString path;
+        ProjectFile file;
+        QString savedCapturePath;
+        bool isRelocated() const { return file.capturePath != savedCapturePath; }
+    };
+
     ProjectDocument *m_document;
     CaptureLoader *m_loader;
     std::function<bool()> m_mayReplace;
     QString m_capturePath;              // the capture being opened (a label when in memory)
     bool m_inMemory = false;
-    QString m_projectPath;              // the .dimscope being opened, if any
-    std::optional<ProjectFile> m_project;
-    QString m_movedFrom;                // the project's own capture path, when relocated
+    std::optional<PendingProject> m_project;
 };
 
 } // namespace dimscope
