@@ -86,16 +86,23 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
             ok = false;
         }
         if (ok) {
+            // From here on only the manifest is read: the rest of the header (mostly
+            // the tensor table's text, which the names were copied out of) goes back
+            // before the calls' structures grow.
+            header.keepNamesOnly();
+            const char *manifestBegin = header.manifest().data();
+            const char *manifestEnd = manifestBegin + header.manifest().size();
+            text->release(text->data(), manifestBegin);
+            text->release(manifestEnd, text->data() + headerSize);
+
             ManifestParser parser(header, dataStart, pool);
             // Manifest bytes already parsed are never read again: hand their pages
             // back as the calls go by, so that the memory the header took shrinks
             // while the calls' structures grow. Only the manifest's own pages: the
-            // header's tensor table (names `header` points to) may lie on either
-            // side of it. The whole buffer goes when open() returns.
+            // header around it went above. The whole buffer goes when open() returns.
             // Pages go back in steps of kReleaseStep, not after every call: each
             // madvise flushes the TLB on every CPU the process ran on, and one per
             // call cost a fifth of the open time (33,280 leaves, 256 calls).
-            const char *manifestBegin = header.manifest().data();
             HeaderBuffer *buffer = text.get();
             parser.setConsumedCallback([buffer, manifestBegin, releasedUpTo = manifestBegin](const char *upTo) mutable {
                 constexpr qint64 kReleaseStep = 1 << 20;

@@ -2,13 +2,14 @@
 #include "capture/dtype.h"
 
 #include <array>
+#include <string_view>
 
 namespace dimscope {
 
 namespace {
 
 struct DTypeInfo {
-    const char *safetensors;
+    std::string_view safetensors; // a view: its length is known, not counted per lookup
     const char *torch;
     int size;
     int onnx; // onnx TensorProto.DataType
@@ -42,13 +43,13 @@ namespace dtype {
 std::optional<DType> fromSafetensors(QStringView name)
 {
     for (size_t i = 0; i < kInfo.size(); ++i) {
-        if (name == QLatin1String(kInfo[i].safetensors))
+        if (name == QLatin1String(kInfo[i].safetensors.data(), qsizetype(kInfo[i].safetensors.size())))
             return static_cast<DType>(i);
     }
     return std::nullopt;
 }
 
-QString safetensorsName(DType t) { return QLatin1String(info(t).safetensors); }
+QString safetensorsName(DType t) { return QLatin1String(info(t).safetensors.data(), qsizetype(info(t).safetensors.size())); }
 QString torchName(DType t) { return QLatin1String(info(t).torch); }
 int byteSize(DType t) { return info(t).size; }
 int onnxElementType(DType t) { return info(t).onnx; }
@@ -56,7 +57,7 @@ int onnxElementType(DType t) { return info(t).onnx; }
 std::optional<DType> fromSafetensors(const char *data, qsizetype size)
 {
     for (size_t i = 0; i < kInfo.size(); ++i) {
-        if (qstrlen(kInfo[i].safetensors) == size_t(size) && memcmp(kInfo[i].safetensors, data, size_t(size)) == 0)
+        if (kInfo[i].safetensors == std::string_view(data, size_t(size)))
             return static_cast<DType>(i);
     }
     return std::nullopt;

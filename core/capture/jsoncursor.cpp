@@ -3,9 +3,12 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSysInfo>
+#include <QtAlgorithms>
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace dimscope {
@@ -42,6 +45,43 @@ void appendUtf8(std::string &s, uint cp)
     }
 }
 
+// A byte that a JSON string holds as itself: not its end, an escape, a control
+// character or part of a multi-byte UTF-8 sequence (those need checking).
+bool isPlainStringByte(char c)
+{
+    const uchar u = uchar(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+}
+
+// The first byte at or after `p` that is not plain (see above), or `end`. Eight
+// bytes at a time: the manifest is a 4 MB string inside the header, and
+// decoding it one byte at a time was a sixth of a capture's open.
+const char *endOfPlainRun(const char *p, const char *end)
+{
+    constexpr quint64 ones = 0x0101010101010101ULL;
+    constexpr quint64 highBits = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+        quint64 x;
+        memcpy(&x, p, 8);
+        const quint64 quote = x ^ (ones * '"');
+        const quint64 backslash = x ^ (ones * '\\');
+        // A byte's high bit ends up set when it is '"' or '\\' (zero after the
+        // xor), below 0x20, or itself >= 0x80. A borrow can also set it in bytes
+        // above such a byte, never below: the lowest one set is exact.
+        const quint64 special = (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash)
+                                 | ((x - ones * 0x20) & ~x) | x) & highBits;
+        if (special) {
+            if constexpr (QSysInfo::ByteOrder == QSysInfo::LittleEndian)
+                return p + (qCountTrailingZeroBits(special) >> 3);
+            break; // big-endian: the byte loop below finds it
+        }
+        p += 8;
+    }
+    while (p < end && isPlainStringByte(*p))
+        ++p;
+    return p;
+}
+
 QString printable(char c)
 {
     const uchar u = uchar(c);
@@ -64,7 +104,7 @@ bool JsonCursor::fail(const QString &message)
     return false;
 }
 
-void JsonCursor::skipWhitespace()
+void JsonCursor::skipWhitespaceRun()
 {
     while (m_pos < m_end && (*m_pos == ' ' || *m_pos == '\n' || *m_pos == '\r' || *m_pos == '\t'))
         ++m_pos;
@@ -285,7 +325,7 @@ bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
     const char *start = ++m_pos;
     const char *p = start;
     // Fast path: no escapes, the view points into the input.
-    while (p < m_end) {
+    while ((p = endOfPlainRun(p, m_end)) < m_end) {
         const char c = *p;
         if (c == '"') {
             out = std::string_view(start, size_t(p - start));
@@ -298,15 +338,16 @@ bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
             m_pos = p;
             return fail(QStringLiteral("unescaped control character in a string"));
         }
-        if (uchar(c) >= 0x80) {
-            if (!checkUtf8(p))
-                return false;
-        } else {
-            ++p;
-        }
+        if (!checkUtf8(p)) // c >= 0x80: endOfPlainRun stops at nothing else
+            return false;
     }
     storage.reset(start, size_t(p - start));
     while (p < m_end) {
+        if (const char *runEnd = endOfPlainRun(p, m_end); runEnd != p) {
+            storage.append(p, size_t(runEnd - p));
+            p = runEnd;
+            continue;
+        }
         const char c = *p;
         if (c == '"') {
             out = storage.view(start);
@@ -324,11 +365,7 @@ bool JsonCursor::readStringInto(std::string_view &out, Sink &storage)
             storage.append(q, size_t(p - q));
             continue;
         }
-        if (c != '\\') {
-            storage.push_back(c);
-            ++p;
-            continue;
-        }
+        // c is '\\' here: endOfPlainRun stops at nothing else.
         if (p + 1 >= m_end)
             break;
         const char e = p[1];
@@ -416,6 +453,22 @@ bool JsonCursor::readInt64(qint64 &out)
 {
     if (!ok())
         return false;
+    // Fast path, the usual integer of a shape or an offset: up to 18 digits (no
+    // overflow possible), no leading zero, no fraction or exponent behind it. A
+    // capture's header holds about 200,000 of them.
+    skipWhitespace();
+    const bool negative = m_pos < m_end && *m_pos == '-';
+    const char *digits = m_pos + (negative ? 1 : 0);
+    const char *p = digits;
+    qint64 value = 0;
+    while (p < m_end && isDigit(*p) && p - digits < 18)
+        value = value * 10 + (*p++ - '0');
+    const bool ends = p >= m_end || !(isDigit(*p) || *p == '.' || *p == 'e' || *p == 'E');
+    if (p > digits && ends && (*digits != '0' || p - digits == 1)) {
+        out = negative ? -value : value;
+        m_pos = p;
+        return true;
+    }
     if (peekType() != Type::Number)
         return fail(QStringLiteral("expected an integer, found %1").arg(QLatin1String(typeName(peekType()))));
     const char *start;

@@ -60,7 +60,15 @@ public:
     void seek(const char *pos) { m_pos = pos; }
 
 private:
-    void skipWhitespace();
+    // Inline for the usual case, no whitespace at all: it is asked before every
+    // token, and a call for nothing was 7% of a capture's open.
+    void skipWhitespace()
+    {
+        if (m_pos < m_end && uchar(*m_pos) > ' ')
+            return;
+        skipWhitespaceRun();
+    }
+    void skipWhitespaceRun();
     bool expect(char c);
     bool readNumberToken(const char *&start, bool &isInteger);
     bool readValueDepth(QJsonValue &out, int depth);

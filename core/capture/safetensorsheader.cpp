@@ -7,6 +7,7 @@
 #include <QVarLengthArray>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace dimscope {
@@ -79,7 +80,7 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
     // the open time; the slack lives only until here, while the header is parsed,
     // well below the open's peak (the calls' structures, built afterwards).
     m_tensors.shrink_to_fit();
-    return validateLayout(error);
+    return indexNames(error) && checkNoOverlap(error);
 }
 
 namespace {
@@ -281,26 +282,45 @@ bool SafetensorsHeader::parseMetadata(JsonCursor &c, QString *error)
     return true;
 }
 
-bool SafetensorsHeader::validateLayout(QString *error)
+bool SafetensorsHeader::indexNames(QString *error)
 {
-    std::sort(m_tensors.begin(), m_tensors.end(), [](const Tensor &a, const Tensor &b) { return a.name < b.name; });
-    for (size_t i = 1; i < m_tensors.size(); ++i) {
-        if (m_tensors[i].name == m_tensors[i - 1].name) {
-            *error = QStringLiteral("header names tensor %1 twice").arg(quoted(m_tensors[i].name));
-            return false;
+    m_byHash.clear();
+    m_byHash.reserve(m_tensors.size());
+    const std::hash<std::string_view> hash;
+    for (size_t i = 0; i < m_tensors.size(); ++i)
+        m_byHash.emplace_back(hash(m_tensors[i].name), int(i));
+    std::sort(m_byHash.begin(), m_byHash.end());
+    for (size_t i = 1; i < m_byHash.size(); ++i) {
+        // Equal names have equal hashes: only runs of one hash need comparing.
+        for (size_t j = i; j-- > 0 && m_byHash[j].first == m_byHash[i].first;) {
+            const Tensor &t = m_tensors[size_t(m_byHash[i].second)];
+            if (m_tensors[size_t(m_byHash[j].second)].name == t.name) {
+                *error = QStringLiteral("header names tensor %1 twice").arg(quoted(t.name));
+                return false;
+            }
         }
     }
-    // Overlap check on the non-empty tensors, in file order.
+    return true;
+}
+
+// The non-empty tensors' bytes must not overlap. Writers lay the data out in the
+// header's order, so the table is usually sorted by offset already: checked in one
+// pass, sorted only when it is not.
+bool SafetensorsHeader::checkNoOverlap(QString *error) const
+{
     std::vector<int> order;
     order.reserve(m_tensors.size());
     for (size_t i = 0; i < m_tensors.size(); ++i) {
         if (m_tensors[i].end > m_tensors[i].begin)
             order.push_back(int(i));
     }
-    std::sort(order.begin(), order.end(), [this](int a, int b) {
-        return m_tensors[size_t(a)].begin < m_tensors[size_t(b)].begin
-            || (m_tensors[size_t(a)].begin == m_tensors[size_t(b)].begin && m_tensors[size_t(a)].name < m_tensors[size_t(b)].name);
-    });
+    const auto byOffset = [this](int a, int b) {
+        const Tensor &x = m_tensors[size_t(a)];
+        const Tensor &y = m_tensors[size_t(b)];
+        return x.begin < y.begin || (x.begin == y.begin && x.name < y.name);
+    };
+    if (!std::is_sorted(order.begin(), order.end(), byOffset))
+        std::sort(order.begin(), order.end(), byOffset);
     for (size_t i = 1; i < order.size(); ++i) {
         const Tensor &a = m_tensors[size_t(order[i - 1])];
         const Tensor &b = m_tensors[size_t(order[i])];
@@ -315,9 +335,29 @@ bool SafetensorsHeader::validateLayout(QString *error)
 
 const SafetensorsHeader::Tensor *SafetensorsHeader::find(std::string_view name) const
 {
-    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), name,
-                               [](const Tensor &t, std::string_view n) { return t.name < n; });
-    return (it != m_tensors.end() && it->name == name) ? &*it : nullptr;
+    const size_t h = std::hash<std::string_view>()(name);
+    auto it = std::lower_bound(m_byHash.begin(), m_byHash.end(), std::make_pair(h, -1));
+    for (; it != m_byHash.end() && it->first == h; ++it) {
+        const Tensor &t = m_tensors[size_t(it->second)];
+        if (t.name == name)
+            return &t;
+    }
+    return nullptr;
+}
+
+void SafetensorsHeader::keepNamesOnly()
+{
+    size_t total = 0;
+    for (const Tensor &t : m_tensors)
+        total += t.name.size();
+    m_names.clear();
+    m_names.reserve(total); // never reallocated below: the views stay valid
+    for (Tensor &t : m_tensors) {
+        const size_t at = m_names.size();
+        m_names.append(t.name);
+        t.name = std::string_view(m_names.data() + at, t.name.size());
+    }
+    m_escapedNames.clear();
 }
 
 } // namespace dimscope

@@ -119,7 +119,11 @@ QByteArray manifestOf(const Capture &c, QVector<TensorEntry> &tensors)
                                  {QStringLiteral("constant_kwargs"), call.constantKwargs},
                                  {QStringLiteral("outputs"), QJsonValue()}});
     }
-    const QJsonObject manifest{
+    // Members in InputRecorder's order (python/dimscope/capture/recorder.py): format
+    // and version first, calls last. A QJsonObject sorts its keys, which puts the
+    // calls first: no recorded capture looks like that, and a reader pays for it
+    // (tst_capturereader's hand-made manifests keep that order covered).
+    const QList<QPair<QString, QJsonValue>> members{
         {QStringLiteral("format"), QStringLiteral("dimscope.capture")},
         {QStringLiteral("version"), c.formatVersion},
         {QStringLiteral("producer"), c.producer},
@@ -129,7 +133,15 @@ QByteArray manifestOf(const Capture &c, QVector<TensorEntry> &tensors)
         {QStringLiteral("flattening"), flattening},
         {QStringLiteral("value_if_missing"), QJsonArray::fromStringList(c.valueIfMissing)},
         {QStringLiteral("calls"), calls}};
-    return QJsonDocument(manifest).toJson(QJsonDocument::Compact);
+    QByteArray manifest = "{";
+    for (const auto &[key, value] : members) {
+        if (manifest.size() > 1)
+            manifest += ',';
+        // A value alone is written as the only element of an array, brackets cut.
+        const QByteArray element = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+        manifest += '"' + key.toUtf8() + "\":" + element.mid(1, element.size() - 2); // the keys need no escapes
+    }
+    return manifest + '}';
 }
 
 // The safetensors header, written by hand: a QJsonObject of tens of thousands of keys
