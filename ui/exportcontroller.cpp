@@ -139,17 +139,7 @@ void ExportController::updateActions()
                       : busy       ? tr("An export is running.")
                                    : tr("torch.export on the CPU with the current constraints, then replay every captured call"));
     const QJsonObject environment = m_service->environment();
-    QString cudaReason;
-    if (environment.isEmpty()) {
-        cudaReason = state() == WorkerState::Crashed
-                         ? tr("The export worker is not running (%1); CUDA is unknown.").arg(m_service->stateDetail())
-                         : tr("CUDA availability is not known yet: the export worker reports it once it has started.");
-    } else if (!cudaAvailable()) {
-        const QJsonValue built = environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("built_with"));
-        cudaReason = built.isString()
-                         ? tr("The worker's torch %1 (CUDA %2) sees no CUDA device.").arg(torchVersion(), built.toString())
-                         : tr("The worker's torch %1 is built without CUDA.").arg(torchVersion());
-    }
+    const QString cudaReason = cudaUnavailableReason();
     m_cuda->setEnabled(cudaReason.isEmpty() && haveCapture && !busy);
     // Why it is greyed is in the item itself, not only in its tooltip.
     m_cuda->setText(cudaReason.isEmpty()      ? tr("Export on C&UDA")
@@ -159,6 +149,21 @@ void ExportController::updateActions()
     const QString device = devices.isEmpty() ? tr("the CUDA device") : devices.at(0).toString();
     m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason : !haveCapture ? noCapture : tr("torch.export on %1").arg(device));
     m_cancel->setEnabled(busy);
+}
+
+QString ExportController::cudaUnavailableReason() const
+{
+    const QJsonObject environment = m_service->environment();
+    if (environment.isEmpty()) {
+        return state() == WorkerState::Crashed
+                   ? tr("The export worker is not running (%1); CUDA is unknown.").arg(m_service->stateDetail())
+                   : tr("CUDA availability is not known yet: the export worker reports it once it has started.");
+    }
+    if (cudaAvailable())
+        return {};
+    const QJsonValue built = environment.value(QLatin1String("cuda")).toObject().value(QLatin1String("built_with"));
+    return built.isString() ? tr("The worker's torch %1 (CUDA %2) sees no CUDA device.").arg(torchVersion(), built.toString())
+                            : tr("The worker's torch %1 is built without CUDA.").arg(torchVersion());
 }
 
 QString ExportController::defaultOutputPath() const

@@ -58,6 +58,9 @@ public:
     QJsonObject environment() const { return m_service->environment(); }
     QString torchVersion() const { return m_service->torchVersion(); }
     bool cudaAvailable() const { return m_service->cudaAvailable(); }
+    // Why an export on CUDA cannot run here, in a sentence (the worker has not reported
+    // yet, is not running, its torch sees no device or has no CUDA); empty when it can.
+    QString cudaUnavailableReason() const;
     QString environmentDescription() const { return m_service->environmentDescription(); }
 
     // Re-reads the interpreter from the settings (after Preferences); a changed one

@@ -187,7 +187,7 @@ void MainWindow::noticeCudaProject()
     } else {
         m_banner->showMessage(MessageBanner::Kind::Warning,
                               tr("%1 was saved to export on CUDA: %2 Export on CPU works here.")
-                                  .arg(project, m_export->exportCudaAction()->toolTip()),
+                                  .arg(project, m_export->cudaUnavailableReason()),
                               0);
     }
 }
