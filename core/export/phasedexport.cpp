@@ -118,13 +118,13 @@ QStringList PhasedExport::splitSharedDims(const QStringList &fixes, QStringList 
     QStringList notes;
     for (const QString &line : fixes) {
         const SuggestedFix fix = ExportErrorParser::parseFix(line);
-        if (fix.kind != SuggestedFix::Kind::Specialize || m_splitDims.contains(fix.name)
-            || DimSplit::inputsUsing(m_current.constraints, fix.name).size() < 2) {
+        const bool splittable = fix.kind == SuggestedFix::Kind::Specialize && !m_splitDims.contains(fix.name);
+        const QStringList inputs = splittable ? DimSplit::inputsUsing(m_current.constraints, fix.name) : QStringList();
+        if (inputs.size() < 2) {
             *rest << line;
             continue;
         }
         m_splitDims << fix.name;
-        const QStringList inputs = DimSplit::inputsUsing(m_current.constraints, fix.name);
         const QStringList created = DimSplit::splitByInput(&m_current.constraints, fix.name, error);
         if (!error->isEmpty())
             return {};
