@@ -42,17 +42,7 @@ bool sizeVaries(const ShapeTable &table, const QString &path, int dim)
     const int li = table.indexOf(path);
     if (li < 0 || dim >= table.leaf(li).rank)
         return false;
-    const qint64 *values = table.row(table.leaf(li).firstDim + dim);
-    qint64 first = -1;
-    for (int c = 0; c < table.callCount(); ++c) {
-        if (values[c] < 0)
-            continue;
-        if (first < 0)
-            first = values[c];
-        else if (values[c] != first)
-            return true;
-    }
-    return false;
+    return table.rowVaries(table.leaf(li).firstDim + dim);
 }
 } // namespace
 

@@ -6,25 +6,6 @@
 
 namespace dimscope {
 
-namespace {
-
-// Whether the known values (>= 0) of a dim row are not all the same.
-bool valuesDiffer(const qint64 *values, int calls)
-{
-    qint64 first = -1;
-    for (int c = 0; c < calls; ++c) {
-        if (values[c] < 0)
-            continue;
-        if (first < 0)
-            first = values[c];
-        else if (values[c] != first)
-            return true;
-    }
-    return false;
-}
-
-} // namespace
-
 DynamicDims DynamicDims::find(const ShapeTable &table, const InferenceOptions &options)
 {
     const int rows = table.dimRowCount();
@@ -35,7 +16,7 @@ DynamicDims DynamicDims::find(const ShapeTable &table, const InferenceOptions &o
         const auto &leaf = table.leaf(table.leafOfRow(r));
         if (!leaf.consistent || leaf.presentCalls == 0)
             continue;
-        out.varying[r] = valuesDiffer(table.row(r), table.callCount());
+        out.varying[r] = table.rowVaries(r);
         const bool forced = table.dimOfRow(r) == 0 && options.forcesBatchOf(leaf.arg, leaf.path);
         out.dynamic[r] = out.varying[r] || forced || options.mode == InferenceOptions::Mode::AllDynamic;
         if (out.dynamic[r])

@@ -25,6 +25,21 @@ QString describeCalls(const QVector<int> &calls)
     return parts.join(QStringLiteral(", "));
 }
 
+bool ShapeTable::rowVaries(int dimRow) const
+{
+    const qint64 *values = row(dimRow);
+    qint64 first = -1;
+    for (int c = 0; c < m_calls; ++c) {
+        if (values[c] < 0)
+            continue;
+        if (first < 0)
+            first = values[c];
+        else if (values[c] != first)
+            return true;
+    }
+    return false;
+}
+
 namespace {
 
 QString kindName(NodeKind k)

@@ -47,6 +47,9 @@ public:
     qint64 value(int dimRow, int call) const { return m_values[qsizetype(dimRow) * m_calls + call]; }
     int leafOfRow(int dimRow) const { return m_dimLeaf[dimRow]; }
     int dimOfRow(int dimRow) const { return dimRow - m_leaves[m_dimLeaf[dimRow]].firstDim; }
+    // Whether the known sizes (the calls that pass the leaf) of a dim row are not all
+    // the same: the dim varies between calls.
+    bool rowVaries(int dimRow) const;
     bool present(int leaf, int call) const { return m_present[qsizetype(leaf) * m_calls + call] != 0; }
     // The top-level inputs in signature order, and whether a call passes each.
     const QStringList &args() const { return m_args; }

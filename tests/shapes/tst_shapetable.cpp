@@ -15,6 +15,7 @@ class TestShapeTable : public QObject
 private slots:
     void inputsInSignatureOrder();
     void sizesPerCall();
+    void rowVaries();
     void onlyTensorsAreRows();
     void rankChangeIsAnIssue();
     void missingLeafIsAnIssue();
@@ -49,6 +50,20 @@ void TestShapeTable::sizesPerCall()
     QCOMPARE(table.leafOfRow(3), m);
     QCOMPARE(table.dimOfRow(3), 1);
     QVERIFY(table.issues().isEmpty());
+}
+
+void TestShapeTable::rowVaries()
+{
+    // x: dim 0 varies, dim 1 does not. m: absent from call 0, the same size in the
+    // calls that pass it (the -1 of the absent call is no size). s: one size differs.
+    const ShapeTable table(makeCapture(QStringLiteral("x=2x3 m=- s=1 | x=4x3 m=5 s=1 | x=6x3 m=5 s=9")));
+    const auto rowOf = [&table](const char *leaf, int dim) {
+        return table.leaf(table.indexOf(QLatin1String(leaf))).firstDim + dim;
+    };
+    QVERIFY(table.rowVaries(rowOf("x", 0)));
+    QVERIFY(!table.rowVaries(rowOf("x", 1)));
+    QVERIFY(!table.rowVaries(rowOf("m", 0)));
+    QVERIFY(table.rowVaries(rowOf("s", 0)));
 }
 
 void TestShapeTable::onlyTensorsAreRows()
