@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plottext.h"
 
+#include "rangetext.h"
+
 #include <QCoreApplication>
 
 #include <cmath>
@@ -14,7 +16,7 @@ QString number(double value) { return QString::number(value, 'g', 15); }
 
 QString PlotText::rangeText(double lower, double upper)
 {
-    return QStringLiteral("[%1, %2]").arg(number(lower), std::isinf(upper) ? QStringLiteral("∞") : number(upper));
+    return QStringLiteral("[%1, %2]").arg(number(lower), std::isinf(upper) ? RangeText::infinity() : number(upper));
 }
 
 QString PlotText::title(const QString &leafPath, int dim, const QString &dimName, const QString &range)

@@ -2,6 +2,7 @@
 #include "pt2programview.h"
 
 #include "models/pt2inputsmodel.h"
+#include "rangetext.h"
 
 #include <QFileInfo>
 #include <QHeaderView>
@@ -68,10 +69,9 @@ void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<P
     for (const Pt2Range &r : program.ranges) {
         SymSize size = SymSize::fromExpr(r.expr, std::nullopt);
         const QString named = Pt2InputsModel::namedSize(size, mapping ? &*mapping : nullptr);
-        // ∞ as everywhere else in the window; the CLI and the .pt2 keep torch's "oo".
-        const QString range = r.toString().replace(QLatin1String("oo"), QStringLiteral("∞"));
+        const QString range = RangeText::range(r.min, r.max); // the CLI and the .pt2 keep torch's "oo"
         auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, range});
-        item->setToolTip(2, tr("torch's range for %1 (∞ = unbounded)").arg(r.key));
+        item->setToolTip(2, tr("torch's range for %1 (%2 = unbounded)").arg(r.key, RangeText::infinity()));
     }
     m_ranges->resizeColumnToContents(0);
     QStringList problems = program.warnings;

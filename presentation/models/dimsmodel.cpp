@@ -3,6 +3,7 @@
 
 #include "dimcolours.h"
 #include "projectdocument.h"
+#include "rangetext.h"
 #include "shapes/constraintset.h"
 #include "shapes/inferencenotes.h"
 
@@ -191,7 +192,7 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
         case MaxColumn:
             if (d.isDerived())
                 return role == Qt::DisplayRole ? tr("(from %1)").arg(d.root) : QVariant();
-            return boundText(d.max, role == Qt::DisplayRole ? QStringLiteral("∞") : QString());
+            return role == Qt::DisplayRole ? RangeText::upper(d.max) : boundText(d.max, QString());
         case DerivedColumn: return d.isDerived() ? d.relationText() : QString();
         case ObservedColumn:
             if (row.observedMin < 0)
@@ -220,7 +221,7 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
             return explanationTip(d.name);
         if (index.column() == MinColumn || index.column() == MaxColumn)
             return d.isDerived() ? tr("A derived Dim's range follows its root '%1'.").arg(d.root)
-                                 : tr("Empty or ∞ for torch's default; the range every captured call must fit.");
+                                 : tr("Empty or %1 for torch's default; the range every captured call must fit.").arg(RangeText::infinity());
         return {};
     case Qt::DecorationRole:
         if (index.column() == NameColumn)
@@ -280,7 +281,7 @@ std::optional<std::optional<qint64>> DimsModel::parseBound(const QString &text, 
 {
     const QString t = text.trimmed();
     if (t.isEmpty() || t == QLatin1String("-") || t == QLatin1String("oo") || t.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0
-        || t == QStringLiteral("∞") || t.compare(QLatin1String("default"), Qt::CaseInsensitive) == 0)
+        || t == RangeText::infinity() || t.compare(QLatin1String("default"), Qt::CaseInsensitive) == 0)
         return std::optional<qint64>();
     bool ok = false;
     const qint64 v = t.toLongLong(&ok);
