@@ -199,6 +199,7 @@ void PhasedExport::onAttemptFinished(bool success, const QString &why)
 {
     Q_UNUSED(success);
     const ExportResult last = m_loop->rounds().isEmpty() ? ExportResult{} : m_loop->rounds().last();
+    m_outcome.rounds += m_loop->rounds();
     if (m_attempt == 1)
         m_outcome.firstAttempt = last;
     if (last.failure.kind == QLatin1String("cancelled"))

@@ -27,6 +27,9 @@ struct PhasedExportOutcome {
     QVector<ExportedProgram> programs;
     QVector<int> unserved;
     ExportResult firstAttempt;
+    // Every round of every attempt in the order they ran: the fix loop's rounds before
+    // an attempt's last one too (their failures' explanations led to the fixes applied).
+    QVector<ExportResult> rounds;
     int callCount = 0;
     bool cancelled = false;
 

@@ -80,6 +80,11 @@ QVector<ShapeExplanation> ExplanationsModel::collect(const PhasedExportOutcome &
             }
         }
     };
+    // The fix loop's earlier rounds: the decisions behind the fixes it applied.
+    for (const ExportResult &round : outcome.rounds) {
+        add(round.explanations);
+        add(round.failure.explanations);
+    }
     add(outcome.firstAttempt.explanations);
     add(outcome.firstAttempt.failure.explanations);
     for (const ExportedProgram &p : outcome.programs)

@@ -37,7 +37,7 @@ public:
     const ShapeExplanation *explanationAt(const QModelIndex &index) const;
 
     // Every decision of an export's attempts (the first, whose constraints were the
-    // user's, then each program's), each once.
+    // user's, then each program's), every fix-loop round included, each once.
     static QVector<ShapeExplanation> collect(const PhasedExportOutcome &outcome);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;

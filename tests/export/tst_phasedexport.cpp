@@ -98,6 +98,10 @@ void TestPhasedExport::callsOneProgramRejectsGetTheirOwnProgram()
     for (const ExportedProgram &p : outcome.programs)
         QVERIFY2(QFileInfo(p.result.output).isFile(), qPrintable(p.result.output));
     QCOMPARE(outcome.summary(), QStringLiteral("every captured call (5) replays through its 2 programs"));
+    // Every round is kept, each attempt's last one being the round that exported its program
+    QVERIFY(outcome.rounds.size() >= 2);
+    QCOMPARE(outcome.rounds.first().output, output);
+    QCOMPARE(outcome.rounds.last().output, outcome.programs.at(1).result.output);
 }
 
 void TestPhasedExport::withoutPhasesTheRejectedCallsAreListed()

@@ -138,6 +138,29 @@ private slots:
         QCOMPARE(collected.at(0).expression, QStringLiteral("seq_len == 4"));
     }
 
+    void collectTakesTheFixLoopsEarlierRounds()
+    {
+        // Given a fix loop whose first round failed on seq_len (torch's fix made it 4)
+        // and whose second round exported with a guard on batch
+        const QVector<ShapeExplanation> all = decisions(QStringLiteral("/m.py"));
+        ExportResult failedRound;
+        failedRound.failure.explanations = {all.at(0)};
+        ExportResult exportedRound;
+        exportedRound.ok = true;
+        exportedRound.explanations = {all.at(1)};
+        PhasedExportOutcome outcome;
+        outcome.rounds = {failedRound, exportedRound};
+        outcome.firstAttempt = exportedRound;
+        ExportedProgram program;
+        program.result = exportedRound;
+        outcome.programs << program;
+        // Then the Why panel gets both decisions, the earlier round's first
+        const QVector<ShapeExplanation> collected = ExplanationsModel::collect(outcome);
+        QCOMPARE(collected.size(), 2);
+        QCOMPARE(collected.at(0).expression, QStringLiteral("seq_len == 4"));
+        QCOMPARE(collected.at(1).expression, QStringLiteral("batch != 1"));
+    }
+
     void excerptShowsTheLineInContext()
     {
         QTemporaryDir dir;
