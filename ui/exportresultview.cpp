@@ -403,8 +403,12 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
                        .arg(failure.source.file)
                        .arg(failure.source.line)
                        .arg(failure.source.function, failure.source.code);
-    if (!failure.traceback.isEmpty())
-        details << tr("Traceback:\n%1").arg(failure.traceback.trimmed());
+    if (!failure.traceback.isEmpty()) {
+        // Python's text has its own heading ("Traceback (most recent call last):"); ours
+        // is only for a traceback without one (an exception with no frames).
+        const QString traceback = failure.traceback.trimmed();
+        details << (traceback.startsWith(QLatin1String("Traceback")) ? traceback : tr("Traceback:\n%1").arg(traceback));
+    }
     if (!failure.raw.isEmpty() && failure.raw != failure.message)
         details << tr("torch's message:\n%1").arg(failure.raw.trimmed());
     m_details->setPlainText(details.join(QStringLiteral("\n\n")));

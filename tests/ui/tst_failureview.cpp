@@ -142,8 +142,11 @@ void TestFailureView::modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox()
     QVERIFY(advice->isVisibleTo(&view));
     QVERIFY2(advice->text().contains(QLatin1String("File > Open Model")), qPrintable(advice->text()));
     QVERIFY(view.findChild<QWidget *>(QStringLiteral("reexportButton"))->isVisibleTo(&view));
-    QVERIFY(view.findChild<QPlainTextEdit *>(QStringLiteral("failureDetails"))->toPlainText().contains(
-        QLatin1String("ModuleNotFoundError: No module named 'nonexistent_pkg'")));
+    const QString details = view.findChild<QPlainTextEdit *>(QStringLiteral("failureDetails"))->toPlainText();
+    QVERIFY(details.contains(QLatin1String("ModuleNotFoundError: No module named 'nonexistent_pkg'")));
+    // The traceback under Python's own heading, not under a second one of ours.
+    QVERIFY2(details.contains(QLatin1String("Traceback (most recent call last):")), qPrintable(details));
+    QCOMPARE(details.count(QLatin1String("Traceback")), 1);
 }
 
 DIMSCOPE_TEST_MAIN(TestFailureView)
