@@ -4,6 +4,7 @@
 // (docs/worker-protocol.md). Both checked by QAbstractItemModelTester while they fill.
 #include "deterministictestmain.h"
 #include "modeldump.h"
+#include "verificationanswer.h"
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
 
@@ -43,18 +44,6 @@ QHash<QString, QStringList> userDims(const QStringList &cache)
         dims.insert(kLeaves.at(i), cache);
     return dims;
 }
-
-// A verification_failed answer: call 0 replays, call 1 is refused by a guard, call 2
-// by a plain error, call 3's outputs differ.
-const char *kVerificationFailed = R"J({"kind": "verification_failed", "message": "3 of 4 calls fail",
-  "result": {"output": "/tmp/model.pt2", "example_call": 0, "device": "cpu",
-    "verification": [
-      {"call": 0, "status": "ok", "outputs": [{"path": "output", "max_abs": 1.5e-7, "max_rel": 2e-6, "ok": true}]},
-      {"call": 1, "status": "rejected", "message": "Guard failed: input_ids.size()[1] == 1",
-       "guard": {"expression": "input_ids.size()[1] == 1", "text": "input_ids dim 1 == 1",
-                 "sources": [{"source": "input_ids.size()[1]", "path": "input_ids", "dim": 1}]}, "outputs": []},
-      {"call": 2, "status": "rejected", "message": "RuntimeError: Expected input at *args[1].shape[0] to be equal to 2, but got 3\nmore", "outputs": []},
-      {"call": 3, "status": "mismatch", "outputs": [{"path": "output.logits", "max_abs": 0.25, "max_rel": 0.5, "ok": false, "value_equal": false}]}]}})J";
 
 } // namespace
 
@@ -138,7 +127,7 @@ void TestResultModels::verificationRows()
 {
     // Given the worker's answer to an export whose program refuses some calls
     QJsonParseError parseError;
-    const QJsonDocument answer = QJsonDocument::fromJson(kVerificationFailed, &parseError);
+    const QJsonDocument answer = QJsonDocument::fromJson(test::kVerificationFailed, &parseError);
     QVERIFY2(answer.isObject(), qPrintable(parseError.errorString()));
     const ExportResult result = ExportResult::fromFailure(WorkerFailure::fromJson(answer.object()));
     VerificationModel model;
@@ -163,7 +152,7 @@ void TestResultModels::verificationRows()
 void TestResultModels::verificationClear()
 {
     const ExportResult result = ExportResult::fromFailure(
-        WorkerFailure::fromJson(QJsonDocument::fromJson(kVerificationFailed).object()));
+        WorkerFailure::fromJson(QJsonDocument::fromJson(test::kVerificationFailed).object()));
     VerificationModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setVerification(result.verification, result.exampleCall);
