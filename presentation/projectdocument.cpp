@@ -226,6 +226,11 @@ void ProjectDocument::applyConstraints(const ConstraintSet &set)
     revalidate();
 }
 
+ExportHints ProjectDocument::exportHints() const
+{
+    return hasCapture() ? ExportHints::compute(table(), m_constraints) : ExportHints();
+}
+
 void ProjectDocument::revalidate()
 {
     m_validation = m_validator ? m_validator->validate(m_constraints) : ValidationReport();

@@ -7,6 +7,7 @@
 #include "project/projectfile.h"
 #include "shapes/constraintset.h"
 #include "shapes/constraintviolation.h"
+#include "shapes/exporthints.h"
 #include "shapes/inferenceresult.h"
 
 #include <QObject>
@@ -44,6 +45,12 @@ public:
     const ShapeTable &table() const { return inference().table; }
     const ConstraintSet &constraints() const { return m_constraints; }
     const ValidationReport &validation() const { return m_validation; }
+    // The opened capture's calls as the constraints are checked against them (it holds
+    // the ShapeTable): for previews that validate other sets. Only with a capture.
+    const ConstraintValidator &validator() const { return *m_validator; }
+    // What to check before an export with the current constraints (Dims that may be one,
+    // the example call); empty without a capture. Computed on each call.
+    ExportHints exportHints() const;
     QString capturePath() const { return m_capturePath; }
     QString projectPath() const { return m_projectPath; }
     QString modelRef() const { return m_modelRef; }

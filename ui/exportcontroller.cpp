@@ -12,7 +12,6 @@
 #include "projectdocument.h"
 #include "pt2loader.h"
 #include "settingskeys.h"
-#include "shapes/constraintvalidator.h"
 #include "shapes/examplecalladvice.h"
 #include "shapes/exporthints.h"
 #include "shapes/suggestedfixapplier.h"
@@ -269,10 +268,10 @@ void ExportController::onFinished(const PhasedExportOutcome &outcome)
     m_result->showOutcome(outcome, readBacks);
     if (outcome.programs.isEmpty() && m_document && m_document->hasCapture() && outcome.firstAttempt.failure.hasFixes()) {
         const WorkerFailure &failure = outcome.firstAttempt.failure;
-        m_result->showFixPreviews(FixPreview::make(m_document->constraints(), ConstraintValidator(m_document->table()),
-                                                   failure.fixes, failure.explanations));
+        m_result->showFixPreviews(
+            FixPreview::make(m_document->constraints(), m_document->validator(), failure.fixes, failure.explanations));
         // torch's fixes come from the call it traced; another call may need none.
-        const ExportHints hints = ExportHints::compute(m_document->table(), m_document->constraints());
+        const ExportHints hints = m_document->exportHints();
         const int options = m_document->exportOptions().exampleCall;
         m_result->showExampleCallAdvice(ExampleCallAdvice::make(hints, options >= 0 ? options : hints.automaticCall()));
     }

@@ -61,8 +61,7 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
 
 void ExportOptionsDialog::addHints(const ProjectDocument *document)
 {
-    const ExportHints hints = document->hasCapture() ? ExportHints::compute(document->table(), document->constraints())
-                                                     : ExportHints();
+    const ExportHints hints = document->exportHints();
     m_automatic = hints.automaticCall();
     QStringList merges;
     for (const MergeCandidate &m : hints.mergeCandidates())
