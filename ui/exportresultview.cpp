@@ -315,17 +315,6 @@ void ExportResultView::showProgram(const Pt2Program &program)
     refreshFilter();
 }
 
-// Each leaf dim a violation names, once, in key paths and Dim names:
-// "past_key_values.key_cache[0] dim 2 (past_len)".
-static QString leafDimsText(const WorkerViolation &v)
-{
-    QStringList parts;
-    for (const ViolationSource &s : v.sources)
-        if (!parts.contains(s.toText()))
-            parts << s.toText();
-    return parts.join(QStringLiteral(", "));
-}
-
 // torch's line with its input sources (`L['args'][1]['input_ids'].size()[1]`) written
 // as the leaf dims they are (`input_ids dim 1`).
 static QString readableViolation(const WorkerViolation &v)
@@ -424,7 +413,7 @@ void ExportResultView::addViolation(const WorkerViolation &v)
     const QString where = v.source.isValid() ? v.source.toText() : QString();
     const QString text = readableViolation(v);
     auto *item = new QTreeWidgetItem(m_violations);
-    item->setText(LeafDimsColumn, leafDimsText(v));
+    item->setText(LeafDimsColumn, v.leafDimsText());
     item->setText(DimsColumn, v.dims.join(QStringLiteral(", ")));
     item->setText(WhereColumn, where);
     item->setText(ViolationColumn, text);

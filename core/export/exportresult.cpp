@@ -52,6 +52,15 @@ QString ViolationSource::toText() const
     return text;
 }
 
+QString WorkerViolation::leafDimsText() const
+{
+    QStringList parts;
+    for (const ViolationSource &s : sources)
+        if (!parts.contains(s.toText()))
+            parts << s.toText();
+    return parts.join(QStringLiteral(", "));
+}
+
 WorkerFailure WorkerFailure::make(const QString &kind, const QString &message)
 {
     WorkerFailure f;
@@ -178,6 +187,9 @@ QString WorkerFailure::toText() const
         out << "violations:\n";
         for (const WorkerViolation &v : violations) {
             out << "  - " << v.text << "\n";
+            const QString leafDims = v.leafDimsText();
+            if (!leafDims.isEmpty())
+                out << "    leaf dims: " << leafDims << "\n";
             if (v.source.isValid()) // torch 2.8+: where the model specialized the Dim
                 out << "    at " << v.source.toText() << "\n";
         }

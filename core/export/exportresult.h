@@ -73,6 +73,10 @@ struct WorkerViolation {
     QStringList dims;  // Dim names the line mentions
     QVector<ViolationSource> sources;
     SourceLocation source; // torch 2.8+ (strict): the user's line that specialized it
+
+    // "x dim 0 (dx), y dim 0 (dy)": each leaf dim the line is about once, as
+    // ViolationSource::toText names it (the GUI's Leaf dims column, the CLI's line).
+    QString leafDimsText() const;
 };
 
 

@@ -46,6 +46,9 @@ private slots:
         QCOMPARE(f.violations[0].sources[0].toText(), QStringLiteral("y dim 0 (dy)"));
         QCOMPARE(f.violations[0].sources[1].toText(), QStringLiteral("x dim 0"));
         const QString text = f.toText();
+        // each violation's leaf dims under its line, named as in the GUI
+        QCOMPARE(f.violations[0].leafDimsText(), QStringLiteral("y dim 0 (dy), x dim 0"));
+        QVERIFY2(text.contains(QLatin1String("must always be equal.\n    leaf dims: y dim 0 (dy), x dim 0\n")), qPrintable(text));
         QVERIFY(text.contains(QLatin1String("suggested fixes:\n  d1 = 4\n  dy = dx\n")));
         QVERIFY(!text.contains(QLatin1String("tb"))); // torch's traceback is noise here
     }

@@ -184,6 +184,9 @@ def test_tutorial_fails_with_violations_and_fixes(tutorial, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "export failed: constraint_violation" in done.stderr, done.stderr
     assert "violations:" in done.stderr and "suggested fixes:" in done.stderr
+    # the leaf dims of the dx/dy equality, named as the GUI names them
+    assert re.search(r"^\s+leaf dims: .*\bx dim 0 \(dx\)", done.stderr, re.M), done.stderr
+    assert re.search(r"^\s+leaf dims: .*\by dim 0 \(dy\)", done.stderr, re.M), done.stderr
     assert re.search(r"^\s+d1 = 4$", done.stderr, re.M), done.stderr
     assert re.search(r"^\s+(dy = dx|dx = dy)$", done.stderr, re.M), done.stderr
     assert not out_pt2.exists()
