@@ -58,6 +58,7 @@ void InputsModel::setLoaded(const LoadedCapturePtr &loaded)
     beginResetModel();
     m_loaded = loaded;
     m_colours.clear();
+    m_coloursFromConstraints = false;
     m_labels.clear();
     m_violations.clear();
     m_highlighted.clear();
@@ -99,7 +100,30 @@ void InputsModel::replaceDecoration(QHash<QString, T> &current, const QHash<QStr
 
 void InputsModel::setDimColours(const QHash<QString, QVector<QColor>> &colours)
 {
+    if (!m_coloursFromConstraints) {
+        // The leaves the set leaves out lose their "dynamic" accent now.
+        m_coloursFromConstraints = true;
+        emitDynamicLeavesChanged();
+    }
     replaceDecoration(m_colours, colours);
+}
+
+void InputsModel::emitDynamicLeavesChanged()
+{
+    if (!m_loaded)
+        return;
+    const QVector<AlignedNode> &nodes = m_loaded->tree.nodes();
+    for (int n = 1; n < nodes.size(); ++n) {
+        if (nodes.at(n).isLeaf() && m_loaded->shapes.at(n).hasDynamicDim())
+            emitRowChanged(nodes.at(n).path);
+    }
+}
+
+// A tensor whose sizes vary between calls but that the constraint set does not list:
+// the spec gives it no dynamic dim (SpecTree), so torch exports it static.
+bool InputsModel::isLeftOutOfConstraints(const AlignedNode &node, const ShapeSummary &shape) const
+{
+    return m_coloursFromConstraints && node.isLeaf() && shape.hasDynamicDim() && !m_colours.contains(node.path);
 }
 
 void InputsModel::setDimLabels(const QHash<QString, QStringList> &labels)
@@ -260,6 +284,9 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
         if (index.column() == ConstraintColumn && m_explanations.contains(node.path))
             return tr("%1\n\nIn the last export torch decided:\n%2")
                 .arg(node.path, m_explanations.value(node.path).join(QLatin1Char('\n')));
+        if (isLeftOutOfConstraints(node, shape))
+            return QString(tr("Not in the constraint set: exported with every dim static.") + QStringLiteral("\n\n")
+                           + perCallTooltip(node));
         if (node.isLeaf())
             return perCallTooltip(node);
         return node.typeName.isEmpty() ? QVariant() : QVariant(node.typeName);
@@ -301,9 +328,10 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
     case DimColoursRole: {
         QVariantList colours;
         const QVector<QColor> set = m_colours.value(node.path);
+        const bool leftOut = isLeftOutOfConstraints(node, shape);
         for (int d = 0; d < shape.rank(); ++d) {
             QColor c = set.value(d);
-            if (!c.isValid() && shape.dynamic.value(d))
+            if (!c.isValid() && shape.dynamic.value(d) && !leftOut)
                 c = defaultDynamicColour();
             colours.append(c);
         }

@@ -40,8 +40,10 @@ public:
     void clear();
     LoadedCapturePtr loaded() const { return m_loaded; }
 
-    // Per leaf key path, one entry per dim. Phase 2 feeds these from the Dims of the
-    // constraint set; dims without a colour fall back to the "dynamic" accent.
+    // Per leaf key path, one entry per dim, for the leaves the constraint set lists
+    // (InputsDecorator). Before the first call dynamic dims without a colour get the
+    // "dynamic" accent; after it a leaf the set does not list is exported with every
+    // dim static, so its dims are plain and its tooltip says so.
     void setDimColours(const QHash<QString, QVector<QColor>> &colours);
     void setDimLabels(const QHash<QString, QStringList> &labels);
     static QColor defaultDynamicColour();
@@ -67,12 +69,15 @@ public:
 private:
     QString valueText(const AlignedNode &node) const;
     QString perCallTooltip(const AlignedNode &node) const;
+    bool isLeftOutOfConstraints(const AlignedNode &node, const ShapeSummary &shape) const;
+    void emitDynamicLeavesChanged();
     void emitRowChanged(const QString &path);
     template<typename T>
     void replaceDecoration(QHash<QString, T> &current, const QHash<QString, T> &next);
 
     LoadedCapturePtr m_loaded;
     QHash<QString, QVector<QColor>> m_colours;
+    bool m_coloursFromConstraints = false; // setDimColours was called for this capture
     QHash<QString, QStringList> m_labels;
     QHash<QString, QStringList> m_violations;
     QHash<QString, QStringList> m_explanations;

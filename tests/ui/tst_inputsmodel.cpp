@@ -20,6 +20,7 @@ private slots:
     void absentInSomeCalls();
     void tooltipListsEveryCall();
     void dimColoursAndLabels();
+    void leafTheConstraintsLeaveOutIsPlain();
     void filterOnKeyPaths_data();
     void filterOnKeyPaths();
     void largeCache();
@@ -120,6 +121,8 @@ void TestInputsModel::dimColoursAndLabels()
     QVERIFY(!colours.at(0).value<QColor>().isValid());
     QCOMPARE(colours.at(1).value<QColor>(), InputsModel::defaultDynamicColour());
 
+    // Once the constraint set's colours are known, an edit repaints only the rows it changes
+    model.setDimColours({{path, {QColor(), QColor(Qt::red)}}});
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     model.setDimColours({{path, {QColor(), QColor(Qt::blue)}}});
     model.setDimLabels({{path, {QStringLiteral("batch"), QStringLiteral("seq_len")}}});
@@ -129,6 +132,48 @@ void TestInputsModel::dimColoursAndLabels()
     QCOMPARE(colours.at(1).value<QColor>(), QColor(Qt::blue));
     QCOMPARE(model.indexForPath(path, InputsModel::ConstraintColumn).data().toString(), QStringLiteral("batch, seq_len"));
     QCOMPARE(shape.data(InputsModel::DimLabelsRole).toStringList(), (QStringList{QStringLiteral("batch"), QStringLiteral("seq_len")}));
+}
+
+void TestInputsModel::leafTheConstraintsLeaveOutIsPlain()
+{
+    // Given the capture's tree under the tester, with input_ids' dim 1 in the "dynamic" accent
+    InputsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setCapture(test::kvCapture(3, 1));
+    const QString listed = QStringLiteral("attention_mask");
+    const QString leftOut = QStringLiteral("input_ids");
+    const QModelIndex leftOutShape = model.indexForPath(leftOut, InputsModel::ShapeColumn);
+    QCOMPARE(leftOutShape.data(InputsModel::DimColoursRole).toList().at(1).value<QColor>(), InputsModel::defaultDynamicColour());
+
+    // When the constraint set's colours arrive and the set lists attention_mask only
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setDimColours({{listed, {QColor(), QColor(Qt::blue)}}});
+
+    // Then input_ids, exported static, is repainted plain and its tooltip says why
+    bool repainted = false;
+    for (const QList<QVariant> &args : std::as_const(changed))
+        repainted = repainted || args.at(0).toModelIndex() == model.indexForPath(leftOut, 0);
+    QVERIFY(repainted);
+    const QVariantList plain = leftOutShape.data(InputsModel::DimColoursRole).toList();
+    QCOMPARE(plain.size(), 2);
+    QVERIFY(!plain.at(0).value<QColor>().isValid());
+    QVERIFY(!plain.at(1).value<QColor>().isValid());
+    const QString tip = leftOutShape.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.startsWith(QStringLiteral("Not in the constraint set: exported with every dim static.\n\ncall 0: ")), qPrintable(tip));
+    // The listed leaf keeps its Dim's colour and its plain per-call tooltip
+    const QModelIndex listedShape = model.indexForPath(listed, InputsModel::ShapeColumn);
+    QCOMPARE(listedShape.data(InputsModel::DimColoursRole).toList().at(1).value<QColor>(), QColor(Qt::blue));
+    QVERIFY(listedShape.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("call 0: ")));
+    // A leaf that is the same in every call needs no note
+    QVERIFY(model.indexForPath(QStringLiteral("pixel_values"), InputsModel::ShapeColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .startsWith(QStringLiteral("call 0: ")));
+
+    // When another capture is opened, no constraint set is known yet: the accent is back
+    model.setCapture(test::kvCapture(3, 1));
+    QCOMPARE(model.indexForPath(leftOut, InputsModel::ShapeColumn).data(InputsModel::DimColoursRole).toList().at(1).value<QColor>(),
+             InputsModel::defaultDynamicColour());
 }
 
 void TestInputsModel::filterOnKeyPaths_data()
