@@ -45,7 +45,7 @@ QString nodeSummary(const CallTree &tree, int index, int maxListItems, int depth
         return QLatin1String("dict(") + named(QStringLiteral(":")) + QLatin1Char(')');
     case NodeKind::NamedTuple:
     case NodeKind::Custom:
-        return shortTypeName(n.typeName) + QLatin1Char('(') + named(QStringLiteral("=")) + QLatin1Char(')');
+        return shortTypeName(n.typeName()) + QLatin1Char('(') + named(QStringLiteral("=")) + QLatin1Char(')');
     case NodeKind::List:
     case NodeKind::Tuple: {
         if (items.size() > maxListItems && maxListItems > 0) {

@@ -22,6 +22,14 @@ QString nodeKindName(NodeKind k)
     return {};
 }
 
+void TreeNode::setClass(const QString &typeName, const QString &flavour, const QJsonValue &context)
+{
+    nodeClass = new NodeClass;
+    nodeClass->typeName = typeName;
+    nodeClass->flavour = flavour;
+    nodeClass->context = context;
+}
+
 const uchar *Capture::bytes(const Leaf &leaf) const
 {
     if (!mapping || !leaf.isTensor() || leaf.fileOffset < 0 || leaf.byteSize < 0

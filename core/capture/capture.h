@@ -6,6 +6,8 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QMap>
+#include <QSharedData>
+#include <QSharedDataPointer>
 #include <QSharedPointer>
 #include <QString>
 #include <QStringList>
@@ -22,22 +24,34 @@ inline bool isLeafKind(NodeKind k) { return k >= NodeKind::Tensor; }
 // The manifest's name of a kind ("dict", "namedtuple", "tensor", "str", ...).
 QString nodeKindName(NodeKind k);
 
+// What a namedtuple or custom node says of its class. Held apart from TreeNode:
+// leaves and plain containers (nearly every node of a capture) have none, and
+// keeping these fields in every node cost 64 bytes a leaf.
+struct NodeClass : QSharedData {
+    QString typeName;   // qualified class name
+    QString flavour;    // custom: "key_value_dict", "pytree", ...
+    QJsonValue context; // custom: the flatten context when JSON-representable
+};
+
 struct TreeNode {
     NodeKind kind = NodeKind::None;
-    QString typeName;      // namedtuple / custom: qualified class name
-    QString flavour;       // custom: "key_value_dict", "pytree", ...
-    QStringList keys;      // dict keys, namedtuple fields, custom child keys (one per child)
-    QJsonValue context;    // custom: the flatten context when JSON-representable
-    QVector<int> children; // indices into CallTree::nodes
     int parent = -1;
     int leaf = -1;         // leaf kinds: index into CallTree::leaves
+    QStringList keys;      // dict keys, namedtuple fields, custom child keys (one per child)
+    QVector<int> children; // indices into CallTree::nodes
+    QSharedDataPointer<NodeClass> nodeClass; // namedtuple / custom only
+
+    QString typeName() const { return nodeClass ? nodeClass->typeName : QString(); }
+    QString flavour() const { return nodeClass ? nodeClass->flavour : QString(); }
+    QJsonValue context() const { return nodeClass ? nodeClass->context : QJsonValue(); }
+    void setClass(const QString &typeName, const QString &flavour = QString(), const QJsonValue &context = QJsonValue());
 };
 
 struct Leaf {
     QString path;          // key path, e.g. "past_key_values.key_cache[0]"
-    NodeKind kind = NodeKind::None;
     int node = -1;         // index into CallTree::nodes
-    // Tensor leaves
+    NodeKind kind = NodeKind::None;
+    // Tensor leaves (the small members first: no padding between them)
     DType dtype = DType::F32;
     QVector<qint64> shape;
     QString device;        // where it lived when recorded: "cpu", "cuda:0"

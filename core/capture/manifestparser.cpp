@@ -665,16 +665,14 @@ bool ManifestParser::finishContainer(CallTree &tree, int self, NodeKind kind, No
     case NodeKind::NamedTuple:
         if (!f.hasType || !f.hasFields)
             return fail(QStringLiteral("%1: namedtuple node needs 'type' and 'fields'").arg(where()));
-        n.typeName = f.type;
+        n.setClass(f.type);
         n.keys = f.fields;
         break;
     case NodeKind::Custom:
         if (!f.hasType || !f.hasFlavour || !f.hasKeys)
             return fail(QStringLiteral("%1: custom node needs 'type', 'flavour' and 'keys'").arg(where()));
-        n.typeName = f.type;
-        n.flavour = f.flavour;
+        n.setClass(f.type, f.flavour, f.context);
         n.keys = f.keys;
-        n.context = f.context;
         break;
     default:
         break;

@@ -88,7 +88,7 @@ int AlignedTree::addChild(int parent, const QString &name, const QString &path, 
     n.name = name;
     n.path = path;
     n.kind = src.kind;
-    n.typeName = src.typeName;
+    n.typeName = src.typeName();
     n.parent = parent;
     n.row = m_nodes[parent].children.size();
     const int index = m_nodes.size();
@@ -114,7 +114,7 @@ void AlignedTree::merge(const CallTree &tree, int callIndex, int callCount, int 
     if (isLeafKind(dst.kind) && dst.leafInCall.isEmpty())
         dst.kind = src.kind; // container seen first here
     if (dst.typeName.isEmpty())
-        dst.typeName = src.typeName;
+        dst.typeName = src.typeName();
     dst.childCount = qMax(dst.childCount, int(src.children.size()));
     const bool topLevel = dstNode == 0;
     const QString parentPath = dst.path;

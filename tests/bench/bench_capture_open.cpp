@@ -7,14 +7,17 @@
 //   - reading the file's bytes once (the baseline),
 //   - CaptureReader::open (validate header + manifest, build every call's pytree),
 //   - peak RSS growth during open, against the header's size.
-// Targets: open < 300 ms, peak memory growth < 3x the header.
+// Issue 11's targets: open < 100 ms, peak memory growth <= 2x the header.
 //
 // Quick mode (default, the ctest entry): the same leaves with tiny tensors.
 // Full mode (DIMSCOPE_BENCH_FULL=1): bfloat16 caches of 2x8xSEQx64, ~4.8 GB of data.
 // The file goes to $TMPDIR (or /tmp) and is deleted afterwards.
 // The generator is tests/common/benchcapture.cpp (also used by tests/ui/tst_largecapture).
 // Exit code 1 when the capture cannot be opened or the memory target is missed
-// (the time target depends on the machine; it is reported, not enforced).
+// (the time target depends on the machine; it is reported, not enforced). The
+// first open in a process and the best later one are both reported: the first
+// also pays a page fault for every page of new memory, which costs 10-15 us each
+// on a virtual machine, where a later open reuses the memory the previous freed.
 #include "benchcapture.h"
 
 #include "capture/capturereader.h"
@@ -28,6 +31,8 @@
 
 #include <cstdio>
 #include <ctime>
+
+#include <sys/resource.h>
 
 using namespace dimscope;
 
@@ -52,6 +57,15 @@ double threadCpuMs()
     timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// Page faults of this thread so far: each page of new memory costs one, and a
+// first open in a fresh process touches every page of its structures.
+long minorFaults()
+{
+    rusage usage;
+    getrusage(RUSAGE_THREAD, &usage);
+    return usage.ru_minflt;
 }
 
 bool resetPeakRss()
@@ -85,10 +99,12 @@ int measure(const QString &path)
     const qint64 rssBefore = procStatusKb("VmRSS");
     timer.restart();
     const double cpu0 = threadCpuMs();
+    const long faults0 = minorFaults();
     QString error;
     std::optional<Capture> capture = CaptureReader::open(path, &error);
     const double openMs = double(timer.nsecsElapsed()) / 1e6;
     const double openCpuMs = threadCpuMs() - cpu0;
+    const long openFaults = minorFaults() - faults0;
     const qint64 peak = procStatusKb("VmHWM");
     const qint64 rssAfter = procStatusKb("VmRSS");
     if (!capture) {
@@ -101,10 +117,16 @@ int measure(const QString &path)
 
     // Warm repeats: the best of three further opens.
     double bestMs = openMs;
+    double bestCpuMs = openCpuMs;
+    long warmFaults = 0;
     for (int i = 0; i < 3; ++i) {
         timer.restart();
+        const double c0 = threadCpuMs();
+        const long f0 = minorFaults();
         std::optional<Capture> again = CaptureReader::open(path, &error);
         bestMs = std::min(bestMs, double(timer.nsecsElapsed()) / 1e6);
+        bestCpuMs = std::min(bestCpuMs, threadCpuMs() - c0);
+        warmFaults = minorFaults() - f0;
     }
 
     const double headerMb = double(capture->headerSize) / (1 << 20);
@@ -115,17 +137,20 @@ int measure(const QString &path)
                .arg(double(capture->fileSize) / (1 << 20), 0, 'f', 1).arg(headerMb, 0, 'f', 2)
                .arg(capture->calls.size()).arg(leaves).arg(checksum % 1000);
     out << QStringLiteral("read bytes once:   %1 ms (baseline)\n").arg(readMs, 0, 'f', 1);
-    out << QStringLiteral("open + pytree:     %1 ms first, %2 ms best of 4 (target < 300 ms: %3)\n")
-               .arg(openMs, 0, 'f', 1).arg(bestMs, 0, 'f', 1).arg(openMs < 300 ? QStringLiteral("met") : QStringLiteral("MISSED"));
-    out << QStringLiteral("open CPU time:     %1 ms (first open; wall time above includes other load)\n").arg(openCpuMs, 0, 'f', 1);
+    auto verdict = [](bool met) { return met ? QStringLiteral("met") : QStringLiteral("MISSED"); };
+    out << QStringLiteral("open + pytree:     %1 ms first, %2 ms best of 4 (issue 11's target < 100 ms: first %3, later %4)\n")
+               .arg(openMs, 0, 'f', 1).arg(bestMs, 0, 'f', 1).arg(verdict(openMs < 100), verdict(bestMs < 100));
+    out << QStringLiteral("open CPU time:     %1 ms first, %2 ms best of 4 (wall time above includes other load)\n")
+               .arg(openCpuMs, 0, 'f', 1).arg(bestCpuMs, 0, 'f', 1);
+    out << QStringLiteral("page faults:       %1 first open, %2 a later open\n").arg(openFaults).arg(warmFaults);
     out << QStringLiteral("open / read:       %1\n").arg(openMs / readMs, 0, 'f', 4);
-    out << QStringLiteral("peak RSS growth:   %1 MB = %2 x header (target < 3x: %3)%4\n")
+    out << QStringLiteral("peak RSS growth:   %1 MB = %2 x header (issue 11's target <= 2x: %3)%4\n")
                .arg(peakGrowthMb, 0, 'f', 2).arg(memRatio, 0, 'f', 2)
-               .arg(memRatio < 3 ? QStringLiteral("met") : QStringLiteral("MISSED"))
+               .arg(verdict(memRatio <= 2))
                .arg(peakReset ? QString() : QStringLiteral(" [peak not resettable: includes earlier peaks]"));
     out << QStringLiteral("retained RSS:      %1 MB = %2 x header\n").arg(retainedMb, 0, 'f', 2).arg(retainedMb / headerMb, 0, 'f', 2);
     out.flush();
-    return memRatio < 3 ? 0 : 1;
+    return memRatio <= 2 ? 0 : 1;
 }
 
 } // namespace

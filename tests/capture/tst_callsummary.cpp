@@ -28,7 +28,8 @@ struct TreeBuilder {
     {
         const int i = node(kind, parent);
         tree.nodes[i].keys = keys;
-        tree.nodes[i].typeName = type;
+        if (!type.isEmpty())
+            tree.nodes[i].setClass(type);
         return i;
     }
     int tensor(int parent, DType dt, const QVector<qint64> &shape)

@@ -232,9 +232,9 @@ private slots:
             QCOMPARE(values[i], 10.0f + float(i));
         const TreeNode &cache = t.nodes.at(t.nodes.at(t.root).children.at(1));
         QCOMPARE(cache.kind, NodeKind::Custom);
-        QCOMPARE(cache.typeName, QStringLiteral("demo.TinyCache"));
-        QCOMPARE(cache.flavour, QStringLiteral("key_value_dict"));
-        QCOMPARE(cache.context.toArray().size(), 1);
+        QCOMPARE(cache.typeName(), QStringLiteral("demo.TinyCache"));
+        QCOMPARE(cache.flavour(), QStringLiteral("key_value_dict"));
+        QCOMPARE(cache.context().toArray().size(), 1);
         QCOMPARE(t.nodes.at(cache.children.at(0)).kind, NodeKind::List);
         QCOMPARE(t.nodes.at(t.leaves.at(1).node).parent, cache.children.at(0));
         QCOMPARE(t.leaves.at(2).kind, NodeKind::Int);

@@ -50,8 +50,8 @@ public:
         TreeNode n;
         n.kind = kind;
         n.keys = keys;
-        n.typeName = typeName;
-        n.flavour = flavour;
+        if (!typeName.isEmpty())
+            n.setClass(typeName, flavour);
         return add(n, parent);
     }
 

@@ -44,16 +44,16 @@ public:
         QJsonObject o{{QStringLiteral("kind"), nodeKindName(n.kind)}};
         if (n.leaf >= 0)
             return leaf(o, tree.leaves[n.leaf], call);
-        if (!n.typeName.isEmpty())
-            o.insert(QStringLiteral("type"), n.typeName);
-        if (!n.flavour.isEmpty())
-            o.insert(QStringLiteral("flavour"), n.flavour);
+        if (!n.typeName().isEmpty())
+            o.insert(QStringLiteral("type"), n.typeName());
+        if (!n.flavour().isEmpty())
+            o.insert(QStringLiteral("flavour"), n.flavour());
         if (n.kind != NodeKind::List && n.kind != NodeKind::Tuple) {
             o.insert(n.kind == NodeKind::NamedTuple ? QStringLiteral("fields") : QStringLiteral("keys"),
                      QJsonArray::fromStringList(n.keys));
         }
         if (n.kind == NodeKind::Custom)
-            o.insert(QStringLiteral("context"), n.context.isNull() || n.context.isUndefined() ? QJsonArray::fromStringList(n.keys) : n.context);
+            o.insert(QStringLiteral("context"), n.context().isNull() || n.context().isUndefined() ? QJsonArray::fromStringList(n.keys) : n.context());
         QJsonArray children;
         for (int child : n.children)
             children.append(node(tree, child, call));
