@@ -39,6 +39,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 #include <QTimer>
 #include <QUndoStack>
 
@@ -87,11 +88,7 @@ const QStringList TestDimsEditing::cacheLeaves = {
 
 void TestDimsEditing::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_dimsediting"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_dimsediting")));
 }
 
 void TestDimsEditing::init() { QSettings().clear(); }

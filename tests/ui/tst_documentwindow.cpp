@@ -43,6 +43,7 @@
 #include <QTreeView>
 #include <QTreeWidget>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 
 using namespace dimscope;
 
@@ -117,11 +118,7 @@ private:
 
 void TestDocumentWindow::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_documentwindow"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_documentwindow")));
     // No real worker: a CUDA project's notice starts one.
     qputenv("DIMSCOPE_PYTHON", QByteArrayLiteral("/nonexistent/python3"));
 }

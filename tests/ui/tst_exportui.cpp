@@ -46,6 +46,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -110,11 +111,7 @@ private:
 
 void TestExportUi::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_exportui"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_exportui")));
     QString error, description;
     QVERIFY2(PythonRuntime::discover().check(&error, &description), qPrintable(error));
 

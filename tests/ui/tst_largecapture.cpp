@@ -40,6 +40,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 #include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
@@ -239,11 +240,7 @@ private:
 
 void TestLargeCapture::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_largecapture"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_largecapture")));
     QSettings().clear();
 
     m_capture = m_dir.filePath(QStringLiteral("bench.safetensors"));

@@ -27,6 +27,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 #include <QTreeView>
 
 using namespace dimscope;
@@ -63,12 +64,7 @@ private:
 
 void TestMainWindow::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    // Settings go to a throw-away folder, never the user's.
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_mainwindow")));
 }
 
 void TestMainWindow::init() { QSettings().clear(); }

@@ -29,6 +29,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include "deterministictestmain.h"
+#include "throwawaysettings.h"
 
 using namespace dimscope;
 
@@ -83,11 +84,7 @@ private:
 
 void TestPlotPanel::initTestCase()
 {
-    QVERIFY(m_dir.isValid());
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("dimscope-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_plotpanel"));
+    QVERIFY(test::useThrowawaySettings(m_dir, QStringLiteral("tst_plotpanel")));
     m_platformPalette = QApplication::palette();
 }
 
