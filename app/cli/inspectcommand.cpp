@@ -201,7 +201,7 @@ QJsonObject callJson(const CapturedCall &call)
 // What one call has at a leaf row's path (null when it has nothing there), members
 // in sorted order as QJsonObject wrote them. Streamed token by token: this runs for
 // every leaf of every call.
-void writeLeafInCall(JsonStreamWriter &w, const Leaf *l)
+void writeLeafInCall(JsonStreamWriter &w, const Capture &capture, const Leaf *l)
 {
     if (!l) {
         w.nullValue();
@@ -221,7 +221,7 @@ void writeLeafInCall(JsonStreamWriter &w, const Leaf *l)
             w.value(d);
         w.endArray();
         w.key(QStringLiteral("tensor"));
-        w.value(l->tensorName);
+        w.value(capture.tensorName(*l));
     } else {
         w.key(QStringLiteral("kind"));
         w.value(nodeKindName(l->kind));
@@ -242,7 +242,7 @@ void writeLeaves(JsonStreamWriter &w, const Capture &capture, const QVector<Leaf
         w.beginObject();
         w.key(QStringLiteral("calls"));
         w.beginArray();
-        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { writeLeafInCall(w, l); });
+        r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { writeLeafInCall(w, capture, l); });
         w.endArray();
         w.key(QStringLiteral("device"));
         w.value(first->isTensor() ? QJsonValue(first->device) : QJsonValue());

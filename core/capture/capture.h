@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capture/dtype.h"
+#include "capture/tensornames.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -55,7 +56,7 @@ struct Leaf {
     DType dtype = DType::F32;
     QVector<qint64> shape;
     QString device;        // where it lived when recorded: "cpu", "cuda:0"
-    QString tensorName;    // name in the safetensors header
+    int tensor = -1;       // its name in the safetensors header: Capture::tensorName()
     qint64 fileOffset = 0; // absolute offset of the bytes in the file
     qint64 byteSize = 0;
     // Scalar leaves (int, float, bool, str)
@@ -105,6 +106,11 @@ public:
     QVector<CapturedCall> calls;
     qint64 fileSize = 0;
     qint64 headerSize = 0;             // the JSON header's length in bytes
+    TensorNames tensorNames;           // the header's tensor names, in header order
+
+    // The name in the safetensors header of a tensor leaf of this capture (empty
+    // for other leaves, and for captures built in memory, e.g. by tests).
+    QString tensorName(const Leaf &leaf) const { return tensorNames.at(leaf.tensor); }
 
     // The raw bytes of a tensor leaf inside the mapped file (nullptr when the
     // capture was built in memory, e.g. by tests, or the leaf is not a tensor).

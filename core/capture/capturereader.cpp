@@ -112,6 +112,7 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
                 releasedUpTo = upTo;
             });
             ok = parser.parse(header.manifest(), capture, &message);
+            capture.tensorNames = header.names();
         }
         if (!ok)
             return failed();

@@ -726,7 +726,7 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
         leaf.dtype = t->dtype;
         leaf.shape = t->shape; // interned: shared with every equal shape
         leaf.device = f.device.isNull() ? m_pool.string("cpu") : f.device;
-        leaf.tensorName = QString::fromUtf8(f.tensor.data(), qsizetype(f.tensor.size()));
+        leaf.tensor = int(t - m_header.tensors().data()); // header order: Capture::tensorNames
         leaf.fileOffset = m_dataStart + t->begin;
         leaf.byteSize = t->end - t->begin;
         break;

@@ -350,13 +350,10 @@ void SafetensorsHeader::keepNamesOnly()
     size_t total = 0;
     for (const Tensor &t : m_tensors)
         total += t.name.size();
-    m_names.clear();
-    m_names.reserve(total); // never reallocated below: the views stay valid
-    for (Tensor &t : m_tensors) {
-        const size_t at = m_names.size();
-        m_names.append(t.name);
-        t.name = std::string_view(m_names.data() + at, t.name.size());
-    }
+    m_names = TensorNames();
+    m_names.reserve(qsizetype(m_tensors.size()), qsizetype(total)); // the views stay valid
+    for (Tensor &t : m_tensors)
+        t.name = m_names.append(t.name);
     m_escapedNames.clear();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capture/dtype.h"
+#include "capture/tensornames.h"
 
 #include <QString>
 #include <QVector>
@@ -40,6 +41,7 @@ public:
     // Copies the tensor names out of the header, so that every byte of it but the
     // manifest may be dropped: the table's text is about 40% of a capture's header.
     void keepNamesOnly();
+    const TensorNames &names() const { return m_names; } // after keepNamesOnly()
     bool hasMetadata() const { return m_hasMetadata; }
     bool hasManifest() const { return m_hasManifest; }
     std::string_view manifest() const { return m_manifest; } // decoded UTF-8 JSON text
@@ -56,7 +58,7 @@ private:
     // (33,280 names compared with memcmp, n log n times).
     std::vector<std::pair<size_t, int>> m_byHash;
     std::deque<std::string> m_escapedNames; // names that had escapes, decoded
-    std::string m_names; // keepNamesOnly(): every name, back to back
+    TensorNames m_names; // keepNamesOnly(): every name, back to back
     std::string_view m_manifest;
     bool m_hasMetadata = false;
     bool m_hasManifest = false;

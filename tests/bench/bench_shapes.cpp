@@ -31,7 +31,6 @@ void addTensor(CallTree &t, int parent, const QString &path, const QVector<qint6
     l.kind = NodeKind::Tensor;
     l.node = t.nodes.size() - 1;
     l.shape = shape;
-    l.tensorName = path;
     t.leaves << l;
 }
 
