@@ -76,7 +76,8 @@ WelcomePage::WelcomePage(QWidget *parent)
     layout->addWidget(tagline);
     layout->addSpacing(16);
     layout->addLayout(columns, 1);
-    refresh();
+    // The recent files are read when the page is shown (showEvent), not here as well:
+    // each read checks every file on disk, and the page is shown once at start-up.
 }
 
 QWidget *WelcomePage::createOpenColumn()
@@ -182,6 +183,8 @@ void WelcomePage::refresh()
         m_demo->setToolTip(tr("The demo is not installed next to this dimscope."));
 }
 
+// On every show: at start-up, and on coming back after a document closes, when the
+// files opened meanwhile are listed.
 void WelcomePage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);

@@ -19,7 +19,8 @@ class WelcomePage : public QWidget
 public:
     explicit WelcomePage(QWidget *parent = nullptr);
 
-    // Re-reads the recent files (they change whenever a file is opened).
+    // Re-reads the recent files (they change whenever a file is opened); done on
+    // every show.
     void refresh();
 
     QListWidget *recentList() const { return m_recent; }

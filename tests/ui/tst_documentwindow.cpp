@@ -101,6 +101,7 @@ private slots:
     void init();
     void welcomePageUntilADocumentOpens();
     void welcomePageOpensRecentFilesAndTheDemo();
+    void welcomePageListsTheFileClosedWhenShownAgain();
     void exportedProgramFillsTheMainArea();
     void openingAnotherDocumentClearsTheResult();
     void resetLayoutPutsEveryDockBack();
@@ -174,6 +175,26 @@ void TestDocumentWindow::welcomePageOpensRecentFilesAndTheDemo()
     QVERIFY(shown.wait(20000));
     QVERIFY(window.document()->projectPath().endsWith(QLatin1String("resources/demo/demo.dimscope")));
     QCOMPARE(window.document()->modelRef(), QStringLiteral("dimscope.demo:make_model"));
+}
+
+// The page reads the recent files each time it is shown: back on it after closing a
+// document, the file just opened heads the list.
+void TestDocumentWindow::welcomePageListsTheFileClosedWhenShownAgain()
+{
+    MainWindow window;
+    window.show();
+    QListWidget *recent = window.welcomePage()->recentList();
+    auto *noRecent = window.findChild<QLabel *>(QStringLiteral("welcomeNoRecent"));
+    QCOMPARE(recent->count(), 0);
+    QVERIFY(noRecent->isVisible());
+
+    QVERIFY(openAndWait(window, demoCapture()));
+    window.document()->clear();
+    QTRY_COMPARE(centralPage(window), static_cast<QWidget *>(window.welcomePage()));
+    QCOMPARE(recent->count(), 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), demoCapture());
+    QVERIFY(recent->isVisible());
+    QVERIFY(!noRecent->isVisible());
 }
 
 // An exported program (here a .pt2 opened as the document) fills the main area, not a
