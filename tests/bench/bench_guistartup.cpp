@@ -10,8 +10,8 @@
 //     bench_capture_open (tests/common/benchcapture.cpp) shown and painted.
 // Reports each command's median and min wall time and the median of the per-round
 // ratios to the baseline, and the tree's time over the first paint with the same file.
-// Exit code 1 only when a command fails (times depend on the machine: reported, not
-// enforced). Rounds: 7 (DIMSCOPE_BENCH_FULL=1: 31).
+// Exit code 1 only when a command fails (times depend on the machine: reported
+// against issue 11's targets, not enforced). Rounds: 7 (DIMSCOPE_BENCH_FULL=1: 31).
 #include "benchcapture.h"
 
 #include <QCoreApplication>
@@ -117,8 +117,12 @@ int main(int argc, char **argv)
                    .arg(*std::min_element(c.ms.cbegin(), c.ms.cend()), 7, 'f', 1)
                    .arg(i == 0 ? QStringLiteral("1") : QString::number(median(c.ratio), 'f', 2), 10);
     }
-    out << "first paint over the baseline: +" << QString::number(median(commands.at(1).ms) - median(commands.at(0).ms), 'f', 1)
-        << " ms; tree shown after the first paint: +"
-        << QString::number(median(commands.at(2).ms) - median(commands.at(1).ms), 'f', 1) << " ms (medians)\n";
+    const double paintMs = median(commands.at(1).ms);
+    const double treeAfterPaintMs = median(commands.at(2).ms) - paintMs;
+    out << "first paint over the baseline: +" << QString::number(paintMs - median(commands.at(0).ms), 'f', 1)
+        << " ms; tree shown after the first paint: +" << QString::number(treeAfterPaintMs, 'f', 1) << " ms (medians)\n";
+    auto verdict = [](bool met) { return met ? QStringLiteral("met") : QStringLiteral("MISSED"); };
+    out << "issue 11's targets: window painted < 300 ms after launch: " << verdict(paintMs < 300)
+        << "; tree shown < 300 ms after that: " << verdict(treeAfterPaintMs < 300) << "\n";
     return 0;
 }
