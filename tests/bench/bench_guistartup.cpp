@@ -3,13 +3,14 @@
 // after round after one warm-up round, under the platform of the environment (ctest:
 // offscreen):
 //   - bench_guistartup_baseline: a Qt Widgets main window, quit after its first paint;
-//   - dimscope --quit-after first-paint: the main window painted. With a file the
-//     window paints first and the file opens after that paint (app/gui/main.cpp), so
-//     this is also the first paint with a file;
+//   - dimscope --quit-after first-paint: the main window painted, without a file and
+//     with the capture below (the window paints first and the file opens after that
+//     paint, app/gui/main.cpp);
 //   - dimscope --quit-after shown CAPTURE: the tree of the 33,280-leaf capture of
 //     bench_capture_open (tests/common/benchcapture.cpp) shown and painted.
 // Reports each command's median and min wall time and the median of the per-round
-// ratios to the baseline, and the tree's time over the first paint with the same file.
+// ratios to the baseline, and the tree's time over the first paint with the same file
+// (issue 11: each under 300 ms).
 // Exit code 1 only when a command fails (times depend on the machine: reported
 // against issue 11's targets, not enforced). Rounds: 7 (DIMSCOPE_BENCH_FULL=1: 31).
 #include "benchcapture.h"
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
     QVector<Command> commands{
         {QStringLiteral("baseline: Qt Widgets window, first paint"), QStringLiteral(BENCH_GUISTARTUP_BASELINE), {}, {}, {}},
         {QStringLiteral("dimscope, first paint"), gui, {firstPaint}, {}, {}},
+        {QStringLiteral("dimscope FILE, first paint"), gui, {firstPaint, path}, {}, {}},
         {QStringLiteral("dimscope FILE, tree shown (%1 leaves)").arg(leaves), gui, {QStringLiteral("--quit-after=shown"), path}, {}, {}},
     };
     out << "bench_guistartup (" << (full ? "full" : "quick") << " mode: " << rounds
@@ -118,11 +120,14 @@ int main(int argc, char **argv)
                    .arg(i == 0 ? QStringLiteral("1") : QString::number(median(c.ratio), 'f', 2), 10);
     }
     const double paintMs = median(commands.at(1).ms);
-    const double treeAfterPaintMs = median(commands.at(2).ms) - paintMs;
+    const double paintWithFileMs = median(commands.at(2).ms);
+    const double treeAfterPaintMs = median(commands.at(3).ms) - paintWithFileMs;
     out << "first paint over the baseline: +" << QString::number(paintMs - median(commands.at(0).ms), 'f', 1)
-        << " ms; tree shown after the first paint: +" << QString::number(treeAfterPaintMs, 'f', 1) << " ms (medians)\n";
+        << " ms (with the file: +" << QString::number(paintWithFileMs - median(commands.at(0).ms), 'f', 1)
+        << " ms); tree shown after the first paint with the file: +" << QString::number(treeAfterPaintMs, 'f', 1)
+        << " ms (medians)\n";
     auto verdict = [](bool met) { return met ? QStringLiteral("met") : QStringLiteral("MISSED"); };
-    out << "issue 11's targets: window painted < 300 ms after launch: " << verdict(paintMs < 300)
+    out << "issue 11's targets: window painted < 300 ms after launch: " << verdict(qMax(paintMs, paintWithFileMs) < 300)
         << "; tree shown < 300 ms after that: " << verdict(treeAfterPaintMs < 300) << "\n";
     return 0;
 }
