@@ -3,6 +3,8 @@
 
 #include "deterministictestmain.h"
 
+#include <limits>
+
 using namespace dimscope;
 
 // JsonCursor's string escapes: what the header and manifest readers get from names
@@ -15,6 +17,10 @@ private slots:
     void escapes();
     void badEscapes_data();
     void badEscapes();
+    void specialBytesAtEveryOffset_data();
+    void specialBytesAtEveryOffset();
+    void integers_data();
+    void integers();
 };
 
 void TestJsonCursor::escapes_data()
@@ -68,6 +74,102 @@ void TestJsonCursor::badEscapes()
     std::string storage;
     QVERIFY(!c.readString(out, storage));
     QCOMPARE(c.error(), error);
+}
+
+// Strings are scanned eight bytes at a time: whatever ends a plain run (the closing
+// quote, an escape, a control character, a multi-byte UTF-8 sequence) must be found
+// at each offset within and across those eight bytes, after plain bytes next to the
+// special ones in value (' ', '!', '#', '[', ']', DEL), whose borrows could hide it.
+void TestJsonCursor::specialBytesAtEveryOffset_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QByteArray>("utf8");   // the decoded string, when it is valid
+    QTest::addColumn<QString>("error");     // else the error
+    const QByteArray plain(" !#[]~\x7f#a! ]Z[ #]!~"); // 19 plain bytes
+    QCOMPARE_GE(plain.size(), 18);
+    for (int n = 0; n <= 17; ++n) {
+        const QByteArray p = plain.left(n);
+        const QByteArray at = QByteArray::number(n);
+        QTest::newRow(QByteArray("end after " + at).constData()) << QByteArray('"' + p + "\"], 1") << p << QString();
+        QTest::newRow(QByteArray("escape after " + at).constData())
+            << QByteArray('"' + p + "\\n" + p + '"') << QByteArray(p + '\n' + p) << QString();
+        QTest::newRow(QByteArray("two-byte UTF-8 after " + at).constData())
+            << QByteArray('"' + p + "\xc3\xa9" + p + '"') << QByteArray(p + "\xc3\xa9" + p) << QString();
+        QTest::newRow(QByteArray("control character after " + at).constData())
+            << QByteArray('"' + p + "\x01\"") << QByteArray()
+            << QStringLiteral("at byte %1: unescaped control character in a string").arg(n + 1);
+        QTest::newRow(QByteArray("bad UTF-8 after " + at).constData())
+            << QByteArray('"' + p + "\xff\"") << QByteArray() << QStringLiteral("at byte %1: invalid UTF-8 (byte 0xff)").arg(n + 1);
+        QTest::newRow(QByteArray("unterminated after " + at).constData())
+            << QByteArray('"' + p) << QByteArray() << QStringLiteral("at byte %1: unterminated string").arg(n + 1);
+    }
+}
+
+void TestJsonCursor::specialBytesAtEveryOffset()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QByteArray, utf8);
+    QFETCH(QString, error);
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    std::string_view out;
+    std::string storage;
+    const bool read = c.readString(out, storage);
+    QCOMPARE(read, error.isEmpty());
+    if (read)
+        QCOMPARE(QByteArray(out.data(), qsizetype(out.size())), utf8);
+    else
+        QCOMPARE(c.error(), error);
+
+    QByteArray writable = json;
+    JsonCursor inPlace(writable.data(), writable.data() + writable.size());
+    QCOMPARE(inPlace.readStringInPlace(out), error.isEmpty());
+    if (read)
+        QCOMPARE(QByteArray(out.data(), qsizetype(out.size())), utf8);
+    else
+        QCOMPARE(inPlace.error(), error);
+}
+
+void TestJsonCursor::integers_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<qint64>("value");
+    QTest::addColumn<QString>("error");
+    QTest::addColumn<int>("end"); // where the cursor stands after a good read
+    QTest::newRow("zero") << QByteArray("0]") << qint64(0) << QString() << 1;
+    QTest::newRow("minus zero") << QByteArray("-0]") << qint64(0) << QString() << 2;
+    QTest::newRow("after whitespace") << QByteArray(" \n 42,") << qint64(42) << QString() << 5;
+    QTest::newRow("18 digits") << QByteArray("123456789012345678") << qint64(123456789012345678) << QString() << 18;
+    QTest::newRow("negative 18 digits") << QByteArray("-123456789012345678") << qint64(-123456789012345678) << QString() << 19;
+    QTest::newRow("19 digits") << QByteArray("1234567890123456789") << qint64(1234567890123456789) << QString() << 19;
+    QTest::newRow("the largest") << QByteArray("9223372036854775807") << std::numeric_limits<qint64>::max() << QString() << 19;
+    QTest::newRow("the smallest") << QByteArray("-9223372036854775808") << std::numeric_limits<qint64>::min() << QString() << 20;
+    QTest::newRow("one too large") << QByteArray("9223372036854775808") << qint64(0) << QStringLiteral("at byte 0: integer out of range") << 0;
+    QTest::newRow("a leading zero ends the number") << QByteArray("01") << qint64(0) << QString() << 1;
+    QTest::newRow("a fraction") << QByteArray("1.5") << qint64(0)
+                                << QStringLiteral("at byte 0: expected an integer, found a non-integer number") << 0;
+    QTest::newRow("an exponent") << QByteArray("12e3") << qint64(0)
+                                 << QStringLiteral("at byte 0: expected an integer, found a non-integer number") << 0;
+    QTest::newRow("a fraction after 18 digits") << QByteArray("123456789012345678.5") << qint64(0)
+                                                << QStringLiteral("at byte 0: expected an integer, found a non-integer number") << 0;
+    QTest::newRow("a minus alone") << QByteArray("-]") << qint64(0) << QStringLiteral("at byte 0: invalid number") << 0;
+}
+
+void TestJsonCursor::integers()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(qint64, value);
+    QFETCH(QString, error);
+    QFETCH(int, end);
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    qint64 out = -1;
+    const bool read = c.readInt64(out);
+    QCOMPARE(read, error.isEmpty());
+    if (read) {
+        QCOMPARE(out, value);
+        QCOMPARE(c.position(), qint64(end));
+    } else {
+        QCOMPARE(c.error(), error);
+    }
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestJsonCursor)
