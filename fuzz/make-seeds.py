@@ -113,6 +113,12 @@ def write_documents():
         {"format": "dimscope.project", "version": 1, "capture": None, "model": None,
          "constraints": None, "export": None}) + "\n")
     (out / "demo.dimscope").write_bytes((ROOT / "resources" / "demo" / "demo.dimscope").read_bytes())
+    # json.dumps writes the lone surrogate as \ud800: a path that is no Unicode text,
+    # which the reader must refuse rather than save back as '?' (found by fuzz_project).
+    (out / "unpaired-surrogate.dimscope").write_text(
+        json.dumps(dict(project, capture="calls\ud800.safetensors"), indent=4) + "\n")
+    # A leading ':' is a Qt resource path to QDir, a file name here.
+    (out / "colon-capture.dimscope").write_text(json.dumps(dict(project, capture=":c.safetensors"), indent=4) + "\n")
 
 
 if __name__ == "__main__":

@@ -119,14 +119,30 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
     }
     ProjectFile project;
     const QDir base = QFileInfo(path).absoluteDir();
+    // JSON's \uD800 escapes can spell strings that are no Unicode text: no file has
+    // such a path, and writing the project would change it to '?' (found by fuzz_project).
     const QJsonValue capture = root.value(QStringLiteral("capture"));
-    if (capture.isString())
-        project.capturePath = QDir::cleanPath(base.absoluteFilePath(capture.toString()));
+    if (capture.isString() && !capture.toString().isValidUtf16()) {
+        fail(error, path, QStringLiteral("capture: the path is not valid Unicode (an unpaired surrogate), so no file has it"));
+        return std::nullopt;
+    }
+    if (capture.isString()) {
+        // To QDir a leading ':' names a Qt resource, an absolute path: in a project it
+        // is the start of a file name beside the project like any other (a capture
+        // named ":c.safetensors" was saved back as "../../:c.safetensors"; fuzz_project).
+        const QString text = capture.toString();
+        const QString relative = text.startsWith(QLatin1Char(':')) ? QStringLiteral("./") + text : text;
+        project.capturePath = QDir::cleanPath(base.absoluteFilePath(relative));
+    }
     else if (!capture.isNull() && !capture.isUndefined()) {
         fail(error, path, QStringLiteral("capture: expected a path string or null"));
         return std::nullopt;
     }
     const QJsonValue model = root.value(QStringLiteral("model"));
+    if (model.isString() && !model.toString().isValidUtf16()) {
+        fail(error, path, QStringLiteral("model: the reference is not valid Unicode (an unpaired surrogate), so no module has it"));
+        return std::nullopt;
+    }
     if (model.isString())
         project.modelRef = model.toString();
     else if (!model.isNull() && !model.isUndefined()) {

@@ -115,6 +115,21 @@ private slots:
         QCOMPARE(moved->capturePath, b.filePath(QStringLiteral("c.safetensors")));
     }
 
+    // A file name may start with ':', which QDir reads as a Qt resource path.
+    void captureNamedWithALeadingColonIsTheFileBesideTheProject()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("p.dimscope"));
+        write(path, R"({"format": "dimscope.project", "version": 1, "capture": ":c.safetensors"})");
+        const std::optional<ProjectFile> project = ProjectFile::read(path, nullptr);
+        QVERIFY(project);
+        QCOMPARE(project->capturePath, dir.path() + QStringLiteral("/:c.safetensors"));
+        QVERIFY(ProjectFile::write(path, *project, nullptr));
+        const std::optional<ProjectFile> back = ProjectFile::read(path, nullptr);
+        QVERIFY(back);
+        QCOMPARE(back->capturePath, project->capturePath);
+    }
+
     void withoutConstraintsMeansInferred()
     {
         QTemporaryDir dir;
@@ -151,6 +166,12 @@ private slots:
                                         << "bad.dimscope: version: 7 is not supported (this dimscope reads version 1)";
         QTest::newRow("capture type") << QByteArray(R"({"format": "dimscope.project", "version": 1, "capture": 3})")
                                       << "bad.dimscope: capture: expected a path string or null";
+        QTest::newRow("capture with an unpaired surrogate")
+            << QByteArray(R"({"format": "dimscope.project", "version": 1, "capture": "calls\ud800.safetensors"})")
+            << "bad.dimscope: capture: the path is not valid Unicode (an unpaired surrogate), so no file has it";
+        QTest::newRow("model with an unpaired surrogate")
+            << QByteArray(R"({"format": "dimscope.project", "version": 1, "model": "pkg.mod:make\udc00"})")
+            << "bad.dimscope: model: the reference is not valid Unicode (an unpaired surrogate), so no module has it";
         QTest::newRow("bad constraints")
             << QByteArray(R"({"format": "dimscope.project", "version": 1, "constraints": {"format": "dimscope.constraints", "version": 1, "dims": [{"name": "b", "min": "x", "max": null}], "leaves": {}}})")
             << "bad.dimscope: constraints: dims[0].min";
