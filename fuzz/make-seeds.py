@@ -119,6 +119,14 @@ def write_documents():
         json.dumps(dict(project, capture="calls\ud800.safetensors"), indent=4) + "\n")
     # A leading ':' is a Qt resource path to QDir, a file name here.
     (out / "colon-capture.dimscope").write_text(json.dumps(dict(project, capture=":c.safetensors"), indent=4) + "\n")
+    # Model references (issue 26 items 1 and 3): a file beside the project, read back
+    # absolute and written relative; a path dressed as dimscope's package, kept as
+    # written; a file in a folder whose name starts with "dimscope.", written with "./".
+    for name, model in (("model-file", "models/../model.py:Factory.build"),
+                        ("model-disguised", "dimscope./../evil_model.py:make"),
+                        ("model-dimscope-folder", "./dimscope.x/m.py:make"),
+                        ("model-folder", "hf-model")):
+        (out / (name + ".dimscope")).write_text(json.dumps(dict(project, model=model), indent=4) + "\n")
 
 
 if __name__ == "__main__":

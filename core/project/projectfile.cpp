@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "project/projectfile.h"
 
+#include "project/modelreference.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/jsontext.h"
 #include "util/regularfile.h"
@@ -59,7 +60,7 @@ QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projec
     const QString text = objectText({{QStringLiteral("format"), jsontext::quote(QLatin1String(kFormat))},
                                      {QStringLiteral("version"), QString::number(kVersion)},
                                      {QStringLiteral("capture"), nullOr(capture)},
-                                     {QStringLiteral("model"), nullOr(project.modelRef)},
+                                     {QStringLiteral("model"), nullOr(ModelReference::relativeIn(project.modelRef, base))},
                                      {QStringLiteral("constraints"), constraints},
                                      {QStringLiteral("export"), exportText}},
                                     QString());
@@ -143,8 +144,10 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
         fail(error, path, QStringLiteral("model: the reference is not valid Unicode (an unpaired surrogate), so no module has it"));
         return std::nullopt;
     }
+    // A file or folder reference is the project's, like its capture: resolved against
+    // the project's folder now, never later against whatever folder dimscope runs in.
     if (model.isString())
-        project.modelRef = model.toString();
+        project.modelRef = ModelReference::absoluteIn(model.toString(), base);
     else if (!model.isNull() && !model.isUndefined()) {
         fail(error, path, QStringLiteral("model: expected a model reference string or null"));
         return std::nullopt;

@@ -27,11 +27,12 @@ struct ExportOptions {
 };
 
 // A `.dimscope` project (docs/project-format.md): the capture, the model reference and
-// the user's constraint set. The capture path is absolute in memory and stored relative
-// to the project file, so a project folder can be moved or committed.
+// the user's constraint set. The capture path, and the path of a file or folder model
+// reference, are absolute in memory and stored relative to the project file, so a
+// project folder can be moved or committed and its model is the one beside it.
 struct ProjectFile {
     QString capturePath;
-    QString modelRef;                          // "package.module:callable", "file.py:callable", a HF folder
+    QString modelRef;                          // "package.module:callable", "/abs/file.py:callable", a HF folder (ModelReference)
     std::optional<ConstraintSet> constraints;  // absent: use the inferred proposal
     ExportOptions exportOptions;
 

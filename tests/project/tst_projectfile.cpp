@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
 
@@ -128,6 +129,60 @@ private slots:
         const std::optional<ProjectFile> back = ProjectFile::read(path, nullptr);
         QVERIFY(back);
         QCOMPARE(back->capturePath, project->capturePath);
+    }
+
+    // Issue 26 item 3: a project's "model.py:make" is the file beside the project, like
+    // its capture, not a file in whatever folder dimscope was started from; saving writes
+    // it back relative, byte for byte.
+    void relativeModelFileIsTheOneBesideTheProject()
+    {
+        QTemporaryDir projectDir, elsewhere;
+        QVERIFY(QDir(projectDir.path()).mkdir(QStringLiteral("hf")));
+        const QString path = projectDir.filePath(QStringLiteral("p.dimscope"));
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(elsewhere.path()));
+        struct Restore { QString path; ~Restore() { QDir::setCurrent(path); } } restore{before};
+        const auto readModel = [&](const QByteArray &model, QString *written) {
+            write(path, R"({"format": "dimscope.project", "version": 1, "model": )" + model + "}");
+            const std::optional<ProjectFile> project = ProjectFile::read(path, nullptr);
+            if (!project)
+                return QStringLiteral("(refused)");
+            const QByteArray json = ProjectFile::toJson(*project, path);
+            const qsizetype at = json.indexOf("\"model\": ");
+            *written = QString::fromUtf8(json.mid(at + 9, json.indexOf('\n', at) - at - 10));
+            return project->modelRef;
+        };
+        const QString base = QFileInfo(projectDir.path()).absoluteFilePath();
+        QString written;
+        QCOMPARE(readModel(R"("evil_model.py:make")", &written), base + QStringLiteral("/evil_model.py:make"));
+        QCOMPARE(written, QStringLiteral("\"evil_model.py:make\""));
+        QCOMPARE(readModel(R"("../models/m.py:Factory.build")", &written),
+                 QFileInfo(base).absolutePath() + QStringLiteral("/models/m.py:Factory.build"));
+        QCOMPARE(written, QStringLiteral("\"../models/m.py:Factory.build\""));
+        QCOMPARE(readModel(R"("hf")", &written), base + QStringLiteral("/hf")); // a Hugging Face folder
+        QCOMPARE(written, QStringLiteral("\"hf\""));
+        // A module is found in the worker's Python environment: kept as written.
+        QCOMPARE(readModel(R"("pkg.models:make_model")", &written), QStringLiteral("pkg.models:make_model"));
+        QCOMPARE(readModel(R"("dimscope.demo:make_model")", &written), QStringLiteral("dimscope.demo:make_model"));
+        // A path dressed as dimscope's package is never resolved into a file path (the
+        // GUI and the worker refuse it as written).
+        QCOMPARE(readModel(R"("dimscope./../evil_model.py:make")", &written), QStringLiteral("dimscope./../evil_model.py:make"));
+        QCOMPARE(written, QStringLiteral("\"dimscope./../evil_model.py:make\""));
+        // A file in a folder named "dimscope.x" is written so that it reads back as that file.
+        QCOMPARE(readModel(R"("./dimscope.x/m.py:make")", &written), base + QStringLiteral("/dimscope.x/m.py:make"));
+        QCOMPARE(written, QStringLiteral("\"./dimscope.x/m.py:make\""));
+    }
+
+    void movedFolderStillFindsTheModelFile()
+    {
+        QTemporaryDir a, b;
+        ProjectFile project;
+        project.modelRef = a.filePath(QStringLiteral("model.py")) + QStringLiteral(":make");
+        QVERIFY(ProjectFile::write(a.filePath(QStringLiteral("p.dimscope")), project, nullptr));
+        QVERIFY(QFile::copy(a.filePath(QStringLiteral("p.dimscope")), b.filePath(QStringLiteral("p.dimscope"))));
+        const auto moved = ProjectFile::read(b.filePath(QStringLiteral("p.dimscope")), nullptr);
+        QVERIFY(moved);
+        QCOMPARE(moved->modelRef, b.filePath(QStringLiteral("model.py")) + QStringLiteral(":make"));
     }
 
     void withoutConstraintsMeansInferred()
