@@ -17,6 +17,7 @@
 #include "export/phasedexport.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/examplecall.h"
+#include "project/modelreference.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/jsontext.h"
 #include "shapes/captureanalysis.h"
@@ -90,6 +91,13 @@ bool parse(const QStringList &args, Options *o, QString *error)
     }
     if (o->model.isEmpty() || o->capture.isEmpty() || o->output.isEmpty()) {
         *error = QStringLiteral("--model, --capture and -o are required");
+        return false;
+    }
+    // "dimscope./../x.py:f" is no module of dimscope's package: refused before
+    // anything starts, as the worker and the GUI refuse it (docs/security.md).
+    const QString disguised = ModelReference::disguise(o->model);
+    if (!disguised.isEmpty()) {
+        *error = QStringLiteral("--model: %1").arg(disguised);
         return false;
     }
     return true;

@@ -8,9 +8,18 @@
 
 The callable returns an `nn.Module`, or is an `nn.Module` class with a no-argument
 constructor.
+
+What a reference names is decided first, by `resolve`, which runs nothing: a file is
+its canonical path on disk, a module is the file the import system would load, found
+without importing it or its parent packages. A reference that starts with `dimscope.`
+is always a module of dimscope's own package and must resolve inside it: one that
+holds a path (`dimscope./../x.py:f`) is refused before anything is looked up. The GUI
+decides consent the same way (core/project/modelreference.h, docs/security.md).
 """
 
+import collections
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -45,30 +54,140 @@ def _load_hf(directory):
     raise WorkerError("model_load", "transformers could not load %s:\n%s" % (directory, "\n".join(errors)))
 
 
-def _import_target(ref):
-    target, _, attr = ref.rpartition(":")
+_OWN_PREFIX = "dimscope."
+# This package's folder: `dimscope.<name>` references must resolve inside it.
+_OWN_FOLDER = os.path.dirname(os.path.realpath(__file__))
+
+Resolved = collections.namedtuple("Resolved", "kind target attr origin")
+Resolved.__doc__ = """What a reference names. kind: "folder", "file" or "module"; target: the
+folder or file (canonical path) or the module name; attr: the callable's dotted name
+(None for a folder); origin: the file that would run (a file's own path, a module's
+source or extension file; None when the module is not found or has no file)."""
+
+
+def disguise(ref):
+    """Why `ref` claims dimscope's own package but is not one of its modules (it holds
+    '/', '\\' or '..', or names a .py file), or None. Such a reference is refused as
+    it is: resolving it as a path would run a file outside dimscope without consent."""
+    if not ref.startswith(_OWN_PREFIX):
+        return None
+    for i, c in enumerate(ref):
+        if c in "/\\" or ref.startswith("..", i):
+            return ("model reference %r names dimscope's own package ('dimscope.') but holds a path "
+                    "(%r at character %d): refused, nothing was run" % (ref, ref[i:i + (2 if c == "." else 1)], i + 1))
+    if ref.rpartition(":")[0].endswith(".py"):
+        return ("model reference %r names dimscope's own package ('dimscope.') but is a .py file path: "
+                "refused, nothing was run" % ref)
+    return None
+
+
+def find_module_origin(name):
+    """The file `import name` would load, found without importing or running anything.
+
+    importlib.util.find_spec imports a dotted name's parent packages (running their
+    __init__.py); this reads parents that are already imported from sys.modules and
+    looks the others up on disk with PathFinder, which only lists folders. Returns
+    (spec or None, origin or None)."""
+    parts = name.split(".")
+    spec = None
+    for i in range(1, len(parts) + 1):
+        fullname = ".".join(parts[:i])
+        module = sys.modules.get(fullname)
+        if module is not None:  # imported already: nothing new runs for it
+            spec = getattr(module, "__spec__", None)
+            if spec is None:
+                return None, getattr(module, "__file__", None)
+            continue
+        if i == 1:
+            if fullname in sys.builtin_module_names:
+                return importlib.machinery.ModuleSpec(fullname, importlib.machinery.BuiltinImporter), None
+            search = None  # sys.path
+        else:
+            search = spec.submodule_search_locations
+            if not search:  # the parent is no package
+                return None, None
+            search = list(search)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, search)
+        if spec is None:
+            return None, None
+    return spec, (spec.origin if spec.has_location else None)
+
+
+def _bad_ref(ref):
+    return WorkerError("bad_model_ref",
+                       "model reference %r: expected 'package.module:callable', "
+                       "'path/to/file.py:callable' or a Hugging Face model directory" % ref)
+
+
+def resolve(ref):
+    """What `ref` names, decided without executing, importing or writing anything (the
+    dry half of load_model). Raises WorkerError for a reference that is refused or
+    malformed. Relative paths are relative to the current folder: clients send them
+    absolute (the GUI resolves a project's against the project's folder)."""
+    why = disguise(ref)
+    if why:
+        raise WorkerError("bad_model_ref", why)
+    target, colon, attr = ref.rpartition(":")
+    if not ref.startswith(_OWN_PREFIX) and (os.path.isdir(ref) or not colon):
+        if not os.path.isdir(ref):
+            raise _bad_ref(ref)
+        folder = os.path.realpath(ref)
+        return Resolved("folder", folder, None, folder)
     if not target or not attr:
-        raise WorkerError("bad_model_ref",
-                          "model reference %r: expected 'package.module:callable', "
-                          "'path/to/file.py:callable' or a Hugging Face model directory" % ref)
+        raise _bad_ref(ref)
     if target.endswith(".py"):
-        path = os.path.abspath(target)
+        # realpath, not abspath: '..' after a symbolic link is resolved on disk, as
+        # the open will be, not by cutting the text.
+        path = os.path.realpath(target)
+        return Resolved("file", path, attr, path)
+    if not all(part.isidentifier() for part in target.split(".")):
+        raise _bad_ref(ref)
+    _, origin = find_module_origin(target)
+    if ref.startswith(_OWN_PREFIX):
+        inside = origin is not None and os.path.realpath(origin).startswith(_OWN_FOLDER + os.sep)
+        if not inside:
+            raise WorkerError("bad_model_ref",
+                              "model reference %r names dimscope's own package, but %s is not a module of "
+                              "dimscope's package in %s: refused, nothing was run"
+                              % (ref, target, _OWN_FOLDER))
+    return Resolved("module", target, attr, origin)
+
+
+_model_folder = None  # the folder the loaded file model put on sys.path
+
+
+def _use_model_folder(folder):
+    """Puts a file model's own folder first on sys.path (its sibling imports), taking
+    off the one the previous model put there: each model imports from its own folder,
+    and only once it is loaded (the worker starts with no user folder on sys.path)."""
+    global _model_folder
+    if _model_folder is not None and _model_folder != folder:
+        if _model_folder in sys.path:
+            sys.path.remove(_model_folder)
+        _model_folder = None
+    if folder is not None and folder not in sys.path:
+        sys.path.insert(0, folder)
+        _model_folder = folder
+
+
+def _import_target(resolved, ref):
+    if resolved.kind == "file":
+        path = resolved.target
         if not os.path.isfile(path):
             raise WorkerError("model_import", "model file %s does not exist" % path)
-        folder = os.path.dirname(path)
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
+        _use_model_folder(os.path.dirname(path))
         name = "dimscope_user_" + os.path.splitext(os.path.basename(path))[0]
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)  # exceptions carry the user's traceback
     else:
-        module = importlib.import_module(target)
+        _use_model_folder(None)
+        module = importlib.import_module(resolved.target)
     obj = module
-    for part in attr.split("."):
+    for part in resolved.attr.split("."):
         if not hasattr(obj, part):
-            raise WorkerError("model_import", "%s has no attribute %r" % (target, part))
+            raise WorkerError("model_import", "%s has no attribute %r" % (resolved.target, part))
         obj = getattr(obj, part)
     return obj
 
@@ -78,13 +197,14 @@ def load_model(ref):
     exception for import-time failures (the caller reports those with their traceback)."""
     import torch
 
-    if os.path.isdir(ref):
+    resolved = resolve(ref)  # runs nothing; refuses a disguised "dimscope." path
+    if resolved.kind == "folder":
         if not os.path.isfile(os.path.join(ref, "config.json")):
             raise WorkerError("bad_model_ref", "%s is a directory without config.json "
                               "(not a Hugging Face model directory)" % ref)
         return _load_hf(ref)
     try:
-        obj = _import_target(ref)
+        obj = _import_target(resolved, ref)
     except WorkerError:
         raise
     except (Exception, SystemExit) as e:
