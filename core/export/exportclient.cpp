@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportclient.h"
 
+#include "export/stagingfolders.h"
 #include "export/workerprocessgroup.h"
 
 #include <QDir>
@@ -22,11 +23,6 @@ constexpr double kMaxHeartbeatS = 5.0;
 // How long the destructor waits, in all, for killed workers to be reaped.
 constexpr qint64 kExitReapMs = 1000;
 
-void removeFolders(const QStringList &folders)
-{
-    for (const QString &f : folders)
-        QDir(f).removeRecursively();
-}
 } // namespace
 
 ExportClient::ExportClient(QObject *parent)
@@ -267,10 +263,11 @@ void ExportClient::retireProcess(QProcess *process)
     // Only the signal is sent here: waiting for the group to die would block the
     // caller, which is the GUI thread for Cancel and a runtime change. QProcess reaps
     // the leader from the event loop; then its save folders go, and the object.
-    const QStringList folders = saveFolders();
+    const QStringList folders = outputFolders();
+    const qint64 pid = m_processPid;
     WorkerProcessGroup::kill(process);
-    auto reaped = [process, folders] {
-        removeFolders(folders);
+    auto reaped = [process, folders, pid] {
+        StagingFolders::removeLeftBy(pid, folders);
         process->deleteLater();
     };
     if (process->state() == QProcess::NotRunning) {
@@ -285,19 +282,18 @@ void ExportClient::retireProcess(QProcess *process)
     });
 }
 
-QStringList ExportClient::saveFolders() const
+QStringList ExportClient::outputFolders() const
 {
-    // A worker killed while saving leaves its private save folder beside the output
+    // A worker killed while saving leaves its staging folder beside the output
     // (python/dimscope/exporter.py, docs/worker-protocol.md); once it is dead the
     // half-written file in there goes, rather than waiting for the next export there.
     QStringList folders;
-    if (m_processPid <= 0)
-        return folders;
     for (const Pending &p : m_pending) {
         const QString output = p.params.value(QLatin1String("output")).toString();
         if (p.method == QLatin1String("export") && !output.isEmpty())
-            folders << QFileInfo(output).absolutePath() + QStringLiteral("/.dimscope-save-%1").arg(m_processPid);
+            folders << QFileInfo(output).absolutePath();
     }
+    folders.removeDuplicates();
     return folders;
 }
 

@@ -104,7 +104,7 @@ private:
     void failAll(const WorkerFailure &failure);
     void killWorker(const QString &reason);
     void retireProcess(QProcess *process);
-    QStringList saveFolders() const;
+    QStringList outputFolders() const; // of the pending exports: where a killed worker's staging folder is
     void armRequestTimer();
     void armSilenceTimer();
     void heardFromWorker();

@@ -10,6 +10,8 @@ import logging
 import os
 import re
 import shutil
+import stat
+import tempfile
 import time
 
 from . import spec as speclib
@@ -298,8 +300,16 @@ def describe_program(program):
     return {"inputs": inputs, "range_constraints": ranges}
 
 
-_SAVE_FOLDER = ".dimscope-save-%d"
-_STALE = re.compile(r"^(?:\.dimscope-save-(\d+)|\..+\.(\d+)\.tmp)$")
+# Staging: a .pt2 is written into a folder dimscope makes beside the output, then renamed
+# into place. The folder's name carries the worker's pid, and the first thing written
+# into it is the marker file, whose text names that pid too. Cleanup removes a folder
+# only when all three agree and the pid is gone: whatever else sits in the output
+# folder (another program's ".notes.99998.tmp", a folder that happens to be named like
+# a staging folder) is never touched (docs/security.md, "What dimscope writes and deletes").
+_SAVE_PREFIX = ".dimscope-save-%d-"
+_SAVE_FOLDER = re.compile(r"^\.dimscope-save-(\d+)-[A-Za-z0-9_]+$")
+_MARKER = "dimscope-staging-folder.marker"
+_MARKER_TEXT = "dimscope export staging folder of pid %d\n"
 
 
 def _pid_alive(pid):
@@ -307,53 +317,143 @@ def _pid_alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # someone else's process
+    except (PermissionError, OverflowError):  # someone else's process; not a pid at all
         return True
     return True
 
 
+def _is_staging_folder(path, pid):
+    """`path` is a real folder (not a link) holding dimscope's marker for `pid`."""
+    marker = os.path.join(path, _MARKER)
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode) or not stat.S_ISREG(os.lstat(marker).st_mode):
+            return False
+        with open(marker, "rb") as f:
+            return f.read(200) == (_MARKER_TEXT % pid).encode("ascii")
+    except OSError:
+        return False
+
+
 def remove_stale_saves(folder):
-    """Removes what a killed worker left in `folder` while saving (its save folder, or an
-    older dimscope's `.NAME.PID.tmp` file) when that process is gone."""
+    """Removes the staging folders a killed worker left in `folder`: only folders named
+    `.dimscope-save-PID-…` that hold dimscope's marker for that PID, when PID is gone."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        m = _STALE.match(name)
-        if not m or _pid_alive(int(m.group(1) or m.group(2))) or int(m.group(1) or m.group(2)) == os.getpid():
+        m = _SAVE_FOLDER.match(name)
+        if not m:
             continue
+        pid = int(m.group(1))
         path = os.path.join(folder, name)
+        if pid == os.getpid() or _pid_alive(pid) or not _is_staging_folder(path, pid):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def model_inputs(ref, model=None):
+    """The files a model reference reads, as (role, path): the .py a `file.py:callable`
+    reference names, and the source file of the model's class."""
+    inputs = []
+    target = (ref or "").rpartition(":")[0]
+    if target.endswith(".py"):
+        inputs.append(("the model file", target))
+    if model is not None:
+        import inspect
+
         try:
-            shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
-        except OSError:
+            inputs.append(("the model's source file", inspect.getfile(type(model))))
+        except (TypeError, OSError):
             pass
+    return inputs
 
 
-def check_output(output):
-    """Before minutes of exporting: the .pt2 can be written there (one-line errors)."""
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output(output, inputs=()):
+    """Before minutes of exporting: the .pt2 can be written there (one-line errors).
+    `inputs`: (role, path) of the files the export reads; the output may be none of them."""
     folder = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(folder):
         raise WorkerError("bad_request", "output folder %s does not exist" % folder)
-    if os.path.isdir(output):
+    try:
+        mode = os.stat(output).st_mode  # follows links: a link to /dev/null is a device
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e
+    if mode is not None and stat.S_ISDIR(mode):
         raise WorkerError("save_failed", "cannot save %s: it is a folder" % output)
+    if mode is not None and not stat.S_ISREG(mode):
+        # A rename over a device node, a FIFO or a socket would replace it with a regular file.
+        raise WorkerError("save_failed", "cannot save %s: it is %s, not a regular file; dimscope writes its "
+                          "outputs only as regular files" % (output, _kind_of(mode)))
+    if _holds_device_nodes(folder):
+        # /dev (devtmpfs, or a tmpfs in a container): no staging folder is made there.
+        raise WorkerError("save_failed", "cannot save %s: it is in %s, a folder of device nodes; dimscope writes "
+                          "its outputs only in ordinary folders" % (output, folder))
+    for role, path in inputs:
+        if path and _same_file(output, path):
+            raise WorkerError("save_failed", "cannot save %s: it is %s %s, an input of this export; choose "
+                              "another output file" % (output, role, path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise WorkerError("save_failed", "cannot save %s: the folder is not writable" % output)
     remove_stale_saves(folder)
 
 
-def save_atomically(program, output):
+def _holds_device_nodes(folder):
+    """A character or block device in `folder`. The entries' types come with the
+    listing; only those that are not a file, a folder or a link are stat'ed."""
+    try:
+        with os.scandir(folder) as entries:
+            for e in entries:
+                if e.is_file(follow_symlinks=False) or e.is_dir(follow_symlinks=False) or e.is_symlink():
+                    continue
+                try:
+                    mode = e.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def _kind_of(mode):
+    for test, kind in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a file"
+
+
+def _make_staging_folder(folder):
+    """A new folder of this process beside the output, marked as dimscope's at once."""
+    staging = tempfile.mkdtemp(prefix=_SAVE_PREFIX % os.getpid(), dir=folder)
+    with open(os.path.join(staging, _MARKER), "x", encoding="ascii") as f:
+        f.write(_MARKER_TEXT % os.getpid())
+    return staging
+
+
+def save_atomically(program, output, inputs=()):
     """Saves into a private folder beside `output` under its final name (so the archive
     inside is named like the file), then renames it into place: an interrupted save
     leaves the previous file intact. A failure is one line naming the file and the cause."""
     import torch
 
-    check_output(output)
+    check_output(output, inputs)
     folder = os.path.dirname(os.path.abspath(output))
-    staging = os.path.join(folder, _SAVE_FOLDER % os.getpid())
-    tmp = os.path.join(staging, os.path.basename(output))
+    staging = None
     try:
-        os.makedirs(staging, exist_ok=True)
+        staging = _make_staging_folder(folder)
+        tmp = os.path.join(staging, os.path.basename(output))
         # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
         from .program import extra_files
         torch.export.save(program, tmp, extra_files=extra_files(program))
@@ -363,9 +463,10 @@ def save_atomically(program, output):
     except RuntimeError as e:
         # torch 2.14's archive writer reports a failed write as a position check
         # ("[enforce fail at inline_container.cc] unexpected pos ..."), not an OSError.
-        raise WorkerError("save_failed", "cannot save %s: %s" % (output, _write_failure(staging, e))) from e
+        raise WorkerError("save_failed", "cannot save %s: %s" % (output, _write_failure(staging or folder, e))) from e
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _write_failure(folder, error):
@@ -425,12 +526,13 @@ def _check_among(calls, among):
 
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
-               verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None):
+               verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=()):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
 
     `among`: the indices of the calls this program serves (one phase of a capture whose
     calls one program cannot serve); the example call is one of them and only they are
-    replayed. Default: every call."""
+    replayed. Default: every call. `inputs`: (role, path) of the files the export reads,
+    which the output may not be (check_output)."""
     among = _check_among(calls, among)
     import torch
 
@@ -440,7 +542,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         shapes = speclib.load_dynamic_shapes(spec_doc)
     except speclib.SpecError as e:
         raise WorkerError("bad_spec", "the dynamic_shapes spec is invalid: %s" % e) from e
-    check_output(output)
+    check_output(output, inputs)
     index = choose_example(shapes, calls, call, log, among)
     named = call_inputs(calls[index])
     shapes = with_constants(shapes, bound_inputs(calls[index]))
@@ -464,7 +566,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)
-    save_atomically(program, output)
+    save_atomically(program, output, inputs)
     timings["save"] = time.perf_counter() - t
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
     result.update(describe_program(program))

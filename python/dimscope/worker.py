@@ -276,12 +276,16 @@ class Worker:
         eager_key = (self.model_generation, cap_key)
         if self.eager_key != eager_key:
             self.eager_key, self.eager_outputs = eager_key, {}
+        # The files this export reads: the output may be none of them.
+        inputs = [("the capture", params["capture"])] + exporter.model_inputs(self.model_ref, self.model)
+        if isinstance(params["spec"], str):
+            inputs.append(("the spec", params["spec"]))
         result = exporter.run_export(
             self.model, cap.calls, spec, params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
-            eager_cache=self.eager_outputs)
+            eager_cache=self.eager_outputs, inputs=inputs)
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:

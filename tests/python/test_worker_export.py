@@ -3,6 +3,7 @@
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -79,8 +80,10 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
 
 
 def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
-    """The output is a folder: a one-line save_failed before any export work. A save
-    folder left by a killed worker (a pid that no longer runs) is removed."""
+    """The output is a folder: a one-line save_failed before any export work. A staging
+    folder left by a killed worker (a pid that no longer runs, dimscope's marker inside)
+    is removed; one of this process is not (tests/python/test_cli_outputs.py has the
+    files and folders of other programs that are never removed)."""
     import subprocess
     from dimscope.errors import WorkerError
     import torch
@@ -91,24 +94,26 @@ def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
         check_output(str(tmp_path / "out.pt2"))
     assert e.value.kind == "save_failed" and "\n" not in str(e.value) and "out.pt2" in str(e.value)
 
+    def staging(pid):
+        folder = tmp_path / (".dimscope-save-%d-abc123" % pid)
+        folder.mkdir()
+        (folder / "dimscope-staging-folder.marker").write_text("dimscope export staging folder of pid %d\n" % pid)
+        (folder / "x.pt2").write_bytes(b"half a file")
+        return folder
+
     gone = subprocess.Popen(["true"])
     gone.wait()
-    stale = tmp_path / (".dimscope-save-%d" % gone.pid)
-    stale.mkdir()
-    (stale / "x.pt2").write_bytes(b"half a file")
-    old_style = tmp_path / (".x.pt2.%d.tmp" % gone.pid)
-    old_style.write_bytes(b"half a file")
-    mine = tmp_path / (".dimscope-save-%d" % os.getpid())
-    mine.mkdir()
+    stale = staging(gone.pid)
+    mine = staging(os.getpid())
     check_output(str(tmp_path / "x.pt2"))
-    assert not stale.exists() and not old_style.exists() and mine.exists()
+    assert not stale.exists() and mine.exists()
 
     # A real save: the archive inside is named like the file, nothing is left beside it.
     class Tiny(torch.nn.Module):
         def forward(self, x):
             return x + 1
     program = torch.export.export(Tiny(), (torch.randn(2),))
-    mine.rmdir()
+    shutil.rmtree(mine)
     save_atomically(program, str(tmp_path / "tiny.pt2"))
     import zipfile
     names = zipfile.ZipFile(tmp_path / "tiny.pt2").namelist()
