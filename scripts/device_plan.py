@@ -9,6 +9,7 @@
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -94,6 +95,24 @@ def requests_of(log):
     return out
 
 
+def served_calls(log):
+    """{program path: [calls]} from the CLI's closing list (`programs (N):`)."""
+    text = Path(log).read_text(encoding="utf-8", errors="replace")
+    served = {}
+    if "\nprograms (" not in text:
+        return served
+    for line in text.split("\nprograms (", 1)[1].splitlines()[1:]:
+        m = re.match(r"  (\S+\.pt2)  calls ([0-9, -]+)", line)
+        if not m:
+            break
+        calls = []
+        for part in m.group(2).split(","):
+            a, _, b = part.strip().partition("-")
+            calls.extend(range(int(a), int(b or a) + 1))
+        served[m.group(1)] = calls
+    return served
+
+
 def plan(out, families):
     out = Path(out)
     jobs, missing = [], []
@@ -104,6 +123,7 @@ def plan(out, families):
             continue
         cli = json.loads(report.read_text(encoding="utf-8"))
         requests = requests_of(out / "requests" / ("%s.jsonl" % family))
+        served = served_calls(out / "cpu" / ("%s.log" % family))
         exports = [r for r in requests if r.get("method") == "export"]
         model = (out / "captures" / ("%s.model" % family)).read_text().strip()
         path, _, attr = model.rpartition(":")
@@ -120,7 +140,7 @@ def plan(out, families):
             params["capture"] = relative(params["capture"])
             params.pop("model", None)
             params["output"] = os.path.basename(params["output"])
-            programs.append({"params": params})
+            programs.append({"params": params, "serves": served.get(program["output"], [])})
         imports = ["dimscope.demo"] if family == "demo" else [MODEL_MODULES[family]] if family in MODEL_MODULES else []
         jobs.append({"family": family, "model": model, "imports": imports, "cli_ok": cli.get("ok"),
                      "programs": programs})
