@@ -2,6 +2,7 @@
 // dimscope-cli analyze: shape inference, constraint validation and dynamic_shapes
 // output for a capture (docs/cli.md, "analyze").
 #include "clicommand.h"
+#include "terminalsink.h"
 
 #include "capture/capturereader.h"
 #include "shapes/constraintsetjson.h"
@@ -9,12 +10,23 @@
 #include "shapes/jsonspecemitter.h"
 #include "shapes/pythonspecemitter.h"
 #include "shapes/captureanalysis.h"
+#include "util/terminaltext.h"
 
 #include <QTextStream>
 
 using namespace dimscope;
 
 namespace {
+
+// Columns are at most this wide: a longer cell overflows its row rather than padding
+// every row to it (output stays proportional to the capture).
+constexpr int kPathColumn = 56;
+constexpr int kSpecColumn = 48;
+constexpr int kDimColumn = 32;
+
+// Names from the capture or the constraint set, as printed: escaped, long ones elided
+// (docs/security.md, "Text from files in the terminal").
+QString fileText(const QString &text) { return TerminalText::field(text); }
 
 struct AnalyzeArgs {
     QString capture;
@@ -101,14 +113,17 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
         mode += QStringLiteral(", batch on dim 0 of every input");
     else if (!a.options.batchFor.isEmpty())
         mode += QStringLiteral(", batch on dim 0 of ") + a.options.batchFor.join(QStringLiteral(", "));
-    out << "capture: " << capture.filePath << "\n";
-    out << "model:   " << (capture.modelClass.isEmpty() ? QStringLiteral("?") : capture.modelClass) << ", " << t.callCount()
+    out << "capture: " << TerminalText::escaped(capture.filePath) << "\n";
+    out << "model:   " << (capture.modelClass.isEmpty() ? QStringLiteral("?") : fileText(capture.modelClass)) << ", " << t.callCount()
         << " call(s), mode " << mode << ", example call " << example << "\n\n";
 
+    QStringList paths;
     int width = 4;
-    for (const auto &leaf : t.leaves())
-        width = std::max(width, int(leaf.path.size()));
-    width = std::min(width, 56);
+    for (const auto &leaf : t.leaves()) {
+        paths << fileText(leaf.path);
+        width = std::max(width, int(paths.last().size()));
+    }
+    width = std::min(width, kPathColumn);
     QVector<QString> specs;
     int specWidth = 4;
     for (int li = 0; li < t.leafCount(); ++li) {
@@ -120,11 +135,12 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
         for (int d = 0; d < info.rank; ++d) {
             const DimAssignment as = set.assignment(info.path, d);
             dims << (as.isStatic() ? (t.present(li, ref) ? QString::number(t.value(info.firstDim + d, ref)) : QStringLiteral("?"))
-                                   : as.isNamed() ? as.dim : QStringLiteral("*") + as.toString());
+                                   : as.isNamed() ? fileText(as.dim) : QStringLiteral("*") + fileText(as.toString()));
         }
         specs << QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
         specWidth = std::max(specWidth, int(specs.last().size()));
     }
+    specWidth = std::min(specWidth, kSpecColumn);
     out << QStringLiteral("leaves").leftJustified(width + 4) << QStringLiteral("dims").leftJustified(specWidth)
         << "  shape per call (- = not passed)\n";
     const int shown = std::min(t.callCount(), 8);
@@ -134,7 +150,7 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
             shapes << shapeText(t, li, c);
         if (t.callCount() > shown)
             shapes << QStringLiteral("... (+%1)").arg(t.callCount() - shown);
-        out << "  " << t.leaf(li).path.leftJustified(width) << "  " << specs[li].leftJustified(specWidth) << "  "
+        out << "  " << paths.at(li).leftJustified(width) << "  " << specs[li].leftJustified(specWidth) << "  "
             << shapes.join(QLatin1Char(' ')) << "\n";
     }
 
@@ -143,7 +159,7 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
         out << "  (none: every dimension is static)\n";
     int nameWidth = 4;
     for (const DimDecl &d : set.dims())
-        nameWidth = std::max(nameWidth, int(d.name.size()));
+        nameWidth = std::min(kDimColumn, std::max(nameWidth, int(fileText(d.name).size())));
     for (const DimDecl &d : set.dims()) {
         QVector<qint64> merged(t.callCount(), -1);
         int uses = 0;
@@ -160,10 +176,10 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
         if (merged.size() > 12)
             values << QStringLiteral("...");
         const QString what = d.isDerived()
-            ? QStringLiteral("= %1").arg(d.relationText())
+            ? QStringLiteral("= %1").arg(fileText(d.relationText()))
             : QStringLiteral("min %1, max %2")
                   .arg(d.min ? QString::number(*d.min) : QStringLiteral("default"), d.max ? QString::number(*d.max) : QStringLiteral("oo"));
-        out << "  " << d.name.leftJustified(nameWidth) << "  " << what.leftJustified(22) << "  " << uses << " dim(s), values "
+        out << "  " << fileText(d.name).leftJustified(nameWidth) << "  " << what.leftJustified(22) << "  " << uses << " dim(s), values "
             << values.join(QLatin1Char(' ')) << "\n";
     }
     const struct {
@@ -178,14 +194,15 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
             continue;
         out << "\n" << s.title << "\n";
         for (const QString &text : texts)
-            out << "  - " << text << "\n";
+            out << "  - " << TerminalText::escaped(text) << "\n";
     }
 }
 
 int runAnalyze(const QStringList &argv)
 {
-    QTextStream out(stdout);
-    QTextStream err(stderr);
+    TerminalSink stdoutSink(stdout), stderrSink(stderr);
+    QTextStream out(&stdoutSink);
+    QTextStream err(&stderrSink);
     AnalyzeArgs a;
     const QString usage = parseArgs(argv, &a);
     if (!usage.isEmpty()) {
@@ -193,9 +210,15 @@ int runAnalyze(const QStringList &argv)
         return 2;
     }
     QString error;
+    // The generated spec and constraint set are Python and JSON: what the terminal
+    // must not see raw is written as their escapes there (TerminalSink).
+    if (a.format == QLatin1String("python"))
+        stdoutSink.setMode(TerminalSink::Mode::Python);
+    else if (a.format == QLatin1String("json") || a.format == QLatin1String("spec"))
+        stdoutSink.setMode(TerminalSink::Mode::Json);
     const std::optional<Capture> capture = CaptureReader::open(a.capture, &error);
     if (!capture) {
-        err << "dimscope-cli analyze: " << error << "\n";
+        err << "dimscope-cli analyze: " << TerminalText::escaped(error) << "\n";
         return 2;
     }
     if (a.exampleCall >= capture->calls.size()) {
@@ -206,19 +229,20 @@ int runAnalyze(const QStringList &argv)
     if (!a.constraints.isEmpty()) {
         const auto set = ConstraintSetJson::readFile(a.constraints, &error);
         if (!set) {
-            err << "dimscope-cli analyze: " << error << "\n";
+            err << "dimscope-cli analyze: " << TerminalText::escaped(error) << "\n";
             return 2;
         }
         const ValidationReport report = ConstraintValidator(ShapeTable(*capture)).validate(*set);
         QTextStream &sink = a.format == QLatin1String("table") ? out : err;
         if (report.ok())
-            sink << a.constraints << ": holds on all " << capture->calls.size() << " call(s) of " << a.capture << "\n";
+            sink << TerminalText::escaped(a.constraints) << ": holds on all " << capture->calls.size() << " call(s) of "
+                 << TerminalText::escaped(a.capture) << "\n";
         for (const ConstraintViolation &v : report.violations)
-            sink << "[" << ConstraintViolation::ruleName(v.rule) << "] " << v.message << "\n";
+            sink << "[" << ConstraintViolation::ruleName(v.rule) << "] " << TerminalText::escaped(v.message) << "\n";
         if (report.total > report.violations.size())
             sink << "... and " << report.total - report.violations.size() << " more\n";
         if (!report.ok())
-            sink << report.total << " violation(s) of " << a.constraints << "\n";
+            sink << report.total << " violation(s) of " << TerminalText::escaped(a.constraints) << "\n";
         if (a.format == QLatin1String("python"))
             out << PythonSpecEmitter::generate(*capture, *set, a.exampleCall);
         else if (a.format == QLatin1String("spec"))
@@ -235,9 +259,9 @@ int runAnalyze(const QStringList &argv)
         return r.hasErrors() ? 1 : 0;
     }
     for (const QString &e : r.texts(InferenceMessage::Severity::Error))
-        err << "error: " << e << "\n";
+        err << "error: " << TerminalText::escaped(e) << "\n";
     for (const QString &w : r.texts(InferenceMessage::Severity::Warning))
-        err << "warning: " << w << "\n";
+        err << "warning: " << TerminalText::escaped(w) << "\n";
     if (a.format == QLatin1String("python"))
         out << PythonSpecEmitter::generate(*capture, r.constraints, a.exampleCall >= 0 ? a.exampleCall : r.exampleCall);
     else if (a.format == QLatin1String("spec"))

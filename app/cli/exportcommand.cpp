@@ -9,6 +9,7 @@
 #include "clicommand.h"
 #include "exportreadback.h"
 #include "interruptwatcher.h"
+#include "terminalsink.h"
 
 #include "capture/capturereader.h"
 #include "export/dimintent.h"
@@ -22,6 +23,7 @@
 #include "shapes/jsontext.h"
 #include "shapes/captureanalysis.h"
 #include "util/regularfile.h"
+#include "util/terminaltext.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -138,11 +140,14 @@ bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err,
 {
     if (o.constraints.isEmpty()) {
         const InferenceResult r = CaptureAnalysis::infer(capture);
+        QStringList errors; // each one line, escaped: the message keeps its own line breaks only
+        for (const QString &e : r.texts(InferenceMessage::Severity::Error))
+            errors << TerminalText::escaped(e);
         for (const QString &w : r.texts(InferenceMessage::Severity::Warning))
-            err << "warning: " << w << "\n";
+            err << "warning: " << TerminalText::escaped(w) << "\n";
         if (r.hasErrors()) {
             *error = QStringLiteral("the constraints inferred from %1 are unusable:\n  %2\n(give --constraints FILE)")
-                         .arg(o.capture, r.texts(InferenceMessage::Severity::Error).join(QStringLiteral("\n  ")));
+                         .arg(o.capture, errors.join(QStringLiteral("\n  ")));
             return false;
         }
         c->set = r.constraints;
@@ -169,9 +174,9 @@ bool loadConstraints(const Options &o, const Capture &capture, QTextStream &err,
         text = jsontext::memberText(text, QStringLiteral("constraints"));
         where += QStringLiteral(" (constraints)");
     } else if (format != QLatin1String("dimscope.constraints")) {
-        *error = QStringLiteral("%1: format '%2' is neither dimscope.constraints, dimscope.dynamic_shapes nor "
+        *error = QStringLiteral("%1: format %2 is neither dimscope.constraints, dimscope.dynamic_shapes nor "
                                 "dimscope.project")
-                     .arg(o.constraints, format);
+                     .arg(o.constraints, TerminalText::quoted(format));
         return false;
     }
     QString readError;
@@ -468,8 +473,11 @@ int runPhases(ExportClient &client, InterruptWatcher &interrupts, const Capture 
 
 int run(const QStringList &args)
 {
-    QTextStream out(stdout);
-    QTextStream err(stderr);
+    // Every line passes TerminalText on its way out (TerminalSink); messages and the
+    // worker's lines are escaped where they are printed, so that they stay one line.
+    TerminalSink stdoutSink(stdout), stderrSink(stderr);
+    QTextStream out(&stdoutSink);
+    QTextStream err(&stderrSink);
     Options o;
     QString error;
     if (!parse(args, &o, &error)) {
@@ -480,7 +488,7 @@ int run(const QStringList &args)
     }
     const std::optional<Capture> capture = CaptureReader::open(o.capture, &error);
     if (!capture) {
-        err << "dimscope-cli export: " << error << "\n";
+        err << "dimscope-cli export: " << TerminalText::escapedLines(error) << "\n";
         return 2;
     }
     if (capture->calls.isEmpty()) {
@@ -494,7 +502,7 @@ int run(const QStringList &args)
     }
     Constraints c;
     if (!loadConstraints(o, *capture, err, &c, &error)) {
-        err << "dimscope-cli export: " << error << "\n";
+        err << "dimscope-cli export: " << TerminalText::escapedLines(error) << "\n";
         return 2;
     }
     if (o.fixLoop && !c.set) {
@@ -518,12 +526,12 @@ int run(const QStringList &args)
     InterruptWatcher interrupts;
     QObject::connect(&interrupts, &InterruptWatcher::interrupted, &client, [&client] { client.cancel(); });
     QObject::connect(&client, &ExportClient::progress, [&](int, const QString &stage, const QString &message, double) {
-        out << "[" << stage << "] " << message << "\n";
+        out << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
         out.flush();
     });
     QObject::connect(&client, &ExportClient::logLine, [&](int, const QString &stream, const QString &text) {
         if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
-            err << "  " << stream << ": " << text << "\n";
+            err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
         err.flush();
     });
     out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";

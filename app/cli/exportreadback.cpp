@@ -3,6 +3,7 @@
 
 #include "export/dimintent.h"
 #include "pt2/pt2reader.h"
+#include "util/terminaltext.h"
 
 #include <QRegularExpression>
 #include <QTextStream>
@@ -47,25 +48,26 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
     QString error;
     const auto program = Pt2Reader::open(pt2, &error);
     if (!program) {
-        err << "reading the exported program back failed: " << error.simplified() << "\n";
+        err << "reading the exported program back failed: " << TerminalText::escaped(error) << "\n";
         return -1;
     }
     const Pt2DimMapping m = intent.map(*program);
-    out << "\nread back " << pt2 << " (" << program->layoutName() << ", torch "
-        << (program->torchVersion.isEmpty() ? QStringLiteral("?") : program->torchVersion) << "):\n";
+    out << "\nread back " << TerminalText::escaped(pt2) << " (" << program->layoutName() << ", torch "
+        << (program->torchVersion.isEmpty() ? QStringLiteral("?") : TerminalText::field(program->torchVersion)) << "):\n";
     int specialized = 0;
     QStringList lost;
     for (const Pt2DimMapping::Input &in : m.inputs) {
         const Pt2UserInput &pin = program->inputs.at(in.input);
-        const QString label = in.leafPath.isEmpty() ? in.name : in.leafPath;
+        // Names from the capture and the program: escaped, long ones elided.
+        const QString label = TerminalText::field(in.leafPath.isEmpty() ? in.name : in.leafPath);
         if (pin.kind != Pt2UserInput::Kind::Tensor) {
-            out << "  " << label.leftJustified(34) << " " << pin.argType << "\n";
+            out << "  " << label.leftJustified(34) << " " << TerminalText::field(pin.argType) << "\n";
             continue;
         }
         QStringList sizes;
         for (int d = 0; d < in.dims.size(); ++d) {
             const Pt2DimMapping::Dim &dim = in.dims.at(d);
-            QString s = sizeText(dim.size, m);
+            QString s = TerminalText::field(sizeText(dim.size, m));
             if (dim.status == Pt2DimMapping::Dim::Status::Specialized) {
                 s += QStringLiteral(" (!%1)").arg(dim.intended);
                 ++specialized;
@@ -76,7 +78,7 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
             }
             sizes << s;
         }
-        out << "  " << label.leftJustified(34) << " " << pin.tensor.dtype << "[" << sizes.join(QStringLiteral(", ")) << "]\n";
+        out << "  " << label.leftJustified(34) << " " << TerminalText::field(pin.tensor.dtype) << "[" << sizes.join(QStringLiteral(", ")) << "]\n";
     }
     out << "range constraints:\n";
     if (program->ranges.isEmpty())
@@ -84,23 +86,24 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
     for (const Pt2Range &r : program->ranges) {
         const QString dim = r.expr.isBareSymbol() ? m.symbolToDim.value(r.key)
                                                   : m.expressionNames.value(r.expr.toString()).join(QStringLiteral(" = "));
-        out << "  " << (dim.isEmpty() ? r.key : QStringLiteral("%1 (%2)").arg(dim, r.key)).leftJustified(24) << " "
+        out << "  " << TerminalText::field(dim.isEmpty() ? r.key : QStringLiteral("%1 (%2)").arg(dim, r.key)).leftJustified(24) << " "
             << rangeText(r.min, r.max) << "\n";
     }
     for (auto it = m.symbolConflicts.begin(); it != m.symbolConflicts.end(); ++it)
-        out << "note: " << it.key() << " carries several Dim names: " << it.value().join(QStringLiteral(", "))
+        out << "note: " << TerminalText::field(it.key()) << " carries several Dim names: " << TerminalText::escaped(it.value().join(QStringLiteral(", ")))
             << " (torch found them equal)\n";
     for (auto it = m.dimToSymbols.begin(); it != m.dimToSymbols.end(); ++it)
         if (it.value().size() > 1)
-            out << "note: Dim " << it.key() << " became several symbols: " << it.value().join(QStringLiteral(", ")) << "\n";
+            out << "note: Dim " << TerminalText::field(it.key()) << " became several symbols: "
+                << TerminalText::escaped(it.value().join(QStringLiteral(", "))) << "\n";
     for (const QString &p : m.problems) {
         if (!p.contains(QLatin1String("was specialized to")))
-            out << "note: " << p << "\n";
+            out << "note: " << TerminalText::escaped(p) << "\n";
     }
     if (specialized > 0) {
         err << "\n" << specialized << " dim(s) the constraints made dynamic came out static in the exported program:\n";
         for (const QString &l : lost)
-            err << "  " << l << "\n";
+            err << "  " << TerminalText::escaped(l) << "\n";
     } else {
         out << "every dim the constraints made dynamic (" << intent.wantedDynamicCount() << ") is symbolic in the program\n";
     }

@@ -2,10 +2,12 @@
 // dimscope-cli inspect FILE [--json]: what a capture holds (docs/cli.md).
 #include "clicommand.h"
 #include "jsonstreamwriter.h"
+#include "terminalsink.h"
 
 #include "capture/callsummary.h"
 #include "capture/capturereader.h"
 #include "shapes/jsontext.h"
+#include "util/terminaltext.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -17,6 +19,15 @@
 using namespace dimscope;
 
 namespace {
+
+// The path column is at most this wide: longer paths overflow their row rather than
+// padding every row of the table to the longest one (one 1 MB key path among 10,000
+// leaves made 10 GB of output).
+constexpr int kPathColumn = 60;
+
+// Text from the capture in the human output: escaped, long names elided
+// (docs/security.md, "Text from files in the terminal").
+QString fileText(const QString &text) { return TerminalText::field(text); }
 
 
 // One row of the leaves table: a key path and the calls that have it. Only the calls
@@ -81,7 +92,7 @@ QString pythonRepr(const QJsonValue &v)
     if (v.isBool())
         return v.toBool() ? QStringLiteral("True") : QStringLiteral("False");
     if (v.isString())
-        return QLatin1Char('\'') + v.toString() + QLatin1Char('\'');
+        return TerminalText::quoted(v.toString());
     return jsontext::valueText(v);
 }
 
@@ -110,11 +121,12 @@ QString signatureText(const Capture &capture)
 {
     QStringList params;
     for (const Parameter &p : capture.signature) {
-        QString s = p.kind == QLatin1String("VAR_POSITIONAL") ? QLatin1Char('*') + p.name
-                  : p.kind == QLatin1String("VAR_KEYWORD") ? QLatin1String("**") + p.name
-                  : p.name;
+        const QString name = fileText(p.name);
+        QString s = p.kind == QLatin1String("VAR_POSITIONAL") ? QLatin1Char('*') + name
+                  : p.kind == QLatin1String("VAR_KEYWORD") ? QLatin1String("**") + name
+                  : name;
         if (p.hasDefault) {
-            const QString d = !p.defaultRepr.isEmpty() ? p.defaultRepr : pythonRepr(p.defaultValue);
+            const QString d = !p.defaultRepr.isEmpty() ? fileText(p.defaultRepr) : pythonRepr(p.defaultValue);
             s += QLatin1Char('=') + d;
         }
         params << s;
@@ -122,21 +134,30 @@ QString signatureText(const Capture &capture)
     return QStringLiteral("forward(%1)").arg(params.join(QLatin1String(", ")));
 }
 
-QString listText(const QStringList &l) { return l.isEmpty() ? QStringLiteral("-") : l.join(QLatin1String(", ")); }
+QString listText(const QStringList &l)
+{
+    if (l.isEmpty())
+        return QStringLiteral("-");
+    QStringList names;
+    for (const QString &name : l)
+        names << fileText(name);
+    return names.join(QLatin1String(", "));
+}
+
+QString orDash(const QString &text) { return text.isEmpty() ? QStringLiteral("-") : fileText(text); }
 
 void printHuman(QTextStream &out, const Capture &capture)
 {
-    out << "file:        " << capture.filePath << " (" << capture.fileSize << " bytes, header " << capture.headerSize << " bytes)\n";
+    out << "file:        " << TerminalText::escaped(capture.filePath) << " (" << capture.fileSize << " bytes, header " << capture.headerSize << " bytes)\n";
     out << "format:      dimscope.capture version " << capture.formatVersion << "\n";
-    out << "producer:    " << (capture.producer.isEmpty() ? QStringLiteral("-") : capture.producer) << "\n";
-    out << "torch:       " << (capture.torchVersion.isEmpty() ? QStringLiteral("-") : capture.torchVersion)
-        << ", transformers: " << (capture.transformersVersion.isEmpty() ? QStringLiteral("-") : capture.transformersVersion) << "\n";
-    out << "model:       " << capture.modelClass << "\n";
+    out << "producer:    " << orDash(capture.producer) << "\n";
+    out << "torch:       " << orDash(capture.torchVersion) << ", transformers: " << orDash(capture.transformersVersion) << "\n";
+    out << "model:       " << fileText(capture.modelClass) << "\n";
     out << "signature:   " << signatureText(capture) << "\n";
     if (!capture.flattening.isEmpty()) {
         QStringList f;
         for (auto it = capture.flattening.cbegin(); it != capture.flattening.cend(); ++it)
-            f << it.key() + QLatin1String(": ") + it.value();
+            f << fileText(it.key()) + QLatin1String(": ") + fileText(it.value());
         out << "flattening:  " << f.join(QLatin1String(", ")) << "\n";
     }
     out << "calls:       " << capture.calls.size() << "\n";
@@ -145,24 +166,29 @@ void printHuman(QTextStream &out, const Capture &capture)
         out << "  missing: " << listText(call.missing) << "; filled: " << listText(call.filled)
             << "; constant kwargs: "
             << (call.constantKwargs.isEmpty() ? QStringLiteral("-")
-                                              : QString::fromUtf8(QJsonDocument(call.constantKwargs).toJson(QJsonDocument::Compact)))
+                                              : TerminalText::escaped(QString::fromUtf8(
+                                                    QJsonDocument(call.constantKwargs).toJson(QJsonDocument::Compact))))
             << "\n";
         if (!call.outputs.isEmpty())
             out << "  outputs: " << callSummary(call.outputs) << "\n";
     }
     const QVector<LeafRow> rows = leafRows(capture);
     out << "\nleaves: " << rows.size() << "\n";
+    QStringList paths;
     int pathWidth = 4;
-    for (const LeafRow &r : rows)
-        pathWidth = std::max(pathWidth, int(r.path.size()));
+    for (const LeafRow &r : rows) {
+        paths << fileText(r.path);
+        pathWidth = std::min(kPathColumn, std::max(pathWidth, int(paths.last().size())));
+    }
     out << QStringLiteral("path").leftJustified(pathWidth) << "  " << QStringLiteral("dtype").leftJustified(9)
         << "  shape per call\n";
-    for (const LeafRow &r : rows) {
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const LeafRow &r = rows.at(i);
         const Leaf *first = firstLeaf(r);
         const QString dt = first && first->isTensor() ? dtype::torchName(first->dtype) : nodeKindName(first->kind);
         QStringList cells;
         r.forEachCall(int(capture.calls.size()), [&](const Leaf *l) { cells << cellText(l); });
-        out << r.path.leftJustified(pathWidth) << "  " << dt.leftJustified(9) << "  " << cells.join(QLatin1String(" | ")) << "\n";
+        out << paths.at(i).leftJustified(pathWidth) << "  " << dt.leftJustified(9) << "  " << cells.join(QLatin1String(" | ")) << "\n";
     }
 }
 
@@ -308,8 +334,9 @@ bool writeJson(QIODevice *out, const Capture &capture)
 
 int runInspect(const QStringList &args)
 {
-    QTextStream out(stdout);
-    QTextStream err(stderr);
+    TerminalSink stdoutSink(stdout), stderrSink(stderr);
+    QTextStream out(&stdoutSink);
+    QTextStream err(&stderrSink);
     bool json = false;
     QString file;
     for (const QString &a : args) {
@@ -332,13 +359,13 @@ int runInspect(const QStringList &args)
     QString error;
     const std::optional<Capture> capture = CaptureReader::open(file, &error);
     if (!capture) {
-        err << "dimscope-cli inspect: " << error << "\n";
+        err << "dimscope-cli inspect: " << TerminalText::escaped(error) << "\n";
         return 1;
     }
     if (json) {
-        QFile stdoutFile;
-        if (!stdoutFile.open(stdout, QIODevice::WriteOnly) || !writeJson(&stdoutFile, *capture) || !stdoutFile.flush()) {
-            err << "dimscope-cli inspect: cannot write the output: " << stdoutFile.errorString() << "\n";
+        stdoutSink.setMode(TerminalSink::Mode::Json);
+        if (!writeJson(&stdoutSink, *capture)) {
+            err << "dimscope-cli inspect: cannot write the output: " << stdoutSink.streamError() << "\n";
             return 1;
         }
         return 0;

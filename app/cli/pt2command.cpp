@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // dimscope-cli pt2 FILE [--json]: what Pt2Reader sees in a torch.export archive.
 #include "clicommand.h"
+#include "terminalsink.h"
 
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2json.h"
 #include "pt2/pt2reader.h"
 #include "shapes/jsontext.h"
+#include "util/terminaltext.h"
 
 #include <QJsonDocument>
 #include <QTextStream>
@@ -16,10 +18,24 @@ namespace {
 
 constexpr int kListedState = 12; // parameters/buffers listed before "... N more"
 
+// Every name, version and expression below comes from the archive: shown escaped,
+// long ones elided (docs/security.md, "Text from files in the terminal").
+QString fileText(const QString &text) { return TerminalText::field(text); }
+
+QString shownList(const QStringList &names)
+{
+    QStringList out;
+    for (const QString &n : names)
+        out << fileText(n);
+    return out.join(QLatin1String(", "));
+}
+
+QString orQuestionMark(const QString &text) { return text.isEmpty() ? QStringLiteral("?") : fileText(text); }
+
 QString useText(const Pt2DimUse &u)
 {
-    const QString where = QStringLiteral("%1[%2]").arg(u.path.isEmpty() ? u.inputName : u.path).arg(u.dim);
-    return u.expr.isBareSymbol() ? where : QStringLiteral("%1 (= %2)").arg(where, u.expr.toString());
+    const QString where = QStringLiteral("%1[%2]").arg(fileText(u.path.isEmpty() ? u.inputName : u.path)).arg(u.dim);
+    return u.expr.isBareSymbol() ? where : QStringLiteral("%1 (= %2)").arg(where, fileText(u.expr.toString()));
 }
 
 void printState(QTextStream &out, const Pt2Program &p, Pt2StateInput::Kind kind, const QString &title)
@@ -36,7 +52,7 @@ void printState(QTextStream &out, const Pt2Program &p, Pt2StateInput::Kind kind,
             out << "  ... " << (n - kListedState) << " more (--json lists all)\n";
             break;
         }
-        out << "  " << s.target.leftJustified(32) << " " << (s.tensor ? s.tensor->shapeString() : QStringLiteral("-"));
+        out << "  " << fileText(s.target).leftJustified(32) << " " << (s.tensor ? fileText(s.tensor->shapeString()) : QStringLiteral("-"));
         if (kind == Pt2StateInput::Kind::Buffer && !s.persistent)
             out << "  (not persistent)";
         out << "\n";
@@ -45,38 +61,38 @@ void printState(QTextStream &out, const Pt2Program &p, Pt2StateInput::Kind kind,
 
 void printText(QTextStream &out, const Pt2Program &p)
 {
-    out << p.filePath << "\n";
-    out << "layout: " << p.layoutName() << ", record " << p.jsonEntry;
+    out << TerminalText::escaped(p.filePath) << "\n";
+    out << "layout: " << p.layoutName() << ", record " << fileText(p.jsonEntry);
     if (p.layout == Pt2Layout::Archive && p.modelNames.size() > 1)
-        out << " (models: " << p.modelNames.join(QLatin1String(", ")) << ")";
+        out << " (models: " << shownList(p.modelNames) << ")";
     out << "\n";
-    out << "versions: archive " << (p.archiveVersion.isEmpty() ? QStringLiteral("?") : p.archiveVersion);
+    out << "versions: archive " << orQuestionMark(p.archiveVersion);
     if (!p.pt2ArchiveVersion.isEmpty())
-        out << ", pt2 archive " << p.pt2ArchiveVersion;
+        out << ", pt2 archive " << fileText(p.pt2ArchiveVersion);
     out << ", schema " << (p.schemaMajor < 0 ? QStringLiteral("?") : QStringLiteral("%1.%2").arg(p.schemaMajor).arg(p.schemaMinor));
-    out << ", torch " << (p.torchVersion.isEmpty() ? QStringLiteral("?") : p.torchVersion) << "\n";
+    out << ", torch " << orQuestionMark(p.torchVersion) << "\n";
     if (!p.forwardArgNames.isEmpty())
-        out << "forward(" << p.forwardArgNames.join(QLatin1String(", ")) << ")\n";
+        out << "forward(" << shownList(p.forwardArgNames) << ")\n";
 
     out << "inputs (" << p.inputs.size() << "):\n";
     for (const Pt2UserInput &in : p.inputs) {
-        out << "  " << in.name.leftJustified(32) << " ";
+        out << "  " << fileText(in.name).leftJustified(32) << " ";
         switch (in.kind) {
         case Pt2UserInput::Kind::Tensor:
-            out << in.tensor.shapeString() << "  " << in.tensor.device;
+            out << fileText(in.tensor.shapeString()) << "  " << fileText(in.tensor.device);
             break;
         case Pt2UserInput::Kind::SymInt:
-            out << "SymInt " << (in.symInt ? in.symInt->toString() : QStringLiteral("?"));
+            out << "SymInt " << (in.symInt ? fileText(in.symInt->toString()) : QStringLiteral("?"));
             break;
         case Pt2UserInput::Kind::Constant:
-            out << "constant " << jsontext::valueText(in.constant);
+            out << "constant " << fileText(jsontext::valueText(in.constant));
             break;
         case Pt2UserInput::Kind::Other:
-            out << in.argType;
+            out << fileText(in.argType);
             break;
         }
         if (!in.path.isEmpty() && in.path != in.name)
-            out << "  <- " << in.path;
+            out << "  <- " << fileText(in.path);
         out << "\n";
     }
     printState(out, p, Pt2StateInput::Kind::Parameter, QStringLiteral("parameters"));
@@ -87,17 +103,17 @@ void printText(QTextStream &out, const Pt2Program &p)
 
     out << "outputs (" << p.outputs.size() << "):\n";
     for (const Pt2Output &o : p.outputs) {
-        out << "  " << o.kind.leftJustified(14) << " " << (o.name.isEmpty() ? QStringLiteral("-") : o.name);
+        out << "  " << fileText(o.kind).leftJustified(14) << " " << (o.name.isEmpty() ? QStringLiteral("-") : fileText(o.name));
         if (o.tensor)
-            out << "  " << o.tensor->shapeString();
+            out << "  " << fileText(o.tensor->shapeString());
         if (!o.target.isEmpty())
-            out << "  -> " << o.target;
+            out << "  -> " << fileText(o.target);
         out << "\n";
     }
 
     out << "range constraints (" << p.ranges.size() << "):\n";
     for (const Pt2Range &r : p.ranges)
-        out << "  " << r.key.leftJustified(12) << " " << r.toString() << "\n";
+        out << "  " << fileText(r.key).leftJustified(12) << " " << fileText(r.toString()) << "\n";
 
     const auto uses = Pt2DimMapper::symbolUses(p);
     out << "symbols (" << uses.size() << "):\n";
@@ -106,17 +122,18 @@ void printText(QTextStream &out, const Pt2Program &p)
         for (const Pt2DimUse &u : uses.value(symbol))
             where << useText(u);
         const auto range = p.rangeOf(SymExpr::symbol(symbol));
-        out << "  " << symbol << " " << (range ? range->toString() : QStringLiteral("(no range)")) << " -> "
+        out << "  " << fileText(symbol) << " " << (range ? fileText(range->toString()) : QStringLiteral("(no range)")) << " -> "
             << where.join(QLatin1String(", ")) << "\n";
     }
     for (const QString &w : p.warnings)
-        out << "warning: " << w << "\n";
+        out << "warning: " << TerminalText::escaped(w) << "\n";
 }
 
 int runPt2(const QStringList &args)
 {
-    QTextStream out(stdout);
-    QTextStream err(stderr);
+    TerminalSink stdoutSink(stdout), stderrSink(stderr);
+    QTextStream out(&stdoutSink);
+    QTextStream err(&stderrSink);
     bool json = false;
     QString file;
     for (const QString &a : args) {
@@ -139,11 +156,13 @@ int runPt2(const QStringList &args)
     QString error;
     const auto program = Pt2Reader::open(file, &error);
     if (!program) {
-        err << "dimscope-cli pt2: " << error.simplified() << "\n";
+        err << "dimscope-cli pt2: " << TerminalText::escaped(error) << "\n";
         return 1;
     }
-    if (json)
+    if (json) {
+        stdoutSink.setMode(TerminalSink::Mode::Json);
         out << QJsonDocument(Pt2Json::toJson(*program)).toJson(QJsonDocument::Indented);
+    }
     else
         printText(out, *program);
     return 0;

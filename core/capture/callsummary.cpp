@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capture/callsummary.h"
 
+#include "util/terminaltext.h"
+
 namespace dimscope {
 
 namespace {
 
+// Keys and class names come from the capture: a summary is one line for people, so
+// they are shown through TerminalText (escaped, long ones elided).
 QString shortTypeName(const QString &qualified)
 {
     const int dot = qualified.lastIndexOf(QLatin1Char('.'));
-    return dot < 0 ? qualified : qualified.mid(dot + 1);
+    return TerminalText::field(dot < 0 ? QStringView(qualified) : QStringView(qualified).mid(dot + 1));
 }
 
 QString nodeSummary(const CallTree &tree, int index, int maxListItems, int depth)
@@ -37,7 +41,7 @@ QString nodeSummary(const CallTree &tree, int index, int maxListItems, int depth
     auto named = [&](const QString &sep) {
         QStringList parts;
         for (int i = 0; i < items.size(); ++i)
-            parts << (i < n.keys.size() ? n.keys.at(i) : QString::number(i)) + sep + items.at(i);
+            parts << (i < n.keys.size() ? TerminalText::field(n.keys.at(i)) : QString::number(i)) + sep + items.at(i);
         return parts.join(QLatin1Char(','));
     };
     switch (n.kind) {

@@ -6,6 +6,7 @@
 #include "capture/manifestparser.h"
 #include "capture/mappedfile.h"
 #include "capture/safetensorsheader.h"
+#include "util/terminaltext.h"
 
 #include <QDir>
 #include <QtEndian>
@@ -35,13 +36,10 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
 {
     QString message;
     auto failed = [&]() -> std::optional<Capture> {
-        // One line, whatever the file contained (keys and paths are quoted from it).
-        for (qsizetype i = message.size() - 1; i >= 0; --i) {
-            if (message.at(i).unicode() < 0x20)
-                message.replace(i, 1, QStringLiteral("\\x%1").arg(message.at(i).unicode(), 2, 16, QLatin1Char('0')));
-        }
+        // One line, whatever the file contained (keys and paths are quoted from it),
+        // with nothing a terminal would act on (docs/security.md).
         if (error)
-            *error = QDir::toNativeSeparators(path) + QLatin1String(": ") + message;
+            *error = TerminalText::escaped(QDir::toNativeSeparators(path) + QLatin1String(": ") + message);
         return std::nullopt;
     };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capture/keypath.h"
 
+#include "util/terminaltext.h"
+
 namespace dimscope {
 
 void appendKeyPathSegment(QString &path, NodeKind kind, const QStringList &keys, int i, bool topLevel)
@@ -36,7 +38,7 @@ bool checkFrom(const CallTree &tree, int node, QString &path, bool topLevel, con
         if (leaf.path == path)
             return true;
         error = QStringLiteral("%1, leaf %2: path does not match its place in the tree (expected %3)")
-                    .arg(callWhere, leaf.path, path);
+                    .arg(callWhere, TerminalText::field(leaf.path), TerminalText::field(path));
         return false;
     }
     for (int i = 0; i < n.children.size(); ++i) {

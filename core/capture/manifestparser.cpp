@@ -5,6 +5,7 @@
 #include "capture/jsoncursor.h"
 #include "capture/keypath.h"
 #include "capture/safetensorsheader.h"
+#include "util/terminaltext.h"
 
 #include <QJsonArray>
 #include <QVarLengthArray>
@@ -149,7 +150,7 @@ QString ManifestParser::describe(const NodeLoc &loc) const
     if (!loc.parent)
         return QStringLiteral("%1, %2").arg(m_callWhere, m_treeName);
     if (const std::optional<QString> path = pathOf(loc))
-        return QStringLiteral("%1, node %2").arg(m_callWhere, *path);
+        return QStringLiteral("%1, node %2").arg(m_callWhere, TerminalText::field(*path));
     return QStringLiteral("%1 child %2").arg(describe(*loc.parent)).arg(loc.index);
 }
 
@@ -406,7 +407,7 @@ bool ManifestParser::parseParameter(JsonCursor &c, const QString &where, Paramet
                 return typeError(c, where + QLatin1String(" 'kind'"), "a string");
             c.readString(p.kind);
             if (!kParameterKinds.contains(p.kind))
-                return fail(QStringLiteral("%1: unknown parameter kind '%2'").arg(where, p.kind));
+                return fail(QStringLiteral("%1: unknown parameter kind '%2'").arg(where, TerminalText::field(p.kind)));
         } else if (key == "has_default") {
             if (c.peekType() != JsonCursor::Type::Bool)
                 return typeError(c, where + QLatin1String(" 'has_default'"), "a boolean");
@@ -497,7 +498,7 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
         return fail(QStringLiteral("%1 has no 'inputs'").arg(where));
     for (const QString &f : std::as_const(call.filled)) {
         if (!call.missing.contains(f))
-            return fail(QStringLiteral("%1: filled input '%2' is not listed in 'missing'").arg(where, f));
+            return fail(QStringLiteral("%1: filled input '%2' is not listed in 'missing'").arg(where, TerminalText::field(f)));
     }
     call.index = index;
     fitAndRemember(call.inputs, m_lastInputs);
@@ -702,7 +703,7 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
         return fail(QStringLiteral("%1: a leaf node cannot have 'children'").arg(where()));
     if (!f.hasPath)
         return fail(QStringLiteral("%1: leaf has no 'path'").arg(where()));
-    auto leafWhere = [&] { return QStringLiteral("%1, leaf %2").arg(m_callWhere, f.path); };
+    auto leafWhere = [&] { return QStringLiteral("%1, leaf %2").arg(m_callWhere, TerminalText::field(f.path)); };
     Leaf leaf;
     leaf.path = f.path;
     leaf.kind = kind;

@@ -3,6 +3,7 @@
 
 #include "capture/internpool.h"
 #include "capture/jsoncursor.h"
+#include "util/terminaltext.h"
 
 #include <QVarLengthArray>
 
@@ -14,13 +15,8 @@ namespace dimscope {
 
 QString quoted(std::string_view utf8)
 {
-    // Control characters are shown escaped: an error message stays on one line.
-    QString s = QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
-    for (qsizetype i = s.size() - 1; i >= 0; --i) {
-        if (s.at(i).unicode() < 0x20)
-            s.replace(i, 1, QStringLiteral("\\x%1").arg(s.at(i).unicode(), 2, 16, QLatin1Char('0')));
-    }
-    return QLatin1Char('\'') + s + QLatin1Char('\'');
+    // Escaped and, when long, elided: an error message stays one readable line.
+    return TerminalText::quoted(QString::fromUtf8(utf8.data(), qsizetype(utf8.size())));
 }
 
 namespace {

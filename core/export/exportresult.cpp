@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportresult.h"
 
+#include "util/terminaltext.h"
+
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QTextStream>
@@ -313,10 +315,10 @@ QString ExportResult::verificationTable() const
         const bool hasDiff = !c.outputs.isEmpty();
         out << QStringLiteral("%1  %2  %3  %4  %5\n")
                    .arg(QString::number(c.call) + (c.call == exampleCall ? QStringLiteral("*") : QString()), -5)
-                   .arg(c.status, -12)
+                   .arg(TerminalText::field(c.status), -12)
                    .arg(hasDiff ? QString::number(c.maxAbs(), 'g', 3) : QStringLiteral("-"), -10)
                    .arg(hasDiff ? QString::number(c.maxRel(), 'g', 3) : QStringLiteral("-"), -10)
-                   .arg(c.note());
+                   .arg(TerminalText::escaped(c.note())); // the worker's words: one row each
     }
     return s;
 }

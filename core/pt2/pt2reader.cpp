@@ -3,6 +3,7 @@
 
 #include "pt2/pt2archive.h"
 #include "pt2/pt2programparser.h"
+#include "util/terminaltext.h"
 
 #include <QRegularExpression>
 
@@ -72,13 +73,16 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, c
     } else if (detectArchive(entries, &p)) {
         const QString format = readSmall(archive, p.archiveRoot + QStringLiteral("archive_format"));
         if (!format.isEmpty() && format != QLatin1String("pt2")) {
-            *error = QStringLiteral("%1: %2archive_format says '%3', expected 'pt2'").arg(path, p.archiveRoot, format);
+            *error = QStringLiteral("%1: %2archive_format says %3, expected 'pt2'")
+                         .arg(path, TerminalText::field(p.archiveRoot), TerminalText::quoted(format));
             return std::nullopt;
         }
         p.archiveVersion = readSmall(archive, p.archiveRoot + QStringLiteral(".data/version"));
         p.pt2ArchiveVersion = readSmall(archive, p.archiveRoot + QStringLiteral("archive_version"));
     } else {
-        QStringList shown = entries.mid(0, 8);
+        QStringList shown;
+        for (const QString &entry : entries.mid(0, 8))
+            shown << TerminalText::field(entry);
         if (entries.size() > shown.size())
             shown << QStringLiteral("... (%1 in all)").arg(entries.size());
         *error = QStringLiteral("%1: not a torch.export archive: no %2 and no models/<name>.json (records: %3)")

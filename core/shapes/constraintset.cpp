@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/constraintset.h"
 
+#include "util/terminaltext.h"
+
 #include <QStringList>
 
 namespace dimscope {
@@ -77,7 +79,7 @@ QString ConstraintSet::addDim(const DimDecl &d)
     if (d.isDerived()) {
         const DimDecl *r = dim(d.root);
         if (!r)
-            return QStringLiteral("derived Dim '%1': no Dim named '%2' to derive from").arg(d.name, d.root);
+            return QStringLiteral("derived Dim '%1': no Dim named %2 to derive from").arg(d.name, TerminalText::quoted(d.root));
         if (r->isDerived())
             return QStringLiteral("derived Dim '%1': '%2' is itself derived; derive from its root '%3'")
                 .arg(d.name, d.root, r->root);
@@ -331,7 +333,7 @@ QString ConstraintSet::checkInvariants() const
         if (d.isDerived()) {
             const DimDecl *r = dim(d.root);
             if (!r)
-                return QStringLiteral("dims[%1] ('%2'): root '%3' is not a Dim of this set").arg(i).arg(d.name, d.root);
+                return QStringLiteral("dims[%1] ('%2'): root %3 is not a Dim of this set").arg(i).arg(d.name, TerminalText::quoted(d.root));
             if (r->isDerived())
                 return QStringLiteral("dims[%1] ('%2'): root '%3' is itself derived").arg(i).arg(d.name, d.root);
             if (d.a <= 0)

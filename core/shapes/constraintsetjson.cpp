@@ -2,6 +2,7 @@
 #include "shapes/constraintsetjson.h"
 
 #include "util/regularfile.h"
+#include "util/terminaltext.h"
 
 #include "shapes/jsontext.h"
 
@@ -113,8 +114,8 @@ bool readDim(const QJsonValue &value, int index, DimDecl *out, QString *error)
                                         : QStringList{QStringLiteral("name"), QStringLiteral("min"), QStringLiteral("max")};
     for (auto it = o.begin(); it != o.end(); ++it) {
         if (!allowed.contains(it.key())) {
-            *error = derived ? QStringLiteral("%1: unknown key '%2' (a derived Dim has name, root, a, b)").arg(place, it.key())
-                             : QStringLiteral("%1: unknown key '%2' (a root Dim has name, min, max)").arg(place, it.key());
+            *error = derived ? QStringLiteral("%1: unknown key %2 (a derived Dim has name, root, a, b)").arg(place, TerminalText::quoted(it.key()))
+                             : QStringLiteral("%1: unknown key %2 (a root Dim has name, min, max)").arg(place, TerminalText::quoted(it.key()));
             return false;
         }
     }
@@ -197,7 +198,7 @@ bool checkTopLevel(const QJsonObject &root, QString *err)
     for (auto it = root.begin(); it != root.end(); ++it) {
         static const QStringList known = {QStringLiteral("format"), QStringLiteral("version"), QStringLiteral("dims"), QStringLiteral("leaves")};
         if (!known.contains(it.key())) {
-            *err = QStringLiteral("unknown top-level key '%1' (expected format, version, dims, leaves)").arg(it.key());
+            *err = QStringLiteral("unknown top-level key %1 (expected format, version, dims, leaves)").arg(TerminalText::quoted(it.key()));
             return false;
         }
     }
@@ -261,7 +262,7 @@ bool readLeafEntries(const QJsonValue &v, const QString &place, const Constraint
         }
         const DimAssignment a = DimAssignment::fromString(arr[j].toString());
         if (a.isNamed() && !set.dim(a.dim)) {
-            *err = QStringLiteral("%1[%2]: '%3' is not a Dim of \"dims\" (nor static, auto, dynamic)").arg(place).arg(j).arg(a.dim);
+            *err = QStringLiteral("%1[%2]: %3 is not a Dim of \"dims\" (nor static, auto, dynamic)").arg(place).arg(j).arg(TerminalText::quoted(a.dim));
             return false;
         }
         *entries << a;
@@ -287,11 +288,23 @@ bool readLeaves(const QByteArray &json, const QJsonObject &leaves, ConstraintSet
             return false;
         }
         QVector<DimAssignment> entries;
-        if (!readLeafEntries(leaves.value(path), QStringLiteral("leaves['%1']").arg(path), *set, &entries, err))
+        if (!readLeafEntries(leaves.value(path), QStringLiteral("leaves[%1]").arg(TerminalText::quoted(path)), *set, &entries, err))
             return false;
         set->setLeaf(path, entries);
     }
     return true;
+}
+
+std::optional<ConstraintSet> readDocument(const QByteArray &json, QString *err)
+{
+    const std::optional<QJsonObject> root = parseObject(json, err);
+    if (!root || !checkTopLevel(*root, err))
+        return std::nullopt;
+    ConstraintSet set;
+    if (!readDims(root->value(QLatin1String("dims")).toArray(), &set, err)
+        || !readLeaves(json, root->value(QLatin1String("leaves")).toObject(), &set, err))
+        return std::nullopt;
+    return set;
 }
 
 } // namespace
@@ -300,13 +313,10 @@ std::optional<ConstraintSet> ConstraintSetJson::read(const QByteArray &json, QSt
 {
     QString scratch;
     QString *err = error ? error : &scratch;
-    const std::optional<QJsonObject> root = parseObject(json, err);
-    if (!root || !checkTopLevel(*root, err))
-        return std::nullopt;
-    ConstraintSet set;
-    if (!readDims(root->value(QLatin1String("dims")).toArray(), &set, err)
-        || !readLeaves(json, root->value(QLatin1String("leaves")).toObject(), &set, err))
-        return std::nullopt;
+    std::optional<ConstraintSet> set = readDocument(json, err);
+    // One line with nothing a terminal acts on, whatever the names quoted from the file.
+    if (!set)
+        *err = TerminalText::escaped(*err);
     return set;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/dimdecl.h"
 
+#include "util/terminaltext.h"
+
 #include <QSet>
 
 namespace dimscope {
@@ -64,10 +66,10 @@ QString whyInvalid(const QString &name)
     if (name.isEmpty())
         return QStringLiteral("a Dim name cannot be empty");
     if (!isIdentStart(name.front()))
-        return QStringLiteral("'%1' is not a Python identifier (it must start with a letter or '_')").arg(name);
+        return QStringLiteral("%1 is not a Python identifier (it must start with a letter or '_')").arg(TerminalText::quoted(name));
     for (QChar c : name) {
         if (!isIdentChar(c))
-            return QStringLiteral("'%1' is not a Python identifier (character '%2')").arg(name, QString(c));
+            return QStringLiteral("%1 is not a Python identifier (character %2)").arg(TerminalText::quoted(name), TerminalText::quoted(QString(c)));
     }
     if (reservedWords().contains(name))
         return QStringLiteral("'%1' is a reserved word and cannot name a Dim").arg(name);

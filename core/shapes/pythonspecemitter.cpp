@@ -6,6 +6,7 @@
 #include "shapes/jsontext.h"
 #include "shapes/specnodewriter.h"
 #include "shapes/spectree.h"
+#include "util/terminaltext.h"
 
 namespace dimscope {
 
@@ -77,8 +78,10 @@ QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet 
     const SpecNode tree = SpecTree::build(capture, set, call);
     const QStringList used = SpecTree::usedDims(tree, set);
 
+    // The class name comes from the capture: escaped, a line feed in it cannot end the
+    // comment and start a line of code in the generated file.
     QString out = QStringLiteral("# dynamic_shapes written by dimscope%1, example call %2\n")
-                      .arg(capture.modelClass.isEmpty() ? QString() : QStringLiteral(" for ") + capture.modelClass)
+                      .arg(capture.modelClass.isEmpty() ? QString() : QStringLiteral(" for ") + TerminalText::field(capture.modelClass))
                       .arg(call);
     out += QLatin1String("import torch\nfrom torch.export import Dim\n\n");
     QString roots, derived;

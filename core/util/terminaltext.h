@@ -43,6 +43,12 @@ public:
     // field() in single quotes, as messages quote names: 'input_ids'.
     static QString quoted(QStringView text);
 
+    // The same for a QString (and what builds one: "a" + b).
+    static QString escaped(const QString &text) { return escaped(QStringView(text)); }
+    static QString escapedLines(const QString &text) { return escapedLines(QStringView(text)); }
+    static QString field(const QString &text) { return field(QStringView(text)); }
+    static QString quoted(const QString &text) { return quoted(QStringView(text)); }
+
     // Whether `c` (a code point; an unpaired surrogate is given as itself) is written
     // escaped by escaped().
     static bool isEscaped(char32_t c);
