@@ -96,8 +96,11 @@ def loaded_object(name: str) -> Any:
         if obj is None:
             continue
         try:
+            # Static lookups only: getattr would call a module's __getattr__, and
+            # torch's and transformers' import submodules lazily there
+            # (`torch.onnx.X` ran torch/onnx/__init__.py), or a class's descriptors.
             for attr in parts[cut:]:
-                obj = getattr(obj, attr)
+                obj = inspect.getattr_static(obj, attr)
         except AttributeError:
             continue
         return obj

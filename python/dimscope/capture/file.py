@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from ..exceptions import CaptureError
+from . import strictjson, validate
 from .tree import DTYPE_TO_ST, ST_ITEMSIZE, ST_TO_DTYPE
 
 FORMAT_ID = "dimscope.capture"
@@ -131,22 +132,26 @@ def write_capture(path: "os.PathLike[str] | str", manifest: Dict[str, Any],
 
 
 def read_header(path: str) -> Tuple[Dict[str, Any], int]:
-    """The safetensors header (a dict) and the offset where the data area starts."""
+    """The safetensors header (a dict, checked as the C++ reader checks it: validate.py)
+    and the offset where the data area starts."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         head = f.read(8)
         if len(head) < 8:
             raise CaptureError(f"{path}: not a safetensors file (shorter than 8 bytes)")
         (n,) = struct.unpack("<Q", head)
+        if n == 0:
+            raise CaptureError(f"{path}: header length is 0 (a safetensors header is a JSON object)")
         if n > size - 8:
             raise CaptureError(f"{path}: header length {n} runs past the end of the file ({size} bytes)")
         text = f.read(n)
     try:
-        header = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CaptureError(f"{path}: the safetensors header is not valid JSON: {exc}") from exc
-    if not isinstance(header, dict):
-        raise CaptureError(f"{path}: the safetensors header is not a JSON object")
+        header = strictjson.loads(text.decode("utf-8"), allow_non_finite=False)
+    except UnicodeDecodeError as exc:
+        raise CaptureError(f"{path}: the safetensors header is not valid UTF-8: {exc}") from None
+    except strictjson.JsonError as exc:
+        raise CaptureError(f"{path}: the safetensors header: {exc}") from None
+    validate.check_header(path, header, size - 8 - n)
     return header, 8 + n
 
 
@@ -194,21 +199,24 @@ def read_tensors(path: str, header: Dict[str, Any], data_start: int, names: Sequ
 
 
 def manifest_from_header(path: str, header: Dict[str, Any]) -> Dict[str, Any]:
-    """The manifest in ``header``'s ``__metadata__``, with its format id and version checked."""
+    """The manifest in ``header``'s ``__metadata__`` (a header ``read_header`` returned),
+    checked as the C++ reader checks it (validate.py): format id, version, calls, nodes,
+    key paths, values, and its tensor leaves against the header."""
     metadata = header.get("__metadata__") or {}
     text = metadata.get(MANIFEST_KEY) if isinstance(metadata, dict) else None
-    if text is None:
+    if not isinstance(text, str):
         raise CaptureError(f"{path}: not a dimscope capture (no {MANIFEST_KEY!r} in __metadata__)")
     try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CaptureError(f"{path}: the manifest is not valid JSON: {exc}") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_ID:
+        manifest = strictjson.loads(text, allow_non_finite=True)
+    except strictjson.JsonError as exc:
+        raise CaptureError(f"{path}: the manifest: {exc}") from None
+    if isinstance(manifest, dict) and manifest.get("format") != FORMAT_ID:
         raise CaptureError(f"{path}: the manifest's format is not {FORMAT_ID!r}")
-    version = manifest.get("version")
-    if version not in SUPPORTED_VERSIONS:
+    version = manifest.get("version") if isinstance(manifest, dict) else None
+    if isinstance(manifest, dict) and "version" in manifest and version not in SUPPORTED_VERSIONS:
         raise CaptureError(f"{path}: capture format version {version!r} is not supported "
                            f"(supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+    validate.check_manifest(path, manifest, header)
     return manifest
 
 

@@ -16,9 +16,9 @@ class CapturedCall:
     """One recorded call, rebuilt: ``kwargs`` maps parameter names to values."""
 
     def __init__(self, capture: "Capture", entry: Dict[str, Any], kwargs: Dict[str, Any],
-                 outputs: Any) -> None:
+                 outputs: Any, index: int = 0) -> None:
         self._capture = capture
-        self.index: int = entry["index"]
+        self.index: int = entry.get("index", index)  # optional: a call's place in 'calls' is its index
         self.num_positional: int = entry.get("num_positional", 0)
         self.kwargs: Dict[str, Any] = kwargs
         self.outputs: Any = outputs
@@ -32,7 +32,7 @@ class CapturedCall:
         go positionally, everything else by name; constant kwargs are added back."""
         args: List[Any] = []
         kwargs: Dict[str, Any] = {}
-        kinds = {p["name"]: p["kind"] for p in self._capture.manifest["model"]["signature"]}
+        kinds = {p["name"]: p.get("kind") for p in self._capture.manifest["model"].get("signature", [])}
         for name, value in self.kwargs.items():
             kind = kinds.get(name)
             if kind == "POSITIONAL_ONLY":
@@ -111,9 +111,9 @@ def load_capture(path: "os.PathLike[str] | str", device: Any = "cpu", reader: st
     tensors = read_tensors(path, header, data_start, names, reader)
     capture = Capture(path, manifest)
     rebuilder = Rebuilder(path, tensors, device, factories)
-    for entry in entries:
+    for index, entry in enumerate(entries):
         inputs = rebuilder.build(entry["inputs"])
-        capture.inexact.extend((entry["index"], *note) for note in rebuilder.inexact)
+        capture.inexact.extend((index, *note) for note in rebuilder.inexact)
         outputs = None
         if entry.get("outputs") is not None:
             try:
@@ -121,7 +121,7 @@ def load_capture(path: "os.PathLike[str] | str", device: Any = "cpu", reader: st
             except CaptureError:
                 outputs = None
         rebuilder.inexact.clear()
-        capture.calls.append(CapturedCall(capture, entry, inputs, outputs))
+        capture.calls.append(CapturedCall(capture, entry, inputs, outputs, index))
     if capture.inexact:
         import warnings
         warnings.warn(inexact_text(capture))

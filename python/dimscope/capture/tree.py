@@ -5,6 +5,7 @@ become values again when a capture is loaded."""
 
 from __future__ import annotations
 
+import keyword
 import math
 from collections import namedtuple
 from typing import Any, Callable, Dict, Iterator, List, Optional
@@ -195,10 +196,14 @@ def _namedtuple_type(type_name: str, fields: List[str], where: str) -> type:
         if list(cls._fields) == list(fields):
             return cls
     for f in fields:
-        if not (isinstance(f, str) and f.isidentifier()):
-            raise CaptureError(f"{where}: named tuple field {f!r} is not an identifier")
+        # What collections.namedtuple accepts, checked here so that a bad name is a
+        # CaptureError naming the place, not namedtuple's ValueError.
+        if not (isinstance(f, str) and f.isidentifier()) or keyword.iskeyword(f) or f.startswith("_"):
+            raise CaptureError(f"{where}: named tuple field {f!r} is not a field name a named tuple can have "
+                               f"(an identifier, not a keyword, not starting with '_')")
     short = type_name.rsplit(".", 1)[-1]
-    return namedtuple(short if short.isidentifier() else "CapturedTuple", fields)  # type: ignore[misc]
+    usable = short.isidentifier() and not keyword.iskeyword(short)
+    return namedtuple(short if usable else "CapturedTuple", fields)  # type: ignore[misc]
 
 
 def _node_path(node: Dict[str, Any]) -> str:
@@ -249,15 +254,28 @@ class Rebuilder:
             return _namedtuple_type(node["type"], node["fields"], where)(*children)
         if kind == "custom":
             where = f"{self.path}: {_node_path(node)}"
-            if node.get("flavour") != DYNAMIC_LAYERS:
-                return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
-                                      self.factories, where)
-            from ..cachelayers import Restored
-            restored = Restored()
-            value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
-                                   self.factories, where, keys=node.get("keys"), layers=node.get("layers"),
-                                   restored=restored)
-            cache_path = _node_path(node).rsplit(".", 1)[0]  # past_key_values.key_cache[0] -> past_key_values
-            self.inexact.extend((cache_path, *note) for note in restored.notes)
-            return value
+            try:
+                return self._custom(node, children, where)
+            except CaptureError:
+                raise
+            except Exception as exc:
+                # A class resolve_type allows, given children it cannot take (a
+                # key_value_dict node of an OrderedDict, a list where tensors belong):
+                # its own error, with the file and the place.
+                raise CaptureError(f"{where}: cannot rebuild {node['type']} ({node['flavour']}) from the recorded "
+                                   f"children: {type(exc).__name__}: {exc}") from exc
         raise CaptureError(f"{self.path}: unknown node kind {kind!r}")
+
+    def _custom(self, node: Dict[str, Any], children: List[Any], where: str) -> Any:
+        """A custom node: its class (as resolve_type allows it) rebuilt from the children."""
+        if node.get("flavour") != DYNAMIC_LAYERS:
+            return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
+                                  self.factories, where)
+        from ..cachelayers import Restored
+        restored = Restored()
+        value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
+                               self.factories, where, keys=node.get("keys"), layers=node.get("layers"),
+                               restored=restored)
+        cache_path = _node_path(node).rsplit(".", 1)[0]  # past_key_values.key_cache[0] -> past_key_values
+        self.inexact.extend((cache_path, *note) for note in restored.notes)
+        return value
