@@ -14,6 +14,7 @@ import stat
 import tempfile
 import time
 
+from . import guardcheck
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -525,6 +526,29 @@ def _check_among(calls, among):
     return sorted(set(among))
 
 
+def _undecided_guards(error, spec_doc, leaves):
+    """The violated guards of a failed export that torch could not decide but that hold on
+    every checked value of their Dim (guardcheck.deferrable), when this torch can defer
+    guards to runtime checks; else None: the failure stands."""
+    import inspect
+
+    import torch
+
+    if "Constraints violated" not in str(error):
+        return None
+    try:
+        if "prefer_deferred_runtime_asserts_over_guards" not in inspect.signature(torch.export.export).parameters:
+            return None  # torch 2.6
+    except (TypeError, ValueError):
+        return None
+    source_dims = {}
+    for source in guardcheck.sources_in(str(error)):
+        hit = leaves.lookup(source) if leaves is not None else None
+        if hit and hit.get("dim_name"):
+            source_dims[source] = hit["dim_name"]
+    return guardcheck.deferrable(str(error), source_dims, guardcheck.root_ranges(spec_doc))
+
+
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=()):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
@@ -552,16 +576,37 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     t = time.perf_counter()
     # torch's shape decisions during this export, with the model's lines (explain.py).
     explainer = Explainer(log)
+    deferred = None
     try:
         with explainer:
             program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
     except Exception as e:
-        # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
-        e.dimscope_bounds = (spec_doc, *max_positions(model))
-        # errors.classify names the violations' leaves and Dims with the same map.
-        e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
-        e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
-        raise
+        leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
+        deferred = _undecided_guards(e, spec_doc, leaves)
+        if deferred is None:
+            # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
+            e.dimscope_bounds = (spec_doc, *max_positions(model))
+            # errors.classify names the violations' leaves and Dims with the same map.
+            e.dimscope_leaves = leaves
+            e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
+            raise
+    if deferred is not None:
+        # Guards torch could not decide but that hold on every checked value of their
+        # Dims: export again with them as checks inside the program (guardcheck.py).
+        log("torch could not prove %d guard(s) for every value of the Dims' ranges, though each holds on "
+            "every value checked: %s; exporting again with them as runtime checks in the program "
+            "(prefer_deferred_runtime_asserts_over_guards)" % (len(deferred), "; ".join(
+                "%s (%s)" % (d["expression"], d["checked"]) for d in deferred)), stream="warning")
+        explainer = Explainer(log)
+        try:
+            with explainer:
+                program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict,
+                                              prefer_deferred_runtime_asserts_over_guards=True)
+        except Exception as e:
+            e.dimscope_bounds = (spec_doc, *max_positions(model))
+            e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
+            e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
+            raise
     timings["export"] = time.perf_counter() - t
     explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
     t = time.perf_counter()
@@ -571,6 +616,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
     result.update(describe_program(program))
     result["explanations"] = explanations
+    if deferred is not None:
+        result["deferred_guards"] = deferred
     if verify_calls:
         t = time.perf_counter()
         served = among if among is not None else range(len(calls))
