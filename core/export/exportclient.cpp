@@ -140,12 +140,20 @@ void ExportClient::ensureStarted()
     env.insert(QStringLiteral("DIMSCOPE_WORKER_HEARTBEAT_S"),
                QString::number(qMin(silenceS / kBeatsPerSilence, kMaxHeartbeatS)));
     m_process->setProcessEnvironment(env);
-    WorkerProcessGroup::prepare(m_process);
+    QString error;
+    if (!WorkerProcessGroup::prepare(m_process, &error)) {
+        delete m_process;
+        m_process = nullptr;
+        failAll(WorkerFailure::make(QStringLiteral("worker_start"), error));
+        return;
+    }
     connect(m_process, &QProcess::readyReadStandardOutput, this, &ExportClient::onStdout);
     connect(m_process, &QProcess::readyReadStandardError, this, &ExportClient::onStderr);
     connect(m_process, &QProcess::errorOccurred, this, &ExportClient::onProcessError);
     connect(m_process, qOverload<int, QProcess::ExitStatus>(&QProcess::finished), this, &ExportClient::onProcessFinished);
-    m_process->start(m_runtime.program(), m_runtime.arguments() + QStringList{QStringLiteral("-m"), QStringLiteral("dimscope.worker")});
+    // Isolated (-P or its equivalent, in the private folder prepare() made): nothing in
+    // the folder dimscope was started in is importable (docs/worker-protocol.md).
+    m_process->start(m_runtime.program(), m_runtime.workerArguments());
     m_processPid = m_process ? m_process->processId() : 0; // start() may have failed it already
     armRequestTimer();
 }
@@ -268,6 +276,7 @@ void ExportClient::retireProcess(QProcess *process)
     WorkerProcessGroup::kill(process);
     auto reaped = [process, folders, pid] {
         StagingFolders::removeLeftBy(pid, folders);
+        WorkerProcessGroup::release(process); // what it left running, its working folder
         process->deleteLater();
     };
     if (process->state() == QProcess::NotRunning) {

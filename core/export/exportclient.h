@@ -23,7 +23,10 @@ namespace dimscope {
 // heartbeat while it works) or a request that runs past its timeout become failures
 // (kinds worker_crashed, worker_start, worker_silent, protocol, timeout, cancelled), never a
 // blocked caller. The worker runs in its own process group with a death signal
-// (WorkerProcessGroup): killing it kills the group, and it dies with this process.
+// (WorkerProcessGroup): killing it kills the group, and it dies with this process. It
+// starts isolated (PythonRuntime::workerArguments) in a private working folder, so
+// nothing in the folder dimscope was started in is imported; once it has exited,
+// however it ended, what it started and left running is ended (WorkerDescendants).
 // Killing never waits (cancel, a runtime change, a failure: the GUI thread): the dead
 // worker is reaped from the event loop; only the destructor waits, briefly.
 class ExportClient : public QObject

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/pythonruntime.h"
 
+#include "export/workerprocessgroup.h"
 #include "util/buildinfo.h"
 
 #include <QCoreApplication>
@@ -8,6 +9,7 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -55,7 +57,50 @@ QString rootPython(const QString &root)
     return best;
 }
 
+// N of python3.N in the interpreter's file name or in the name of the file it links to
+// (a virtual environment's python -> /usr/bin/python3.11); -1 when neither says it.
+int minorVersionOf(const QString &program)
+{
+    static const QRegularExpression re(QStringLiteral("^python3\\.(\\d+)$"));
+    const QString path = program.contains(QLatin1Char('/')) ? program : QStandardPaths::findExecutable(program);
+    if (path.isEmpty())
+        return -1;
+    const QFileInfo file(path);
+    for (const QString &name : {file.fileName(), QFileInfo(file.canonicalFilePath()).fileName()}) {
+        const auto m = re.match(name);
+        if (m.hasMatch())
+            return m.captured(1).toInt();
+    }
+    return -1;
+}
+
+// Python 3.8-3.10 have no -P. -I would do, but it also ignores PYTHONPATH (where the
+// dimscope package is put), PYTHONHOME (which a provisioned root run through its
+// loader needs) and the user's site-packages (where torch may be). So instead the first
+// line of the program removes what `-c` puts first on sys.path, '' (the current
+// folder), before anything is imported from there; site and the encodings are imported
+// before it was added. (With PYTHONSAFEPATH set, 3.11+ adds nothing and this removes
+// nothing.)
+constexpr char kDropCurrentFolder[] = "import sys\n"
+                                      "if sys.path[:1] == ['']:\n"
+                                      "    del sys.path[0]\n";
+
 } // namespace
+
+QStringList PythonRuntime::isolatedArguments(const QString &code) const
+{
+    if (m_minor >= 11)
+        return m_arguments + QStringList{QStringLiteral("-P"), QStringLiteral("-c"), code};
+    return m_arguments + QStringList{QStringLiteral("-c"), QLatin1String(kDropCurrentFolder) + code};
+}
+
+QStringList PythonRuntime::workerArguments() const
+{
+    if (m_minor >= 11)
+        return m_arguments + QStringList{QStringLiteral("-P"), QStringLiteral("-m"), QStringLiteral("dimscope.worker")};
+    return isolatedArguments(QStringLiteral("import runpy\n"
+                                            "runpy.run_module('dimscope.worker', run_name='__main__', alter_sys=True)\n"));
+}
 
 QString PythonRuntime::findPackageDir()
 {
@@ -76,6 +121,7 @@ PythonRuntime PythonRuntime::fromInterpreter(const QString &python)
     PythonRuntime r;
     r.m_source = Source::Explicit;
     r.m_program = python;
+    r.m_minor = minorVersionOf(python);
     r.m_packageDir = findPackageDir();
     return r;
 }
@@ -104,6 +150,7 @@ PythonRuntime PythonRuntime::discover()
                 libs << d;
         }
         r.m_arguments = {QStringLiteral("--library-path"), libs.join(QLatin1Char(':')), py};
+        r.m_minor = minorVersionOf(py);
         r.m_pythonHome = root + QStringLiteral("/usr");
         r.m_packageDir = findPackageDir();
         return r;
@@ -113,6 +160,7 @@ PythonRuntime PythonRuntime::discover()
     r.m_program = QStandardPaths::findExecutable(QStringLiteral("python3"));
     if (r.m_program.isEmpty())
         r.m_program = QStringLiteral("python3");
+    r.m_minor = minorVersionOf(r.m_program);
     r.m_packageDir = findPackageDir();
     return r;
 }
@@ -146,22 +194,31 @@ QString PythonRuntime::commandLine() const
 
 bool PythonRuntime::check(QString *error, QString *description, int timeoutMs) const
 {
+    // Isolated like the worker, in a private folder: a torch.py where dimscope was
+    // started must not be what is checked (or run).
     QProcess p;
     p.setProcessEnvironment(environment());
+    QString folderError;
+    if (!WorkerProcessGroup::prepare(&p, &folderError)) {
+        if (error)
+            *error = folderError;
+        return false;
+    }
+    const auto release = qScopeGuard([&p] { WorkerProcessGroup::release(&p); });
     const QString code = QStringLiteral(
         "import sys, torch\n"
         "v = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2])\n"
         "print('python %s, torch %s' % (sys.version.split()[0], torch.__version__))\n"
         "sys.exit(0 if v >= (2, 1) else 3)\n");
-    p.start(m_program, m_arguments + QStringList{QStringLiteral("-c"), code});
+    p.start(m_program, isolatedArguments(code));
     if (!p.waitForStarted(timeoutMs)) {
         if (error)
             *error = QStringLiteral("cannot start %1 (%2): %3").arg(commandLine(), sourceName(), p.errorString());
         return false;
     }
     if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(1000);
+        WorkerProcessGroup::kill(&p);
+        WorkerProcessGroup::reap(&p, 1000);
         if (error)
             *error = QStringLiteral("%1 did not answer within %2 s").arg(commandLine()).arg(timeoutMs / 1000);
         return false;

@@ -27,6 +27,16 @@ public:
     QString sourceName() const;
     QString program() const { return m_program; }
     QStringList arguments() const { return m_arguments; } // before the script arguments
+    // The minor version of Python 3 when the interpreter's file name says it (python3.13,
+    // or a link to one, as in a virtual environment); -1 when it does not (a launcher
+    // script such as scripts/torch-python).
+    int minorVersion() const { return m_minor; }
+    // The arguments that run Python source `code` / the export worker with nothing
+    // importable from the folder the process starts in (docs/worker-protocol.md,
+    // "Isolation"): -P where the interpreter is known to be 3.11 or newer, else a
+    // first line that takes the current folder off sys.path before anything is imported.
+    QStringList isolatedArguments(const QString &code) const;
+    QStringList workerArguments() const;
     QString packageDir() const { return m_packageDir; }    // folder holding dimscope/
     // The environment to start the process with: PYTHONPATH (package first),
     // PYTHONHOME for the private root, unbuffered output.
@@ -47,6 +57,7 @@ private:
     Source m_source = Source::Path;
     QString m_program;
     QStringList m_arguments;
+    int m_minor = -1;
     QString m_packageDir;
     QString m_pythonHome;
 };
