@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
@@ -32,6 +33,7 @@ private slots:
     void unknownInterpreterIsAStartFailure();
     void cudaWithoutCudaIsClear();
     void demoExportKilledMidExportThenNextWorks();
+    void cancelEndsTheDaemonTheModelStarted();
 
 private:
     QString model(const QString &name) const { return m_dir.filePath(QStringLiteral("models.py:")) + name; }
@@ -58,7 +60,24 @@ void TestExportClient::initTestCase()
             "    time.sleep(3)\n"
             "    return Small()\n"
             "def crash():\n"
-            "    os._exit(7)\n");
+            "    os._exit(7)\n"
+            "def daemon():\n" // a double fork with setsid(): out of the worker's group
+            "    r, w = os.pipe()\n"
+            "    middle = os.fork()\n"
+            "    if middle == 0:\n"
+            "        try:\n"
+            "            os.setsid()\n"
+            "            if os.fork() == 0:\n"
+            "                os.write(w, str(os.getpid()).encode())\n"
+            "                os.close(w)\n"
+            "                time.sleep(600)\n"
+            "        finally:\n"
+            "            os._exit(0)\n"
+            "    os.close(w)\n"
+            "    os.waitpid(middle, 0)\n"
+            "    with os.fdopen(r) as f, open(os.path.join(os.path.dirname(__file__), 'daemon.pid'), 'w') as out:\n"
+            "        out.write(f.read())\n"
+            "    return Small()\n");
     f.close();
     QFile b(m_dir.filePath(QStringLiteral("broken.py")));
     QVERIFY(b.open(QIODevice::WriteOnly));
@@ -286,6 +305,38 @@ void TestExportClient::demoExportKilledMidExportThenNextWorks()
     const int third = client.exportModel(r);
     QVERIFY(client.waitForFinished(third, 300000));
     QVERIFY(client.exportResultOf(third).modelReused);
+}
+
+// Running, not a zombie (one no parent reaps counts as gone).
+static bool running(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    return text.mid(text.lastIndexOf(')') + 2, 1) != "Z";
+}
+
+// A daemon the model started by a double fork with setsid() leaves the worker's group,
+// so killing the group missed it; it is reparented to this process (a child subreaper)
+// and ended once the killed worker is reaped (issue 26, item 9).
+void TestExportClient::cancelEndsTheDaemonTheModelStarted()
+{
+    ExportClient client;
+    const int id = client.loadModel(model(QStringLiteral("daemon")));
+    QVERIFY(client.waitForFinished(id, 120000));
+    QVERIFY2(!client.failureOf(id).isValid(), qPrintable(client.failureOf(id).toText()));
+    QFile pidFile(m_dir.filePath(QStringLiteral("daemon.pid")));
+    QVERIFY(pidFile.open(QIODevice::ReadOnly));
+    const qint64 pid = pidFile.readAll().toLongLong();
+    QVERIFY(pid > 0);
+    QVERIFY(running(pid));
+    client.cancel();
+    const auto cleanUp = qScopeGuard([pid] {
+        if (running(pid))
+            ::kill(pid_t(pid), SIGKILL);
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(!running(pid), 5000);
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestExportClient)
