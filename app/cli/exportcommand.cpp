@@ -102,6 +102,9 @@ bool parse(const QStringList &args, Options *o, QString *error)
         *error = QStringLiteral("--model: %1").arg(disguised);
         return false;
     }
+    // The worker runs in a private folder (docs/worker-protocol.md, "Isolation"): a
+    // file or folder typed relative is the one in the folder the CLI was started in.
+    o->model = ModelReference::absoluteIn(o->model, QDir::current());
     return true;
 }
 
