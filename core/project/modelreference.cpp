@@ -26,8 +26,11 @@ bool isDottedName(const QString &text)
     return true;
 }
 
-// `text` as a path under `base`. To QDir a leading ':' names a Qt resource: here it
-// is the start of a file name in `base` like any other (as for a project's capture).
+// `text` as an absolute, clean path under `base`: '..' is cut from the text, as for a
+// project's capture. Everything after (the canonical path consent is given to, the
+// worker's realpath) starts from this one text, so the file asked about is the file
+// that runs. To QDir a leading ':' names a Qt resource: here it is the start of a file
+// name in `base` like any other.
 QString absolutePath(const QString &text, const QDir &base)
 {
     const QString relative = text.startsWith(QLatin1Char(':')) ? QStringLiteral("./") + text : text;
@@ -164,7 +167,10 @@ QString ModelReference::relativeIn(const QString &text, const QDir &base)
     return text;
 }
 
-QString ModelReference::canonicalPath() const { return m_path.isEmpty() ? QString() : QFileInfo(m_path).canonicalFilePath(); }
+QString ModelReference::canonicalPath() const
+{
+    return m_path.isEmpty() ? QString() : QFileInfo(m_path).canonicalFilePath();
+}
 
 QString ModelReference::text() const
 {

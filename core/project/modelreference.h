@@ -42,10 +42,11 @@ public:
     static QString disguise(const QString &text);
 
     Kind kind() const { return m_kind; }
-    // File: the .py path; Folder: the folder; absolute and clean (symbolic links kept).
+    // File: the .py path; Folder: the folder; absolute and clean (symbolic links kept,
+    // '..' cut from the text: what text() gives the worker).
     QString path() const { return m_path; }
-    // The path with symbolic links resolved (what will be opened); empty when the file
-    // or folder does not exist.
+    // path() with symbolic links resolved: the file the worker opens for text(); empty
+    // when it does not exist. Consent is given to this (and the file's content).
     QString canonicalPath() const;
     QString module() const { return m_module; } // Module: the dotted name
     QString callable() const { return m_callable; } // File, Module: the attribute path
