@@ -5,11 +5,43 @@
 #include "projectdocument.h"
 #include "recentfiles.h"
 
+#include "util/regularfile.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
 
+#include <cerrno>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace dimscope {
+
+namespace {
+
+// Only a path that names nothing is "not there" (moved, renamed, deleted): lstat fails
+// with ENOENT or ENOTDIR. A FIFO, a device, a folder, a symbolic link (even one that
+// loops or points nowhere) or a file we may not read is there, and what is wrong with
+// it is the reader's reason, not "was it moved?" (issue 26 item 11).
+bool isMissing(const QString &path)
+{
+    struct stat st;
+    return ::lstat(QFile::encodeName(path).constData(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+// Why `path` cannot be read as a file ("is a FIFO (named pipe), not a regular file",
+// "no such file", "cannot open: Too many levels of symbolic links"); empty when it can.
+QString whyUnreadable(const QString &path)
+{
+    QString why;
+    const int fd = RegularFile::openDescriptor(path, &why);
+    if (fd >= 0)
+        ::close(fd);
+    return why;
+}
+
+} // namespace
 
 DocumentOpener::DocumentOpener(ProjectDocument *document, QObject *parent)
     : QObject(parent), m_document(document), m_loader(new CaptureLoader(this))
@@ -26,8 +58,10 @@ bool DocumentOpener::open(const QString &path) { return openProject(path, QStrin
 bool DocumentOpener::openProject(const QString &path, const QString &relocatedCapture)
 {
     const QFileInfo info(path);
-    if (!info.isFile()) {
-        finishFailed(path, tr("no such file"));
+    // Refused with what it is (a FIFO, a folder), before the user is asked to save.
+    const QString unreadable = whyUnreadable(path);
+    if (!unreadable.isEmpty()) {
+        finishFailed(path, unreadable);
         return false;
     }
     std::optional<PendingProject> project;
@@ -43,10 +77,15 @@ bool DocumentOpener::openProject(const QString &path, const QString &relocatedCa
         if (!relocatedCapture.isEmpty())
             file->capturePath = QFileInfo(relocatedCapture).absoluteFilePath();
         capturePath = file->capturePath;
-        if (!QFileInfo(capturePath).isFile()) {
+        if (isMissing(capturePath)) {
             const QString error = tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath));
             finishFailed(path, error);
             emit captureMissing(info.absoluteFilePath(), capturePath);
+            return false;
+        }
+        const QString captureUnreadable = whyUnreadable(capturePath);
+        if (!captureUnreadable.isEmpty()) {
+            finishFailed(path, tr("its capture %1: %2").arg(QDir::toNativeSeparators(capturePath), captureUnreadable));
             return false;
         }
         project = PendingProject{info.absoluteFilePath(), std::move(*file), savedCapturePath};

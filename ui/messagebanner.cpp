@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "messagebanner.h"
 
+#include "util/terminaltext.h"
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -17,6 +19,9 @@ MessageBanner::MessageBanner(QWidget *parent)
     setAutoFillBackground(true);
     m_label->setObjectName(QStringLiteral("messageBannerText"));
     m_label->setWordWrap(true);
+    // Messages quote names from files: plain text, never HTML (Qt's AutoText would
+    // render a key named "<img src=...>" as rich text).
+    m_label->setTextFormat(Qt::PlainText);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_action->setObjectName(QStringLiteral("messageBannerAction"));
     m_action->hide();
@@ -58,7 +63,9 @@ void MessageBanner::showMessage(Kind kind, const QString &text, int timeoutMs)
     m_action->hide();
     m_onAction = nullptr;
     m_kind = kind;
-    m_label->setText(text);
+    // Escaped as on a terminal (docs/security.md): a bidi override or a zero-width
+    // character in a quoted name cannot make the message read as another.
+    m_label->setText(TerminalText::escapedLines(text));
     applyColours();
     show();
     if (timeoutMs > 0)

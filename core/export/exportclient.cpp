@@ -10,6 +10,8 @@
 #include <QJsonDocument>
 #include <QJsonValue>
 
+#include <cstring>
+
 namespace dimscope {
 
 namespace {
@@ -23,6 +25,13 @@ constexpr double kMaxHeartbeatS = 5.0;
 // How long the destructor waits, in all, for killed workers to be reaped.
 constexpr qint64 kExitReapMs = 1000;
 
+// "signal 9 (SIGKILL)", "signal 11 (SIGSEGV)".
+QString signalText(int signo)
+{
+    const char *abbrev = ::sigabbrev_np(signo);
+    return abbrev ? QStringLiteral("signal %1 (SIG%2)").arg(signo).arg(QLatin1String(abbrev))
+                  : QStringLiteral("signal %1").arg(signo);
+}
 } // namespace
 
 ExportClient::ExportClient(QObject *parent)
@@ -454,7 +463,10 @@ void ExportClient::onProcessFinished(int exitCode, QProcess::ExitStatus status)
         return;
     onStderr();
     const bool wasReady = m_ready;
-    const QString how = status == QProcess::CrashExit ? QStringLiteral("crashed") : QStringLiteral("exited with code %1").arg(exitCode);
+    // On a crash QProcess's exit code is the signal's number: say which one (SIGKILL is
+    // the OOM killer or a user, SIGSEGV the model's native code).
+    const QString how = status == QProcess::CrashExit ? QStringLiteral("was killed by %1").arg(signalText(exitCode))
+                                                      : QStringLiteral("exited with code %1").arg(exitCode);
     const QString msg = wasReady
         ? QStringLiteral("the Python worker %1 while working").arg(how)
         : QStringLiteral("the Python worker (%1, %2) %3 before it was ready").arg(m_runtime.commandLine(), m_runtime.sourceName(), how);

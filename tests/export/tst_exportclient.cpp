@@ -27,6 +27,7 @@ private slots:
     void badReferenceGivesTraceback();
     void cancelDuringRequestThenNextWorks();
     void crashBecomesClearError();
+    void killedWorkerNamesTheSignal();
     void timeoutStopsAHungWorker();
     void stoppedWorkerIsSilentAndKilled();
     void slowRequestKeepsBeating();
@@ -169,6 +170,22 @@ void TestExportClient::crashBecomesClearError()
     const int next = client.hello();
     QVERIFY(client.waitForFinished(next, 120000));
     QVERIFY(!client.failureOf(next).isValid());
+}
+
+// A worker ended by a signal (the OOM killer's SIGKILL, a segfault in native code)
+// says which signal, not just "crashed" (issue 26 item 11).
+void TestExportClient::killedWorkerNamesTheSignal()
+{
+    ExportClient client;
+    QSignalSpy progress(&client, &ExportClient::progress);
+    const int slow = client.loadModel(model(QStringLiteral("slow")));
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 120000);
+    QCOMPARE(::kill(pid_t(client.workerPid()), SIGKILL), 0);
+    QVERIFY(client.waitForFinished(slow, 60000));
+    const WorkerFailure f = client.failureOf(slow);
+    QCOMPARE(f.kind, QStringLiteral("worker_crashed"));
+    QVERIFY2(f.message.startsWith(QLatin1String("the Python worker was killed by signal 9 (SIGKILL) while working")),
+             qPrintable(f.message));
 }
 
 void TestExportClient::timeoutStopsAHungWorker()

@@ -256,7 +256,7 @@ def test_worker_killed_mid_export(faults, tmp_path):
     os.kill(run.worker_pid(), signal.SIGKILL)
     assert run.finish() == 1, run.stderr
     failure = export_failure(run.stderr)
-    assert failure.startswith("worker_crashed: the Python worker crashed while working"), failure
+    assert failure.startswith("worker_crashed: the Python worker was killed by signal 9 (SIGKILL) while working"), failure
     run.assert_clean()
 
 

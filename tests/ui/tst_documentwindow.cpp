@@ -25,8 +25,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -44,6 +47,8 @@
 #include <QTreeWidget>
 #include "deterministictestmain.h"
 #include "throwawaysettings.h"
+
+#include <sys/stat.h>
 
 using namespace dimscope;
 
@@ -107,6 +112,9 @@ private slots:
     void resetLayoutPutsEveryDockBack();
     void keysReachEveryPanel();
     void movedCaptureCanBeLocated();
+    void captureThatIsNoFileSaysWhatItIs_data();
+    void captureThatIsNoFileSaysWhatItIs();
+    void bannerShowsFileTextEscaped();
     void cudaProjectSaysSoWhenOpened();
     void openErrorsNameThePathOnce();
     void helpListsShortcutsAndDocumentation();
@@ -343,6 +351,77 @@ void TestDocumentWindow::movedCaptureCanBeLocated()
     QVERIFY(!window.document()->isModified());
     QVERIFY(openAndWait(window, project)); // the saved project now names the new place
     QCOMPARE(window.document()->capturePath(), moved);
+}
+
+// A capture that is there but is no file (a FIFO, a device, a folder, a symbolic link
+// that loops) is not "moved": the banner says what it is and offers no Locate…
+// (issue 26 item 11).
+void TestDocumentWindow::captureThatIsNoFileSaysWhatItIs_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("FIFO") << QStringLiteral("fifo") << QStringLiteral("is a FIFO (named pipe), not a regular file");
+    QTest::newRow("device") << QStringLiteral("device") << QStringLiteral("is a character device, not a regular file");
+    QTest::newRow("folder") << QStringLiteral("folder") << QStringLiteral("is a directory, not a regular file");
+    QTest::newRow("symbolic link loop") << QStringLiteral("loop") << QStringLiteral("symbolic links");
+}
+
+void TestDocumentWindow::captureThatIsNoFileSaysWhatItIs()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, reason);
+    QTemporaryDir folder;
+    const QString project = writeProject(folder.path());
+    QVERIFY(!project.isEmpty());
+    const QString capture = folder.filePath(QStringLiteral("capture.safetensors"));
+    QVERIFY(QFile::remove(capture));
+    const QByteArray name = QFile::encodeName(capture);
+    if (kind == QLatin1String("fifo"))
+        QCOMPARE(::mkfifo(name.constData(), 0600), 0);
+    else if (kind == QLatin1String("device"))
+        QVERIFY(QFile::link(QStringLiteral("/dev/null"), capture));
+    else if (kind == QLatin1String("folder"))
+        QVERIFY(QDir().mkdir(capture));
+    else
+        QVERIFY(QFile::link(capture, capture)); // a link to itself: ELOOP
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    window.openFile(project);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 15000);
+    const QString text = window.banner()->text();
+    QVERIFY(window.banner()->isVisible());
+    QVERIFY2(text.contains(reason), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("capture.safetensors")), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("not there")), qPrintable(text));
+    QVERIFY(!window.banner()->actionButton()->isVisible());
+}
+
+// The banner quotes names from files: shown as plain text, with bidi overrides and
+// controls escaped as on a terminal (docs/security.md), never as HTML.
+void TestDocumentWindow::bannerShowsFileTextEscaped()
+{
+    QTemporaryDir folder;
+    const char32_t rlo = 0x202e;
+    const QString hostile = QStringLiteral("<b>x</b>") + QString::fromUcs4(&rlo, 1) + QStringLiteral("txt.exe");
+    const QString project = folder.filePath(QStringLiteral("run.dimscope"));
+    QFile f(project);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.project")},
+                                      {QStringLiteral("version"), 1},
+                                      {QStringLiteral("capture"), QString(hostile + QStringLiteral(".safetensors"))}})
+                .toJson());
+    f.close();
+    MainWindow window;
+    window.show();
+    QSignalSpy failed(&window, &MainWindow::openFailed);
+    window.openFile(project);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 15000);
+    auto *label = window.banner()->findChild<QLabel *>(QStringLiteral("messageBannerText"));
+    QVERIFY(label);
+    QCOMPARE(label->textFormat(), Qt::PlainText);
+    QVERIFY2(label->text().contains(QLatin1String("<b>x</b>\\u202etxt.exe")), qPrintable(label->text()));
+    QVERIFY(!label->text().contains(QString::fromUcs4(&rlo, 1)));
 }
 
 void TestDocumentWindow::cudaProjectSaysSoWhenOpened()
