@@ -17,8 +17,10 @@ inline constexpr QLatin1String PythonInterpreter{"python/interpreter"};
 inline constexpr QLatin1String ColourTheme{"appearance/theme"};
 inline constexpr QLatin1String LastModelFolder{"files/lastModelFolder"};
 inline constexpr QLatin1String LastExportFolder{"files/lastExportFolder"};
-// "canonical project path\nmodel reference" the user agreed to run (ModelConsent).
-inline constexpr QLatin1String ApprovedProjectModels{"security/approvedProjectModels"};
+// ["canonical project path", "resolved model reference", "SHA-256 of a model file"]
+// (compact JSON, one string each) the user agreed to run (ModelConsent). The older
+// "security/approvedProjectModels", keyed on the reference's text, is no longer read.
+inline constexpr QLatin1String ApprovedModels{"security/approvedModels"};
 
 // Bumped when the dock layout changes, so that an old saved layout is ignored
 // rather than restored into the wrong docks.

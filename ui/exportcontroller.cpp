@@ -8,6 +8,7 @@
 #include "exportpanel.h"
 #include "exportresultview.h"
 #include "modelconsent.h"
+#include "project/modelreference.h"
 #include "openmodeldialog.h"
 #include "projectdocument.h"
 #include "pt2loader.h"
@@ -200,12 +201,27 @@ void ExportController::fail(const QString &text)
     emit message(text);
 }
 
-// A project's model runs only once the user said yes for this project's place.
+// A project's model runs only once the user said yes to what it resolves to
+// (ModelConsent). A reference that claims dimscope's package but holds a path never
+// runs, whoever chose it.
 bool ExportController::mayRunModel(Consent consent)
 {
-    if (consent == Consent::Given || !m_document->isModelRefFromProject() || !ModelConsent::needsApproval(m_document->projectPath(), m_document->modelRef()))
+    const QString ref = m_document->modelRef();
+    const QString disguised = ModelReference::disguise(ref);
+    if (!disguised.isEmpty()) {
+        fail(tr("Not exported: %1.").arg(disguised));
+        return false;
+    }
+    if (consent == Consent::Given || !m_document->isModelRefFromProject())
         return true;
-    if (ModelConsent::ask(m_window, m_document->projectPath(), m_document->modelRef()))
+    const QString refused = ModelConsent::refusal(m_document->projectPath(), ref);
+    if (!refused.isEmpty()) {
+        fail(tr("Not exported: %1.").arg(refused));
+        return false;
+    }
+    if (!ModelConsent::needsApproval(m_document->projectPath(), ref))
+        return true;
+    if (ModelConsent::ask(m_window, m_document->projectPath(), ref))
         return true;
     fail(tr("Not exported: the project's model %1 was not run (File > Open Model… chooses another).")
              .arg(m_document->modelRef()));
@@ -356,8 +372,10 @@ bool ExportController::openModelDialog()
         emit pt2Requested(ref);
         return true;
     }
+    // A path the user typed is relative to where dimscope was started; the worker
+    // gets it absolute, whatever folder it runs in.
     if (m_document)
-        m_document->setModelRef(ref);
+        m_document->setModelRef(ModelReference::absoluteIn(ref, QDir::current()));
     return true;
 }
 

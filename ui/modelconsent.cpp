@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelconsent.h"
 
+#include "project/modelreference.h"
 #include "settingskeys.h"
+#include "util/regularfile.h"
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -12,47 +18,152 @@
 
 namespace dimscope {
 
-QString ModelConsent::key(const QString &projectPath, const QString &modelRef)
+namespace {
+
+QString canonicalOrAbsolute(const QString &path)
 {
-    // The place: a project copied elsewhere (a download, a colleague's folder) asks again.
-    const QString place = QFileInfo(projectPath).canonicalFilePath();
-    return (place.isEmpty() ? QFileInfo(projectPath).absoluteFilePath() : place) + QLatin1Char('\n') + modelRef;
+    const QFileInfo info(path);
+    const QString canonical = info.canonicalFilePath();
+    return canonical.isEmpty() ? info.absoluteFilePath() : canonical;
+}
+
+// The hex SHA-256 of the file at `path`, read through RegularFile (a FIFO or a device
+// named "model.py" is refused, not read forever); empty with *error when unreadable.
+QString sha256Of(const QString &path, QString *error)
+{
+    QFile file;
+    if (!RegularFile::open(file, path, error))
+        return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    if (!hash.addData(&file)) {
+        *error = file.errorString();
+        return {};
+    }
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+} // namespace
+
+QString ModelConsent::Approval::describe() const
+{
+    const QString content = sha256.isEmpty() ? QString() : QObject::tr(" (SHA-256 %1…)").arg(sha256.left(12));
+    return QObject::tr("%1%2 — project %3").arg(QDir::toNativeSeparators(model), content, QDir::toNativeSeparators(project));
+}
+
+bool ModelConsent::approvalFor(const QString &projectPath, const QString &modelRef, Approval *approval, QString *error)
+{
+    const QFileInfo project(projectPath);
+    const std::optional<ModelReference> ref = ModelReference::resolve(modelRef, project.absoluteDir(), error);
+    if (!ref)
+        return false;
+    approval->project = canonicalOrAbsolute(projectPath);
+    approval->model = ref->text();
+    approval->sha256.clear();
+    approval->dimscopeOwn = ref->isDimscopeOwn();
+    if (ref->kind() != ModelReference::Kind::Module) {
+        const QString canonical = ref->canonicalPath();
+        if (canonical.isEmpty()) {
+            *error = QObject::tr("the project's model %1 does not exist").arg(QDir::toNativeSeparators(ref->path()));
+            return false;
+        }
+        approval->model = ref->kind() == ModelReference::Kind::File ? canonical + QLatin1Char(':') + ref->callable() : canonical;
+    }
+    if (ref->kind() == ModelReference::Kind::File) {
+        QString why;
+        approval->sha256 = sha256Of(ref->canonicalPath(), &why);
+        if (approval->sha256.isEmpty()) {
+            *error = QObject::tr("the project's model file %1 cannot be read: %2").arg(QDir::toNativeSeparators(ref->canonicalPath()), why);
+            return false;
+        }
+    }
+    // JSON, not a joined string: a path may hold any character but NUL, newlines too.
+    approval->entry = QString::fromUtf8(
+        QJsonDocument(QJsonArray{approval->project, approval->model, approval->sha256}).toJson(QJsonDocument::Compact));
+    return true;
+}
+
+QStringList ModelConsent::stored() { return QSettings().value(settings::ApprovedModels).toStringList(); }
+
+QString ModelConsent::refusal(const QString &projectPath, const QString &modelRef)
+{
+    Approval approval;
+    QString error;
+    return approvalFor(projectPath, modelRef, &approval, &error) ? QString() : error;
 }
 
 bool ModelConsent::needsApproval(const QString &projectPath, const QString &modelRef)
 {
-    if (modelRef.isEmpty() || modelRef.startsWith(QLatin1String("dimscope.")))
+    if (modelRef.isEmpty())
         return false;
-    return !QSettings().value(settings::ApprovedProjectModels).toStringList().contains(key(projectPath, modelRef));
+    Approval approval;
+    QString error;
+    if (!approvalFor(projectPath, modelRef, &approval, &error))
+        return true;
+    return !approval.dimscopeOwn && !stored().contains(approval.entry);
 }
 
 void ModelConsent::approve(const QString &projectPath, const QString &modelRef)
 {
-    QSettings settings;
-    QStringList approved = settings.value(settings::ApprovedProjectModels).toStringList();
-    const QString k = key(projectPath, modelRef);
-    if (!approved.contains(k))
-        approved << k;
-    settings.setValue(settings::ApprovedProjectModels, approved);
+    Approval approval;
+    QString error;
+    if (!approvalFor(projectPath, modelRef, &approval, &error))
+        return;
+    QStringList approved = stored();
+    if (!approved.contains(approval.entry))
+        approved << approval.entry;
+    QSettings().setValue(settings::ApprovedModels, approved);
+}
+
+QVector<ModelConsent::Approval> ModelConsent::approvals()
+{
+    QVector<Approval> out;
+    for (const QString &entry : stored()) {
+        const QJsonArray parts = QJsonDocument::fromJson(entry.toUtf8()).array();
+        if (parts.size() == 3)
+            out.append(Approval{parts.at(0).toString(), parts.at(1).toString(), parts.at(2).toString(), entry});
+    }
+    return out;
+}
+
+void ModelConsent::revoke(const QStringList &entries)
+{
+    QStringList approved = stored();
+    for (const QString &entry : entries)
+        approved.removeAll(entry);
+    QSettings().setValue(settings::ApprovedModels, approved);
 }
 
 bool ModelConsent::ask(QWidget *parent, const QString &projectPath, const QString &modelRef)
 {
+    Approval approval;
+    QString error;
+    if (!approvalFor(projectPath, modelRef, &approval, &error))
+        return false;
     QMessageBox box(QMessageBox::Warning, QObject::tr("Run the project's model?"),
                     QObject::tr("Exporting runs Python code that this project names:"), QMessageBox::Cancel, parent);
     box.setObjectName(QStringLiteral("modelConsentDialog"));
-    box.setInformativeText(QObject::tr("<p><code>%1</code></p><p>from the project <code>%2</code>.</p>"
+    const QString content = approval.sha256.isEmpty()
+        ? QObject::tr("<p>The worker imports this module from its Python environment.</p>")
+        : QObject::tr("<p>File content SHA-256 <code>%1</code>. dimscope asks again when the file changes.</p>")
+              .arg(approval.sha256);
+    box.setInformativeText(QObject::tr("<p><code>%1</code></p>%2<p>from the project <code>%3</code>.</p>"
                                        "<p>The export worker imports and calls it with your Python interpreter, "
                                        "with your permissions. Run it only if you trust where the project "
-                                       "comes from. dimscope asks once for this project in this place.</p>")
-                               .arg(modelRef.toHtmlEscaped(), QDir::toNativeSeparators(projectPath).toHtmlEscaped()));
+                                       "comes from. Edit › Preferences lists the models you allowed and "
+                                       "revokes them.</p>")
+                               .arg(QDir::toNativeSeparators(approval.model).toHtmlEscaped(), content,
+                                    QDir::toNativeSeparators(approval.project).toHtmlEscaped()));
     QPushButton *run = box.addButton(QObject::tr("Run the Model"), QMessageBox::AcceptRole);
     run->setObjectName(QStringLiteral("runModelButton"));
     box.setDefaultButton(QMessageBox::Cancel);
     box.exec();
     if (box.clickedButton() != run)
         return false;
-    approve(projectPath, modelRef);
+    // The yes is for what was shown: the file as it was hashed for the question.
+    QStringList approved = stored();
+    if (!approved.contains(approval.entry))
+        approved << approval.entry;
+    QSettings().setValue(settings::ApprovedModels, approved);
     return true;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openmodeldialog.h"
 
+#include "project/modelreference.h"
 #include "settingskeys.h"
 
 #include <QDialogButtonBox>
@@ -93,6 +94,11 @@ OpenModelDialog::Kind OpenModelDialog::classify(const QString &reference, QStrin
     const QString ref = reference.trimmed();
     if (ref.isEmpty()) {
         say(tr("Enter a model reference."));
+        return Kind::Invalid;
+    }
+    const QString disguised = ModelReference::disguise(ref);
+    if (!disguised.isEmpty()) {
+        say(disguised + QLatin1Char('.'));
         return Kind::Invalid;
     }
     const QFileInfo info(ref);

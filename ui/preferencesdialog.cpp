@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "preferencesdialog.h"
 
+#include "modelconsent.h"
 #include "settingskeys.h"
 #include "themeapplier.h"
 
@@ -11,6 +12,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -18,7 +21,8 @@
 namespace dimscope {
 
 PreferencesDialog::PreferencesDialog(QWidget *parent)
-    : QDialog(parent), m_python(new QLineEdit(this)), m_environment(new QLabel(this)), m_theme(new QComboBox(this))
+    : QDialog(parent), m_python(new QLineEdit(this)), m_environment(new QLabel(this)), m_theme(new QComboBox(this)),
+      m_approved(new QListWidget(this)), m_revoke(new QPushButton(tr("Revoke"), this))
 {
     setObjectName(QStringLiteral("preferencesDialog"));
     setWindowTitle(tr("Preferences"));
@@ -53,6 +57,7 @@ PreferencesDialog::PreferencesDialog(QWidget *parent)
     form->addRow(tr("Python interpreter:"), row);
     form->addRow(tr("Detected:"), m_environment);
     form->addRow(tr("Theme:"), m_theme);
+    form->addRow(tr("Projects' models\nallowed to run:"), approvedModelsBox());
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -65,6 +70,30 @@ PreferencesDialog::PreferencesDialog(QWidget *parent)
 }
 
 PreferencesDialog::~PreferencesDialog() = default;
+
+QLayout *PreferencesDialog::approvedModelsBox()
+{
+    m_approved->setObjectName(QStringLiteral("approvedModelsList"));
+    m_approved->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_approved->setToolTip(tr("Each project's model you allowed to run: the file (with its content's SHA-256) "
+                              "or module, and the project. A changed file or a moved project asks again."));
+    m_approved->setMaximumHeight(m_approved->fontMetrics().height() * 6);
+    m_revoke->setObjectName(QStringLiteral("revokeModelButton"));
+    m_revoke->setToolTip(tr("Forget the selected approvals: the next export of their project asks again."));
+    m_revoke->setEnabled(false);
+    connect(m_approved, &QListWidget::itemSelectionChanged, this,
+            [this] { m_revoke->setEnabled(!m_approved->selectedItems().isEmpty()); });
+    connect(m_revoke, &QPushButton::clicked, this, [this] {
+        for (QListWidgetItem *item : m_approved->selectedItems()) {
+            m_revoked << item->data(Qt::UserRole).toString();
+            delete item;
+        }
+    });
+    auto *box = new QHBoxLayout;
+    box->addWidget(m_approved, 1);
+    box->addWidget(m_revoke, 0, Qt::AlignTop);
+    return box;
+}
 
 QString PreferencesDialog::pythonInterpreter() const { return m_python->text().trimmed(); }
 
@@ -86,6 +115,13 @@ void PreferencesDialog::load()
     m_themeOnOpen = ThemeSetting::saved();
     const QSignalBlocker noPreview(m_theme); // the saved theme is applied already
     setTheme(m_themeOnOpen);
+    m_approved->clear();
+    m_revoked.clear();
+    for (const ModelConsent::Approval &approval : ModelConsent::approvals()) {
+        auto *item = new QListWidgetItem(approval.describe(), m_approved);
+        item->setData(Qt::UserRole, approval.entry);
+        item->setToolTip(approval.describe());
+    }
 }
 
 void PreferencesDialog::store()
@@ -93,6 +129,8 @@ void PreferencesDialog::store()
     QSettings().setValue(settings::PythonInterpreter, pythonInterpreter());
     ThemeSetting::write(theme());
     ThemeApplier::apply(theme());
+    ModelConsent::revoke(m_revoked);
+    m_revoked.clear();
 }
 
 void PreferencesDialog::reject()

@@ -7,13 +7,18 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
+class QListWidget;
+class QPushButton;
 
 namespace dimscope {
 
 // Edit > Preferences: the Python interpreter the export worker runs in (empty: the
-// one dimscope finds itself, see scripts/torch-python and DIMSCOPE_PYTHON), and the
-// colour theme. A theme picked here is shown at once; Cancel puts the previous back.
+// one dimscope finds itself, see scripts/torch-python and DIMSCOPE_PYTHON), the
+// colour theme, and the projects' models the user allowed to run (ModelConsent), with
+// Revoke. A theme picked here is shown at once; Cancel puts the previous back, and
+// keeps the approvals revoked in the dialog.
 class PreferencesDialog : public QDialog
 {
     Q_OBJECT
@@ -31,9 +36,16 @@ public:
     void load();  // from QSettings
     void store(); // to QSettings
 
+    // The approved models listed (objectName "approvedModelsList"), and Revoke
+    // (objectName "revokeModelButton"), which takes the selected ones off the list;
+    // store() forgets them.
+    QListWidget *approvedModels() const { return m_approved; }
+    QPushButton *revokeButton() const { return m_revoke; }
+
     void reject() override;
 
 private:
+    QLayout *approvedModelsBox();
     // The height the wrapped labels need at the current width, as the minimum: a long
     // environment text (CUDA's reason) grows the dialog instead of being cut.
     void fitHeightToText();
@@ -42,6 +54,9 @@ private:
     QLineEdit *m_python;
     QLabel *m_environment;
     QComboBox *m_theme;
+    QListWidget *m_approved;
+    QPushButton *m_revoke;
+    QStringList m_revoked; // entries of ModelConsent::Approval taken off the list
     Theme m_themeOnOpen = Theme::System;
 };
 

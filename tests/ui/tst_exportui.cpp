@@ -20,12 +20,14 @@
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
 #include "openmodeldialog.h"
+#include "preferencesdialog.h"
 #include "project/projectfile.h"
 #include "projectdocument.h"
 #include "pt2programview.h"
 #include "shapes/exporthints.h"
 
 #include <QAbstractItemModelTester>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
 #include <QRegularExpression>
@@ -87,6 +89,66 @@ QStringList column(const QAbstractItemModel *model, int col)
     return out;
 }
 
+void writeText(const QString &path, const QByteArray &text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(text), qint64(text.size()));
+}
+
+QByteArray readText(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Answers every model consent question while it lives: clicks `button` (an empty name
+// rejects, as Cancel or Escape do), counting the questions and keeping the last text.
+class ConsentAnswerer
+{
+public:
+    explicit ConsentAnswerer(const QString &button)
+    {
+        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this, button] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            if (!box || box->objectName() != QLatin1String("modelConsentDialog") || box->property("answered").toBool())
+                return;
+            box->setProperty("answered", true);
+            ++asked;
+            shown = box->informativeText();
+            if (auto *b = button.isEmpty() ? nullptr : box->findChild<QPushButton *>(button))
+                b->click();
+            else
+                box->reject();
+        });
+        m_timer.start(20);
+    }
+    int asked = 0;
+    QString shown;
+
+private:
+    QTimer m_timer;
+};
+
+// The folder the GUI runs in, for one test.
+class WorkingDirectory
+{
+public:
+    explicit WorkingDirectory(const QString &path) : m_before(QDir::currentPath()) { QDir::setCurrent(path); }
+    ~WorkingDirectory() { QDir::setCurrent(m_before); }
+
+private:
+    QString m_before;
+};
+
+// The Tutorial model that leaves `marker` when its file runs.
+QByteArray markingModel(const QString &marker)
+{
+    return "import torch\nopen(" + QByteArray("'") + QFile::encodeName(marker) + "', 'w').write('ran')\n"
+           "class Tutorial(torch.nn.Module):\n    def forward(self, x, y):\n        return x + y\n"
+           "def make():\n    raise SystemExit('the hostile model ran')\n";
+}
+
 } // namespace
 
 class TestExportUi : public QObject
@@ -101,6 +163,9 @@ private slots:
     void prefillExampleProposesABetterCall();
     void realModelExportsEveryCallThroughPhases();
     void projectModelRunsOnlyAfterTheUserSaysSo();
+    void disguisedDimscopeReferenceNeverRuns();
+    void projectModelBesideItRunsWhereverTheGuiStarted();
+    void changedModelFileAsksAgainAndPreferencesRevoke();
     void whyPanelNamesTheModelsLines_data();
     void whyPanelNamesTheModelsLines();
 
@@ -181,6 +246,8 @@ void TestExportUi::openModelDialogClassifies()
     QVERIFY(why.contains(QLatin1String("no such file")));
     QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope.demo:"), &why), K::Invalid);
     QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope.demo:make-model"), &why), K::Invalid);
+    QCOMPARE(OpenModelDialog::classify(QStringLiteral("dimscope./../tutorial.py:Tutorial"), &why), K::Invalid);
+    QVERIFY2(why.contains(QLatin1String("names dimscope's own package")), qPrintable(why));
     QCOMPARE(OpenModelDialog::classify(m_dir.path(), &why), K::Invalid); // no config.json
     QVERIFY(why.contains(QLatin1String("config.json")));
     QDir(m_dir.path()).mkdir(QStringLiteral("hf"));
@@ -730,6 +797,135 @@ void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
     const QString ref = m_dir.filePath(QStringLiteral("tutorial.py")) + QStringLiteral(":Tutorial");
     QVERIFY(ModelConsent::needsApproval(copy, ref));
     QVERIFY(!ModelConsent::needsApproval(demoProject(), QStringLiteral("dimscope.demo:make_model")));
+}
+
+// Issue 26 item 1: "dimscope./../evil_model.py:make" is not dimscope's demo. With the GUI
+// started in the folder that holds evil_model.py, one click of Export ran that file
+// with no question. It is refused, asked or not (dimscope --export=cpu PROJECT), and
+// nothing runs.
+void TestExportUi::disguisedDimscopeReferenceNeverRuns()
+{
+    QTemporaryDir started;
+    const QString marker = started.filePath(QStringLiteral("ran"));
+    writeText(started.filePath(QStringLiteral("evil_model.py")), markingModel(marker));
+    writeText(started.filePath(QStringLiteral("open-me.dimscope")),
+              R"({"format": "dimscope.project", "version": 1, "capture": ")"
+                  + QFile::encodeName(m_dir.filePath(QStringLiteral("tutorial.safetensors")))
+                  + R"(", "model": "dimscope./../evil_model.py:make"})");
+    const WorkingDirectory cwd(started.path());
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, started.filePath(QStringLiteral("open-me.dimscope"))));
+    exporter->setOutputPath(started.filePath(QStringLiteral("out.pt2")));
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    ConsentAnswerer no{QString()};
+    const bool ran = exporter->startExport(QStringLiteral("cpu"));
+    const QString error = exporter->lastError();
+    const bool ranWithConsent = !ran && exporter->startExport(QStringLiteral("cpu"), ExportController::Consent::Given);
+    if (ran || ranWithConsent)
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    QVERIFY2(!QFile::exists(marker), "evil_model.py ran");
+    QVERIFY(!ran && !ranWithConsent);
+    QCOMPARE(no.asked, 0); // refused, not offered
+    QVERIFY2(error.contains(QLatin1String("names dimscope's own package")) && error.contains(QLatin1String("'/' at character 10")),
+             qPrintable(error));
+    QVERIFY(!exporter->isExporting());
+    QVERIFY(!QFile::exists(started.filePath(QStringLiteral("out.pt2"))));
+}
+
+// Issue 26 item 3: a project's "tutorial.py:Tutorial" is the file beside the project.
+// The GUI is started in another folder with a tutorial.py of its own (which leaves a
+// mark): the question shows the project's file by its absolute path and content hash,
+// and that file is the one that runs.
+void TestExportUi::projectModelBesideItRunsWhereverTheGuiStarted()
+{
+    QTemporaryDir projectDir, started;
+    const QByteArray model = readText(m_dir.filePath(QStringLiteral("tutorial.py")));
+    writeText(projectDir.filePath(QStringLiteral("tutorial.py")), model);
+    const QString marker = started.filePath(QStringLiteral("ran"));
+    writeText(started.filePath(QStringLiteral("tutorial.py")), markingModel(marker));
+    ProjectFile project;
+    project.capturePath = m_dir.filePath(QStringLiteral("tutorial.safetensors"));
+    project.modelRef = projectDir.filePath(QStringLiteral("tutorial.py:Tutorial"));
+    const QString projectPath = projectDir.filePath(QStringLiteral("beside.dimscope"));
+    QString error;
+    QVERIFY2(ProjectFile::write(projectPath, project, &error), qPrintable(error));
+    QVERIFY(readText(projectPath).contains("\"model\": \"tutorial.py:Tutorial\""));
+
+    const WorkingDirectory cwd(started.path());
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, projectPath));
+    const QString besideIt = QFileInfo(projectDir.filePath(QStringLiteral("tutorial.py"))).canonicalFilePath();
+    QCOMPARE(window.document()->modelRef(), projectDir.filePath(QStringLiteral("tutorial.py:Tutorial")));
+    exporter->setOutputPath(projectDir.filePath(QStringLiteral("beside.pt2")));
+    QSignalSpy done(exporter, &ExportController::exportDone);
+    ConsentAnswerer yes(QStringLiteral("runModelButton"));
+    QVERIFY(exporter->startExport(QStringLiteral("cpu")));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    QCOMPARE(yes.asked, 1);
+    QVERIFY2(yes.shown.contains(besideIt.toHtmlEscaped() + QStringLiteral(":Tutorial")), qPrintable(yes.shown));
+    const QString sha256 = QString::fromLatin1(QCryptographicHash::hash(model, QCryptographicHash::Sha256).toHex());
+    QVERIFY2(yes.shown.contains(sha256), qPrintable(yes.shown));
+    QVERIFY2(!QFile::exists(marker), "the tutorial.py of the folder the GUI started in ran");
+    // The project's model ran: torch exported it (the tutorial's inferred constraints
+    // pass, or fail on torch's own terms), no import failure.
+    const QString kind = exporter->lastResult().failure.kind;
+    QVERIFY2(kind.isEmpty() || kind == QLatin1String("constraint_violation"), qPrintable(kind + QLatin1Char(' ') + exporter->lastError()));
+}
+
+// The yes is for the file's content: a changed file asks again; the same content is
+// still allowed; Edit > Preferences lists the approval and Revoke forgets it.
+void TestExportUi::changedModelFileAsksAgainAndPreferencesRevoke()
+{
+    QTemporaryDir projectDir;
+    const QString modelPath = projectDir.filePath(QStringLiteral("tutorial.py"));
+    const QByteArray model = readText(m_dir.filePath(QStringLiteral("tutorial.py")));
+    writeText(modelPath, model);
+    ProjectFile project;
+    project.capturePath = m_dir.filePath(QStringLiteral("tutorial.safetensors"));
+    project.modelRef = modelPath + QStringLiteral(":Tutorial");
+    const QString projectPath = projectDir.filePath(QStringLiteral("changing.dimscope"));
+    QVERIFY(ProjectFile::write(projectPath, project, nullptr));
+
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, projectPath));
+    const QString ref = window.document()->modelRef();
+    QVERIFY(ModelConsent::needsApproval(projectPath, ref));
+    ModelConsent::approve(projectPath, ref);
+    QVERIFY(!ModelConsent::needsApproval(projectPath, ref));
+
+    writeText(modelPath, model + "\nimport os  # changed after the yes\n");
+    QVERIFY(ModelConsent::needsApproval(projectPath, ref));
+    exporter->setOutputPath(projectDir.filePath(QStringLiteral("changing.pt2")));
+    {
+        ConsentAnswerer no{QString()};
+        QVERIFY(!exporter->startExport(QStringLiteral("cpu")));
+        QCOMPARE(no.asked, 1);
+        QVERIFY(!exporter->isExporting());
+    }
+    writeText(modelPath, model);
+    QVERIFY(!ModelConsent::needsApproval(projectPath, ref));
+
+    PreferencesDialog preferences;
+    auto *list = preferences.findChild<QListWidget *>(QStringLiteral("approvedModelsList"));
+    auto *revoke = preferences.findChild<QPushButton *>(QStringLiteral("revokeModelButton"));
+    QVERIFY(list && revoke);
+    QAbstractItemModelTester tester(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    preferences.load();
+    QCOMPARE(list->count(), 1);
+    const QString canonical = QFileInfo(modelPath).canonicalFilePath();
+    QVERIFY2(list->item(0)->text().contains(canonical + QStringLiteral(":Tutorial")), qPrintable(list->item(0)->text()));
+    QVERIFY(!revoke->isEnabled());
+    list->item(0)->setSelected(true);
+    QVERIFY(revoke->isEnabled());
+    revoke->click();
+    QCOMPARE(list->count(), 0);
+    QVERIFY(!ModelConsent::needsApproval(projectPath, ref)); // Cancel would keep it
+    preferences.store();
+    QVERIFY(ModelConsent::needsApproval(projectPath, ref));
+    QVERIFY(ModelConsent::approvals().isEmpty());
 }
 
 DIMSCOPE_TEST_MAIN(TestExportUi)
