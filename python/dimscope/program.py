@@ -15,10 +15,13 @@ or ``import transformers``, first), and only dimscope's own flattenings are regi
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import zipfile
 from typing import Any, Dict, Optional
+
+import torch.utils._pytree as _pytree
 
 from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, qualified_name, register_capture_flattening,
@@ -26,6 +29,7 @@ from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, ST
 from .exceptions import CaptureError
 
 EXTRA_FILE = "dimscope_flattening.json"
+_BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.defaultdict, collections.deque)
 _FLAVOURS = (KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS, ENCODER_DECODER, PYTREE)
 
 
@@ -56,7 +60,10 @@ def flattening_record(program: Any) -> Dict[str, Dict[str, Any]]:
     while stack:
         node = stack.pop()
         cls = getattr(node, "type", None)
-        if isinstance(cls, type) and cls not in (dict, list, tuple) and not issubclass(cls, (dict, list, tuple)):
+        # A class registered on its own: a cache, or a ModelOutput (transformers'
+        # encoder_outputs), which is a dict subclass with a registration of its own that
+        # loading needs too. Not the containers torch flattens itself, nor named tuples.
+        if isinstance(cls, type) and cls not in _BUILTIN_CONTAINERS and cls in _pytree.SUPPORTED_NODES:
             entry = _flavour_registered(cls)
             if entry is not None:
                 found[qualified_name(cls)] = entry

@@ -230,8 +230,8 @@ def test_mistral_past_its_window_is_rebuilt_inexactly(workdir):
 
 
 LOAD_AND_RUN = """
-import sys, torch
-from transformers import Gemma2ForCausalLM  # the model's code, loaded first, as a user would
+import importlib, sys, torch
+importlib.import_module(sys.argv[4])  # the model's code, loaded first, as a user would
 import dimscope
 from dimscope.capture import load_capture
 
@@ -242,18 +242,26 @@ out = program.module()(*args, **kwargs)
 print("max abs diff", float((out.logits - call.outputs.logits).abs().max()))
 """
 
+# The module a user imports to have the model's classes (its outputs and caches).
+MODEL_MODULES = {"gemma2": "transformers.models.gemma2.modeling_gemma2",
+                 "t5": "transformers.models.t5.modeling_t5"}
 
-def test_exported_program_loads_in_a_fresh_process(workdir):
-    """dimscope.load_program registers what the .pt2 records (Gemma2's sliding-window
-    cache layers) before torch.export.load: each program runs on a call it serves."""
-    capture, result = run_family("gemma2", workdir)
+
+@pytest.mark.parametrize("name", sorted(MODEL_MODULES))
+def test_exported_program_loads_in_a_fresh_process(name, workdir):
+    """dimscope.load_program registers what the .pt2 records before torch.export.load:
+    Gemma2's sliding-window cache layers; T5's encoder_outputs, a ModelOutput (a dict
+    subclass transformers registers without the keys torch.export needs: the record left
+    it out, and the program did not load). Each program runs on a call it serves."""
+    capture, result = run_family(name, workdir)
     assert result.returncode == 0, result.stdout[-3000:]
     served = programs(result.stdout)
     assert len(served) == 2, served
     for pt2, calls in served:
         # scripts/torch-python: the provisioned runtime's own loader (sys.executable alone
         # would run it against the host's libraries).
-        run = subprocess.run([str(HERE.parents[1] / "scripts" / "torch-python"), "-c", LOAD_AND_RUN, pt2, str(capture), str(calls[-1])],
+        run = subprocess.run([str(HERE.parents[1] / "scripts" / "torch-python"), "-c", LOAD_AND_RUN, pt2, str(capture),
+                              str(calls[-1]), MODEL_MODULES[name]],
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr[-3000:]
         diff = float(re.search(r"max abs diff (\S+)", run.stdout).group(1))
