@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/constraintvalidator.h"
 
+#include "util/terminaltext.h"
+
 #include "shapes/constraintset.h"
 #include "shapes/leafdimchecker.h"
 #include "shapes/resolveddims.h"
@@ -29,7 +31,7 @@ void reportUnknownLeaves(const ShapeTable &table, const ConstraintSet &set, Viol
     for (const LeafConstraint &l : set.leaves()) {
         if (table.indexOf(l.path) < 0)
             out->add(Rule::UnknownLeaf, -1, l.path, -1, -1, {}, [&] {
-                return QStringLiteral("'%1' is in the constraint set but no captured call has it as a tensor").arg(l.path);
+                return QStringLiteral("%1 is in the constraint set but no captured call has it as a tensor").arg(TerminalText::quoted(l.path));
             });
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/shapetable.h"
 
+#include "util/terminaltext.h"
+
 #include <QMap>
 
 #include <algorithm>
@@ -162,7 +164,7 @@ std::optional<ShapeIssue> presenceIssue(const QString &path, const QString &arg,
     return ShapeIssue{path,
                       QStringLiteral("'%1' is present in call(s) %2 but absent from call(s) %3, which pass '%4': "
                                      "the structure of '%4' changes between calls")
-                          .arg(path, describeCalls(have), describeCalls(absent), arg),
+                          .arg(TerminalText::field(path), describeCalls(have), describeCalls(absent), TerminalText::field(arg)),
                       absent};
 }
 
@@ -185,7 +187,7 @@ std::optional<ShapeIssue> variantIssue(const QString &path, const VariantCalls &
     }
     return ShapeIssue{path,
                       QStringLiteral("'%1' %2 between calls: %3")
-                          .arg(path, rankOnly ? QStringLiteral("changes rank") : QStringLiteral("changes kind"),
+                          .arg(TerminalText::field(path), rankOnly ? QStringLiteral("changes rank") : QStringLiteral("changes kind"),
                                parts.join(QStringLiteral("; "))),
                       others};
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/singlecallleaves.h"
 
+#include "util/terminaltext.h"
+
 #include "shapes/shapetable.h"
 
 #include <QHash>
@@ -29,15 +31,16 @@ QVector<InferenceMessage> singleCallLeafWarnings(const ShapeTable &table)
         if (!single.contains(arg))
             continue;
         const QStringList &leaves = single[arg];
-        const QString what = leaves.size() == 1 ? QStringLiteral("'%1'").arg(leaves.first())
-                                                : QStringLiteral("'%1' (%2 leaves)").arg(arg).arg(leaves.size());
+        // Names from the capture: escaped and, when long, elided (docs/security.md).
+        const QString what = leaves.size() == 1 ? TerminalText::quoted(leaves.first())
+                                                : QStringLiteral("%1 (%2 leaves)").arg(TerminalText::quoted(arg)).arg(leaves.size());
         warnings.append({InferenceMessage::Severity::Warning,
                          QStringLiteral("%1 is seen in a single call (call %2): its dimensions cannot be judged and are "
                                         "proposed static. Capture more calls that pass '%3', or mark its dynamic "
                                         "dimensions by hand")
                              .arg(what)
                              .arg(singleCall[arg])
-                             .arg(arg),
+                             .arg(TerminalText::field(arg)),
                          {},
                          leaves,
                          {singleCall[arg]}});

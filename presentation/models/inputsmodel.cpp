@@ -2,6 +2,7 @@
 #include "models/inputsmodel.h"
 
 #include "models/dtypetext.h"
+#include "util/terminaltext.h"
 
 #include <QFont>
 #include <QIcon>
@@ -261,8 +262,10 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return node.name;
-        case TypeColumn: return m_loaded->typeTexts.value(n);
+        // Names from the capture, as they would be printed (docs/security.md): a bidi
+        // override or a zero-width character cannot make a key read as another.
+        case NameColumn: return TerminalText::field(node.name);
+        case TypeColumn: return TerminalText::field(m_loaded->typeTexts.value(n));
         case ShapeColumn:
             if (!node.isLeaf())
                 return QString();
@@ -276,7 +279,7 @@ QVariant InputsModel::data(const QModelIndex &index, int role) const
             return tr("%1\n\nViolations:\n%2").arg(node.path, v.join(QLatin1Char('\n')));
         }
         if (index.column() == NameColumn) {
-            QString tip = node.path;
+            QString tip = TerminalText::field(node.path);
             if (node.isLeaf() && present < m_loaded->tree.callCount())
                 tip += QLatin1Char('\n') + tr("present in %1 of %2 calls").arg(present).arg(m_loaded->tree.callCount());
             return tip;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2inputsmodel.h"
 
+#include "util/terminaltext.h"
+
 #include <QColor>
 #include <QRegularExpression>
 
@@ -121,7 +123,7 @@ QVariant Pt2InputsModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case InputColumn:
-            return r.label;
+            return TerminalText::field(r.label); // a name from the .pt2 (docs/security.md)
         case DtypeColumn:
             return r.dtype;
         case DimsColumn:
