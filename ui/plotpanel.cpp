@@ -277,8 +277,9 @@ void PlotPanel::updateBand(const QString &assignedDim)
     const DimDecl *root = d && d->isDerived() ? m_document->constraints().dim(d->root) : d;
     if (root) {
         const qint64 a = d->isDerived() ? d->a : 1, b = d->isDerived() ? d->b : 0;
-        const double lo = root->min ? double(a * *root->min + b) : 0.0;
-        const double hi = root->max ? double(a * *root->max + b) : qInf();
+        // In doubles: a set may bound a Dim by 2^63-1, and a * max would overflow 64 bits.
+        const double lo = root->min ? double(a) * double(*root->min) + double(b) : 0.0;
+        const double hi = root->max ? double(a) * double(*root->max) + double(b) : qInf();
         m_band = qMakePair(lo, hi);
     }
     m_bandRect->setVisible(bool(m_band));

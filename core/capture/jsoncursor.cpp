@@ -6,6 +6,7 @@
 #include <QSysInfo>
 #include <QtAlgorithms>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -14,7 +15,8 @@
 namespace dimscope {
 
 namespace {
-constexpr int kMaxDepth = 256; // deeper input is refused rather than overflowing the stack
+constexpr int kMaxDepth = JsonCursor::kMaxDepth; // deeper input is refused rather than overflowing the stack
+constexpr size_t kLinearMemberNames = 16; // objects with more member names hash them
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -80,6 +82,13 @@ const char *endOfPlainRun(const char *p, const char *end)
     while (p < end && isPlainStringByte(*p))
         ++p;
     return p;
+}
+
+// A number's text for a message: long ones elided in the middle.
+QString numberText(const char *begin, const char *end)
+{
+    const QString text = QString::fromLatin1(begin, qsizetype(end - begin));
+    return text.size() <= 30 ? text : text.left(12) + QLatin1String("...") + text.right(12);
 }
 
 QString printable(char c)
@@ -152,8 +161,54 @@ JsonCursor::Type JsonCursor::peekType()
     }
 }
 
-bool JsonCursor::beginObject() { return ok() && expect('{'); }
-bool JsonCursor::beginArray() { return ok() && expect('['); }
+bool JsonCursor::enter()
+{
+    if (++m_depth > kMaxDepth)
+        return fail(QStringLiteral("JSON nested more than %1 levels deep").arg(kMaxDepth));
+    if (m_exact && size_t(m_depth) >= m_members.size())
+        m_members.resize(size_t(m_depth) + 1);
+    return true;
+}
+
+bool JsonCursor::beginObject(bool checkNames)
+{
+    if (!ok() || !expect('{') || !enter())
+        return false;
+    if (m_exact) {
+        MemberNames &names = m_members[size_t(m_depth)];
+        names.check = checkNames;
+        names.few.clear();
+        names.many.clear();
+    }
+    return true;
+}
+
+bool JsonCursor::beginArray() { return ok() && expect('[') && enter(); }
+
+// False when the current object named `key` before. An exact cursor refuses such an
+// object: which of the two values a reader takes is anyone's guess (Python's json
+// keeps the last).
+bool JsonCursor::noteMember(std::string_view key)
+{
+    MemberNames &names = m_members[size_t(m_depth)];
+    if (!names.check)
+        return true;
+    bool repeated = false;
+    if (names.many.empty() && names.few.size() < kLinearMemberNames) {
+        repeated = std::find(names.few.cbegin(), names.few.cend(), key) != names.few.cend();
+        if (!repeated)
+            names.few.emplace_back(key);
+    } else {
+        if (names.many.empty()) {
+            names.many.reserve(2 * kLinearMemberNames);
+            for (std::string &k : names.few)
+                names.many.insert(std::move(k));
+            names.few.clear();
+        }
+        repeated = !names.many.emplace(key).second;
+    }
+    return !repeated;
+}
 
 bool JsonCursor::nextMember(bool &first, std::string_view &key, std::string &keyStorage)
 {
@@ -164,6 +219,7 @@ bool JsonCursor::nextMember(bool &first, std::string_view &key, std::string &key
         return fail(QStringLiteral("unexpected end of JSON inside an object"));
     if (*m_pos == '}') {
         ++m_pos;
+        --m_depth;
         return false;
     }
     if (!first) {
@@ -178,8 +234,15 @@ bool JsonCursor::nextMember(bool &first, std::string_view &key, std::string &key
     if (m_pos >= m_end || *m_pos != '"')
         return fail(m_pos >= m_end ? QStringLiteral("unexpected end of JSON, expected a member name")
                                    : QStringLiteral("expected a quoted member name, found %1").arg(printable(*m_pos)));
+    const char *keyStart = m_pos;
     if (!readString(key, keyStorage))
         return false;
+    if (m_exact && !noteMember(key)) {
+        m_pos = keyStart; // the message points at the second one's name
+        const QString shown = QString::fromUtf8(key.data(), qsizetype(key.size()));
+        return fail(QStringLiteral("the member '%1' appears twice in one object")
+                        .arg(shown.size() <= 100 ? shown : shown.left(100) + QLatin1String("...")));
+    }
     return expect(':');
 }
 
@@ -192,6 +255,7 @@ bool JsonCursor::nextElement(bool &first)
         return fail(QStringLiteral("unexpected end of JSON inside a list"));
     if (*m_pos == ']') {
         ++m_pos;
+        --m_depth;
         return false;
     }
     if (!first) {
@@ -482,10 +546,18 @@ bool JsonCursor::readInt64(qint64 &out)
     }
     const auto r = std::from_chars(start, m_pos, out);
     if (r.ec != std::errc() || r.ptr != m_pos) {
-        m_pos = before;
-        return fail(QStringLiteral("integer out of range"));
+        const QString text = numberText(start, m_pos);
+        m_pos = start;
+        return failRange(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
     }
     return true;
+}
+
+bool JsonCursor::failRange(const QString &message)
+{
+    if (ok())
+        m_rangeError = true;
+    return fail(message);
 }
 
 bool JsonCursor::readBool(bool &out)
@@ -518,24 +590,24 @@ bool JsonCursor::readNull()
     return fail(QStringLiteral("expected null"));
 }
 
-bool JsonCursor::readValue(QJsonValue &out) { return ok() && readValueDepth(out, 0); }
-bool JsonCursor::skipValue() { return ok() && skipValueDepth(0); }
+bool JsonCursor::readValue(QJsonValue &out) { return ok() && readValueInner(out); }
+bool JsonCursor::skipValue() { return ok() && skipValueInner(); }
 
-bool JsonCursor::readValueDepth(QJsonValue &out, int depth)
+// Recursion is bounded by enter(): every level is an object or a list begun here.
+bool JsonCursor::readValueInner(QJsonValue &out)
 {
-    if (depth > kMaxDepth)
-        return fail(QStringLiteral("JSON nested more than %1 levels deep").arg(kMaxDepth));
     switch (peekType()) {
     case Type::Object: {
         QJsonObject obj;
-        beginObject();
+        if (!beginObject())
+            return false;
         bool first = true;
         std::string_view key;
         std::string keyStorage;
         while (nextMember(first, key, keyStorage)) {
             const QString k = QString::fromUtf8(key.data(), qsizetype(key.size()));
             QJsonValue v;
-            if (!readValueDepth(v, depth + 1))
+            if (!readValueInner(v))
                 return false;
             obj.insert(k, v);
         }
@@ -544,11 +616,12 @@ bool JsonCursor::readValueDepth(QJsonValue &out, int depth)
     }
     case Type::Array: {
         QJsonArray arr;
-        beginArray();
+        if (!beginArray())
+            return false;
         bool first = true;
         while (nextElement(first)) {
             QJsonValue v;
-            if (!readValueDepth(v, depth + 1))
+            if (!readValueInner(v))
                 return false;
             arr.append(v);
         }
@@ -572,41 +645,8 @@ bool JsonCursor::readValueDepth(QJsonValue &out, int depth)
     case Type::Null:
         out = QJsonValue();
         return readNull();
-    case Type::Number: {
-        static const struct { const char *text; double value; } kNonFinite[] = {
-            {"NaN", std::numeric_limits<double>::quiet_NaN()},
-            {"Infinity", std::numeric_limits<double>::infinity()},
-            {"-Infinity", -std::numeric_limits<double>::infinity()},
-        };
-        if (m_allowNonFinite) {
-            for (const auto &nf : kNonFinite) {
-                const size_t n = strlen(nf.text);
-                if (size_t(m_end - m_pos) >= n && memcmp(m_pos, nf.text, n) == 0) {
-                    m_pos += n;
-                    out = nf.value;
-                    return true;
-                }
-            }
-        }
-        const char *start;
-        bool isInteger;
-        if (!readNumberToken(start, isInteger))
-            return false;
-        if (isInteger) {
-            qint64 i;
-            const auto r = std::from_chars(start, m_pos, i);
-            if (r.ec == std::errc() && r.ptr == m_pos) {
-                out = i;
-                return true;
-            }
-        }
-        double d = 0;
-        const auto r = std::from_chars(start, m_pos, d);
-        if (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)
-            return fail(QStringLiteral("invalid number"));
-        out = d;
-        return true;
-    }
+    case Type::Number:
+        return readNumber(out);
     case Type::Invalid:
         break;
     }
@@ -615,27 +655,76 @@ bool JsonCursor::readValueDepth(QJsonValue &out, int depth)
     return fail(QStringLiteral("expected a JSON value, found %1").arg(printable(*m_pos)));
 }
 
-bool JsonCursor::skipValueDepth(int depth)
+bool JsonCursor::readNumber(QJsonValue &out)
 {
-    if (depth > kMaxDepth)
-        return fail(QStringLiteral("JSON nested more than %1 levels deep").arg(kMaxDepth));
+    static const struct { const char *text; double value; } kNonFinite[] = {
+        {"NaN", std::numeric_limits<double>::quiet_NaN()},
+        {"Infinity", std::numeric_limits<double>::infinity()},
+        {"-Infinity", -std::numeric_limits<double>::infinity()},
+    };
+    if (m_allowNonFinite) {
+        for (const auto &nf : kNonFinite) {
+            const size_t n = strlen(nf.text);
+            if (size_t(m_end - m_pos) >= n && memcmp(m_pos, nf.text, n) == 0) {
+                m_pos += n;
+                out = nf.value;
+                return true;
+            }
+        }
+    }
+    const char *start;
+    bool isInteger;
+    if (!readNumberToken(start, isInteger))
+        return false;
+    if (isInteger) {
+        qint64 i;
+        const auto r = std::from_chars(start, m_pos, i);
+        if (r.ec == std::errc() && r.ptr == m_pos) {
+            out = i;
+            return true;
+        }
+        if (m_exact) {
+            const QString text = numberText(start, m_pos);
+            m_pos = start;
+            return failRange(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
+        }
+    }
+    double d = 0;
+    const auto r = std::from_chars(start, m_pos, d);
+    if (r.ec == std::errc::result_out_of_range && m_exact) {
+        // libstdc++ says so both for overflow and for a non-zero number that
+        // rounds to 0 (Python's float() gives inf and 0.0: strictjson refuses both).
+        const QString text = numberText(start, m_pos);
+        m_pos = start;
+        return failRange(QStringLiteral("number %1 is out of range (beyond what a double holds)").arg(text));
+    }
+    if (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)
+        return fail(QStringLiteral("invalid number"));
+    out = d;
+    return true;
+}
+
+bool JsonCursor::skipValueInner()
+{
     switch (peekType()) {
     case Type::Object: {
-        beginObject();
+        if (!beginObject())
+            return false;
         bool first = true;
         std::string_view key;
         std::string keyStorage;
         while (nextMember(first, key, keyStorage)) {
-            if (!skipValueDepth(depth + 1))
+            if (!skipValueInner())
                 return false;
         }
         return ok();
     }
     case Type::Array: {
-        beginArray();
+        if (!beginArray())
+            return false;
         bool first = true;
         while (nextElement(first)) {
-            if (!skipValueDepth(depth + 1))
+            if (!skipValueInner())
                 return false;
         }
         return ok();
@@ -647,7 +736,7 @@ bool JsonCursor::skipValueDepth(int depth)
     }
     default: {
         QJsonValue v;
-        return readValueDepth(v, depth);
+        return readValueInner(v);
     }
     }
 }

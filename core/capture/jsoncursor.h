@@ -6,6 +6,8 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace dimscope {
 
@@ -17,20 +19,33 @@ namespace dimscope {
 //
 // Every function returns false on failure; error() then says what and where
 // ("at byte 123: expected ':'"). Once failed, a cursor stays failed.
+// More than 256 objects and lists nested in one another are refused.
 class JsonCursor
 {
 public:
+    static constexpr int kMaxDepth = 256;
+
     JsonCursor(const char *begin, const char *end, qint64 offsetBase = 0);
 
     // Python's json module writes NaN, Infinity and -Infinity for non-finite
     // floats; the manifest accepts them (the safetensors header does not).
     void setAllowNonFinite(bool allow) { m_allowNonFinite = allow; }
+    // Refuses what cannot be read exactly, for the capture's header and manifest
+    // (docs/capture-format.md, "Numbers and JSON"; the worker's reader,
+    // python/dimscope/capture/strictjson.py, has the same rules, so both read the same
+    // values): an integer outside -2^63 .. 2^63-1, a number too large for a double
+    // (1e400) or too small to be anything but 0 (1e-400), an object that names a
+    // member twice. Off, as for torch's .pt2 JSON, a duplicate's last value counts
+    // and an integer too large for 64 bits is read as a double.
+    void setExact(bool exact) { m_exact = exact; }
 
     enum class Type { Object, Array, String, Number, Bool, Null, Invalid };
     Type peekType();                 // the type of the next value (after whitespace)
     static const char *typeName(Type t);
 
-    bool beginObject();
+    // `checkNames` false: an exact cursor leaves this object's member names to the
+    // caller (the safetensors header indexes its 200,000 tensor names anyway).
+    bool beginObject(bool checkNames = true);
     // Advances to the next member of the current object: returns true with its key,
     // or false at '}' (check ok()). `first` must start true for each object.
     bool nextMember(bool &first, std::string_view &key, std::string &keyStorage);
@@ -54,10 +69,16 @@ public:
 
     bool ok() const { return m_error.isEmpty(); }
     const QString &error() const { return m_error; }
+    // The failure was a value out of range, not broken JSON (callers name the place).
+    bool rangeError() const { return m_rangeError; }
     bool fail(const QString &message);          // sets the error at the current position
     qint64 position() const { return m_offsetBase + (m_pos - m_begin); }
     const char *rawPosition() const { return m_pos; }
+    // How many objects and lists enclose the position; seek() to a place read before
+    // takes the depth it had there.
+    int depth() const { return m_depth; }
     void seek(const char *pos) { m_pos = pos; }
+    void seek(const char *pos, int depth) { m_pos = pos; m_depth = depth; }
 
 private:
     // Inline for the usual case, no whitespace at all: it is asked before every
@@ -71,8 +92,12 @@ private:
     void skipWhitespaceRun();
     bool expect(char c);
     bool readNumberToken(const char *&start, bool &isInteger);
-    bool readValueDepth(QJsonValue &out, int depth);
-    bool skipValueDepth(int depth);
+    bool readValueInner(QJsonValue &out);
+    bool skipValueInner();
+    bool readNumber(QJsonValue &out);
+    bool failRange(const QString &message);
+    bool enter();                    // one level deeper, or fails past kMaxDepth
+    bool noteMember(std::string_view key);
     bool checkUtf8(const char *&p);
     template<typename Sink> bool readStringInto(std::string_view &out, Sink &sink);
     // `p` just after "\u": decodes the code point (joining a surrogate pair) and
@@ -84,6 +109,17 @@ private:
     const char *m_pos;
     qint64 m_offsetBase;
     bool m_allowNonFinite = false;
+    bool m_exact = false;
+    bool m_rangeError = false;
+    int m_depth = 0;
+    // The member names of each open object, by depth (slots are reused, so a
+    // document costs no allocation per object).
+    struct MemberNames {
+        bool check = true;
+        std::vector<std::string> few;          // linear search while small
+        std::unordered_set<std::string> many;  // then hashed
+    };
+    std::vector<MemberNames> m_members;
     QString m_error;
 };
 

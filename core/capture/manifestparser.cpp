@@ -10,7 +10,9 @@
 #include <QJsonArray>
 #include <QVarLengthArray>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dimscope {
 
@@ -117,6 +119,8 @@ struct NodeFields {
     QStringList fields;
     QString type, flavour, device, path;
     QJsonValue context, value;
+    bool valueIsInteger = false; // `value` was written as an integer (no fraction or exponent)
+    QString repr;                // a float leaf's "nan", "inf" or "-inf" when its value is null
     std::string tensor, dtypeName;
     bool hasTensor = false;
     QVarLengthArray<qint64, 8> shape; // no allocation for the usual ranks
@@ -168,7 +172,16 @@ bool ManifestParser::fail(const QString &message)
 
 bool ManifestParser::jsonFailed(JsonCursor &c)
 {
+    if (c.rangeError()) // valid JSON, but a number this reader cannot hold exactly
+        return fail(QStringLiteral("manifest: %1").arg(c.error()));
     return fail(QStringLiteral("manifest is not valid JSON: %1").arg(c.error()));
+}
+
+bool ManifestParser::valueFailed(JsonCursor &c, const QString &what)
+{
+    if (c.rangeError())
+        return fail(QStringLiteral("%1: %2").arg(what, c.error()));
+    return jsonFailed(c);
 }
 
 bool ManifestParser::typeError(JsonCursor &c, const QString &what, const char *expected)
@@ -242,6 +255,7 @@ bool ManifestParser::parse(std::string_view manifest, Capture &out, QString *err
     JsonCursor c(manifest.data(), manifest.data() + manifest.size());
     m_manifestEnd = manifest.data() + manifest.size();
     c.setAllowNonFinite(true);
+    c.setExact(true);
     const JsonCursor::Type top = c.peekType();
     bool ok = false;
     if (top == JsonCursor::Type::Invalid) {
@@ -264,7 +278,7 @@ bool ManifestParser::parse(std::string_view manifest, Capture &out, QString *err
                 ok = fail(QStringLiteral("manifest has no 'calls'"));
             } else if (!m_callsRead) {
                 // The calls are read once the format and version are known to be right.
-                c.seek(callsAt);
+                c.seek(callsAt, m_callsDepth);
                 ok = parseCalls(c, out);
             }
         }
@@ -289,8 +303,10 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
             hasFormat = true;
         } else if (key == "version") {
             qint64 v;
-            if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(v))
+            if (c.peekType() != JsonCursor::Type::Number)
                 return typeError(c, QStringLiteral("manifest 'version'"), "an integer");
+            if (!c.readInt64(v))
+                return valueFailed(c, QStringLiteral("manifest 'version'"));
             out.formatVersion = int(qBound<qint64>(-1, v, qint64(1) << 30));
             hasVersion = true;
         } else if (key == "producer") {
@@ -312,6 +328,7 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
             if (c.peekType() != JsonCursor::Type::Array)
                 return typeError(c, QStringLiteral("manifest 'calls'"), "a list");
             callsAt = c.rawPosition();
+            m_callsDepth = c.depth();
             if (hasFormat && hasVersion && out.formatVersion == kSupportedVersion) {
                 // Usual order (format and version first): read the calls right away.
                 if (!parseCalls(c, out))
@@ -413,7 +430,8 @@ bool ManifestParser::parseParameter(JsonCursor &c, const QString &where, Paramet
                 return typeError(c, where + QLatin1String(" 'has_default'"), "a boolean");
             c.readBool(p.hasDefault);
         } else if (key == "default") {
-            c.readValue(p.defaultValue);
+            if (!c.readValue(p.defaultValue))
+                return valueFailed(c, where + QLatin1String(" 'default'"));
         } else if (key == "default_repr") {
             return readOptionalString(c, p.defaultRepr, where + QLatin1String(" 'default_repr'"));
         } else {
@@ -456,15 +474,22 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
     const bool ok = readMembers(c, [&](std::string_view key) {
         if (key == "index") {
             qint64 v;
-            if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(v))
+            if (c.peekType() != JsonCursor::Type::Number)
                 return typeError(c, where + QLatin1String(" 'index'"), "an integer");
+            if (!c.readInt64(v))
+                return valueFailed(c, where + QLatin1String(" 'index'"));
             if (v != index)
                 return fail(QStringLiteral("%1: 'index' is %2, expected %1 (calls are listed in order)").arg(index).arg(v)
                                 .prepend(QLatin1String("call ")));
         } else if (key == "num_positional") {
             qint64 v;
-            if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(v) || v < 0 || v > 1 << 20)
-                return typeError(c, where + QLatin1String(" 'num_positional'"), "a non-negative integer");
+            const QString what = where + QLatin1String(" 'num_positional'");
+            if (c.peekType() != JsonCursor::Type::Number)
+                return typeError(c, what, "a non-negative integer");
+            if (!c.readInt64(v))
+                return valueFailed(c, what);
+            if (v < 0 || v > std::numeric_limits<int>::max())
+                return fail(QStringLiteral("%1 is %2, outside 0 .. %3").arg(what).arg(v).arg(std::numeric_limits<int>::max()));
             call.numPositional = int(v);
         } else if (key == "inputs") {
             if (!parseTree(c, QStringLiteral("inputs"), call.inputs, m_lastInputs))
@@ -485,7 +510,8 @@ bool ManifestParser::parseCall(JsonCursor &c, int index, CapturedCall &call)
             if (c.peekType() != JsonCursor::Type::Object)
                 return typeError(c, where + QLatin1String(" 'constant_kwargs'"), "an object");
             QJsonValue v;
-            c.readValue(v);
+            if (!c.readValue(v))
+                return valueFailed(c, where + QLatin1String(" 'constant_kwargs'"));
             call.constantKwargs = v.toObject();
         } else {
             c.skipValue();
@@ -620,7 +646,8 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
             if (!internedField("flavour", f.flavour, f.hasFlavour))
                 return false;
         } else if (key == "context") {
-            c.readValue(f.context);
+            if (!c.readValue(f.context))
+                return valueFailed(c, where() + QLatin1String(": 'context'"));
         } else if (key == "tensor") {
             if (!bytesField("tensor", f.tensor, f.hasTensor))
                 return false;
@@ -638,8 +665,20 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
             if (!internedField("path", f.path, f.hasPath))
                 return false;
         } else if (key == "value") {
-            c.readValue(f.value);
+            // An int leaf's value must be written as an integer: 1.0 or 1e2 would be a
+            // float to Python's json, and the model would get one.
+            const bool number = c.peekType() == JsonCursor::Type::Number;
+            const char *token = c.rawPosition();
+            if (!c.readValue(f.value))
+                return valueFailed(c, where() + QLatin1String(": 'value'"));
+            f.valueIsInteger = number && std::none_of(token, c.rawPosition(), [](char ch) {
+                return ch == '.' || ch == 'e' || ch == 'E' || ch == 'N' || ch == 'I';
+            });
             f.hasValue = true;
+        } else if (key == "repr") {
+            if (!stringField("repr"))
+                return false;
+            f.repr = QString::fromUtf8(s.data(), qsizetype(s.size()));
         } else {
             c.skipValue();
         }
@@ -742,12 +781,27 @@ bool ManifestParser::finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFie
         const char *expected = "";
         switch (kind) {
         case NodeKind::Int:
-            good = v.isDouble() && std::isfinite(v.toDouble()) && double(v.toInteger()) == v.toDouble();
-            expected = "an integer";
+            good = f.valueIsInteger; // an integer literal the cursor held exactly
+            expected = "an integer (written without fraction or exponent)";
             break;
         case NodeKind::Float:
-            good = v.isDouble();
-            expected = "a number";
+            // JSON has no NaN or infinity: the recorder writes null and says which in repr.
+            if (v.isNull()) {
+                static const struct { const char *repr; double value; } kNonFinite[] = {
+                    {"nan", std::numeric_limits<double>::quiet_NaN()},
+                    {"inf", std::numeric_limits<double>::infinity()},
+                    {"-inf", -std::numeric_limits<double>::infinity()},
+                };
+                for (const auto &nf : kNonFinite) {
+                    if (f.repr == QLatin1String(nf.repr)) {
+                        good = true;
+                        f.value = nf.value;
+                    }
+                }
+            } else {
+                good = v.isDouble();
+            }
+            expected = "a number, or null with 'repr' \"nan\", \"inf\" or \"-inf\"";
             break;
         case NodeKind::Bool:
             good = v.isBool();

@@ -69,6 +69,8 @@ private:
     bool readOptionalString(JsonCursor &c, QString &out, const QString &what);
     bool typeError(JsonCursor &c, const QString &what, const char *expected);
     bool jsonFailed(JsonCursor &c);
+    // After a value failed to read: a number out of range is reported at `what`.
+    bool valueFailed(JsonCursor &c, const QString &what);
     bool fail(const QString &message);
 
     const SafetensorsHeader &m_header;
@@ -76,6 +78,7 @@ private:
     InternPool &m_pool;
     QString m_error;
     bool m_callsRead = false;
+    int m_callsDepth = 0; // the cursor's depth at 'calls', for reading them later
     const char *m_manifestEnd = nullptr;
     std::function<void(const char *)> m_consumed;
     // Node and leaf counts of the previous call: calls usually share a structure,

@@ -33,6 +33,7 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
 {
     // Offsets in messages count from the start of the file (the header follows the 8-byte length).
     JsonCursor c(header, header + headerSize, 8);
+    c.setExact(true);
     const JsonCursor::Type top = c.peekType();
     if (top != JsonCursor::Type::Object) {
         *error = top == JsonCursor::Type::Invalid
@@ -40,7 +41,7 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
             : QStringLiteral("header is not a JSON object (found %1)").arg(QLatin1String(JsonCursor::typeName(top)));
         return false;
     }
-    c.beginObject();
+    c.beginObject(false); // tensor names: indexNames() refuses one named twice
     bool first = true;
     std::string_view key;
     std::string keyStorage;

@@ -5,13 +5,17 @@
 #include "util/terminaltext.h"
 
 #include "shapes/jsontext.h"
+#include "capture/jsoncursor.h"
 
 #include <QFile>
 #include <QJsonArray>
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace dimscope {
@@ -60,15 +64,83 @@ QByteArray ConstraintSetJson::write(const ConstraintSet &set)
 
 namespace {
 
-bool readInt(const QJsonValue &v, qint64 *out)
+enum class IntRead { Ok, NotANumber, NotAnInteger, OutOfRange };
+
+// The numbers of "dims" that are no 64-bit integer as written, by place ("dims[2].min"):
+// those with a fraction or an exponent (NotAnInteger) and integers beyond 64 bits
+// (OutOfRange). QJsonDocument cannot tell: it holds 1.0 as the integer 1,
+// 9007199254740993.0 as 9007199254740992 and -9223372036854775809 as -2^63, and such
+// a number would be written back changed (docs/spec-format.md).
+QHash<QString, IntRead> inexactDimNumbers(const QByteArray &json)
+{
+    QHash<QString, IntRead> out;
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    if (c.peekType() != JsonCursor::Type::Object || !c.beginObject())
+        return out;
+    bool first = true;
+    std::string_view key;
+    std::string keyStorage;
+    while (c.nextMember(first, key, keyStorage)) {
+        if (key != "dims" || c.peekType() != JsonCursor::Type::Array) {
+            if (!c.skipValue())
+                return out;
+            continue;
+        }
+        c.beginArray();
+        bool firstDim = true;
+        for (int i = 0; c.nextElement(firstDim); ++i) {
+            if (c.peekType() != JsonCursor::Type::Object) {
+                if (!c.skipValue())
+                    return out;
+                continue;
+            }
+            c.beginObject();
+            bool firstMember = true;
+            std::string_view member;
+            std::string memberStorage;
+            while (c.nextMember(firstMember, member, memberStorage)) {
+                const bool number = c.peekType() == JsonCursor::Type::Number;
+                const char *token = c.rawPosition();
+                if (!c.skipValue())
+                    return out;
+                if (!number)
+                    continue;
+                const char *end = c.rawPosition();
+                const QString place = QStringLiteral("dims[%1].%2").arg(i).arg(QString::fromUtf8(member.data(), qsizetype(member.size())));
+                qint64 exact;
+                if (std::any_of(token, end, [](char ch) { return ch == '.' || ch == 'e' || ch == 'E'; }))
+                    out.insert(place, IntRead::NotAnInteger);
+                else if (std::from_chars(token, end, exact).ec != std::errc())
+                    out.insert(place, IntRead::OutOfRange);
+            }
+        }
+    }
+    return out;
+}
+
+// An integer read exactly: `spelled` says what the text was (inexactDimNumbers); an
+// integer spelled as one that fits 64 bits QJsonValue holds exactly.
+IntRead readInt(const QJsonValue &v, IntRead spelled, qint64 *out)
 {
     if (!v.isDouble())
-        return false;
-    const double d = v.toDouble();
-    if (std::floor(d) != d || std::fabs(d) > 9007199254740992.0)
-        return false;
-    *out = static_cast<qint64>(d);
-    return true;
+        return IntRead::NotANumber;
+    if (spelled != IntRead::Ok)
+        return spelled;
+    *out = v.toInteger();
+    return IntRead::Ok;
+}
+
+// The message for a number that readInt refused at `place` ("dims[0].max").
+QString intError(IntRead r, const QString &place, const QString &expected, const QString &found)
+{
+    switch (r) {
+    case IntRead::NotAnInteger:
+        return QStringLiteral("%1: expected %2, found a number with a fraction or an exponent").arg(place, expected);
+    case IntRead::OutOfRange:
+        return QStringLiteral("%1: the integer is out of range (integers here lie in -2^63 .. 2^63-1)").arg(place);
+    default:
+        return QStringLiteral("%1: expected %2, found %3").arg(place, expected, found);
+    }
 }
 
 QString typeName(const QJsonValue &v)
@@ -84,8 +156,8 @@ QString typeName(const QJsonValue &v)
     }
 }
 
-bool readOptionalInt(const QJsonObject &o, const QString &key, const QString &place, std::optional<qint64> *out,
-                     QString *error)
+bool readOptionalInt(const QJsonObject &o, const QString &key, const QString &place, const QHash<QString, IntRead> &inexact,
+                     std::optional<qint64> *out, QString *error)
 {
     const QJsonValue v = o.value(key);
     if (v.isUndefined() || v.isNull()) {
@@ -93,15 +165,17 @@ bool readOptionalInt(const QJsonObject &o, const QString &key, const QString &pl
         return true;
     }
     qint64 n = 0;
-    if (!readInt(v, &n)) {
-        *error = QStringLiteral("%1.%2: expected an integer or null, found %3").arg(place, key, typeName(v));
+    const QString at = place + QLatin1Char('.') + key;
+    const IntRead r = readInt(v, inexact.value(at, IntRead::Ok), &n);
+    if (r != IntRead::Ok) {
+        *error = intError(r, at, QStringLiteral("an integer or null"), typeName(v));
         return false;
     }
     *out = n;
     return true;
 }
 
-bool readDim(const QJsonValue &value, int index, DimDecl *out, QString *error)
+bool readDim(const QJsonValue &value, int index, const QHash<QString, IntRead> &inexact, DimDecl *out, QString *error)
 {
     const QString place = QStringLiteral("dims[%1]").arg(index);
     if (!value.isObject()) {
@@ -130,18 +204,22 @@ bool readDim(const QJsonValue &value, int index, DimDecl *out, QString *error)
             return false;
         }
         out->root = o.value(QLatin1String("root")).toString();
-        if (!readInt(o.value(QLatin1String("a")), &out->a) || out->a <= 0) {
-            *error = QStringLiteral("%1.a: expected a positive integer").arg(place);
+        const QString atA = place + QLatin1String(".a"), atB = place + QLatin1String(".b");
+        IntRead r = readInt(o.value(QLatin1String("a")), inexact.value(atA, IntRead::Ok), &out->a);
+        if (r != IntRead::Ok || out->a <= 0) {
+            *error = r == IntRead::Ok ? QStringLiteral("%1: expected a positive integer").arg(atA)
+                                      : intError(r, atA, QStringLiteral("a positive integer"), typeName(o.value(QLatin1String("a"))));
             return false;
         }
-        if (!readInt(o.value(QLatin1String("b")), &out->b)) {
-            *error = QStringLiteral("%1.b: expected an integer").arg(place);
+        r = readInt(o.value(QLatin1String("b")), inexact.value(atB, IntRead::Ok), &out->b);
+        if (r != IntRead::Ok) {
+            *error = intError(r, atB, QStringLiteral("an integer"), typeName(o.value(QLatin1String("b"))));
             return false;
         }
         return true;
     }
-    return readOptionalInt(o, QStringLiteral("min"), place, &out->min, error)
-        && readOptionalInt(o, QStringLiteral("max"), place, &out->max, error);
+    return readOptionalInt(o, QStringLiteral("min"), place, inexact, &out->min, error)
+        && readOptionalInt(o, QStringLiteral("max"), place, inexact, &out->max, error);
 }
 
 // A key path with its unpaired UTF-16 surrogates written as \uXXXX, for errors.
@@ -188,7 +266,7 @@ bool checkTopLevel(const QJsonObject &root, QString *err)
         return false;
     }
     qint64 version = 0;
-    if (!readInt(root.value(QLatin1String("version")), &version) || version != ConstraintSetJson::kVersion) {
+    if (readInt(root.value(QLatin1String("version")), IntRead::Ok, &version) != IntRead::Ok || version != ConstraintSetJson::kVersion) {
         *err = QStringLiteral("version: found %1, this dimscope reads version %2")
                    .arg(root.value(QLatin1String("version")).isDouble() ? QString::number(root.value(QLatin1String("version")).toDouble())
                                                                          : typeName(root.value(QLatin1String("version"))))
@@ -216,13 +294,13 @@ bool checkTopLevel(const QJsonObject &root, QString *err)
 }
 
 // "dims" added to the set, in the document's order.
-bool readDims(const QJsonArray &dims, ConstraintSet *set, QString *err)
+bool readDims(const QJsonArray &dims, const QHash<QString, IntRead> &inexact, ConstraintSet *set, QString *err)
 {
     // Dims are added in two passes so that a derived Dim may precede its root.
     QVector<DimDecl> decls;
     for (int i = 0; i < dims.size(); ++i) {
         DimDecl d;
-        if (!readDim(dims[i], i, &d, err))
+        if (!readDim(dims[i], i, inexact, &d, err))
             return false;
         decls << d;
     }
@@ -238,8 +316,11 @@ bool readDims(const QJsonArray &dims, ConstraintSet *set, QString *err)
         }
     }
     // Restore the document's order of dims (roots were added first).
-    for (int i = 0; i < decls.size(); ++i)
-        set->moveDim(set->indexOfDim(decls[i].name), i);
+    QStringList order;
+    order.reserve(decls.size());
+    for (const DimDecl &d : decls)
+        order << d.name;
+    set->setDimOrder(order);
     return true;
 }
 
@@ -301,7 +382,7 @@ std::optional<ConstraintSet> readDocument(const QByteArray &json, QString *err)
     if (!root || !checkTopLevel(*root, err))
         return std::nullopt;
     ConstraintSet set;
-    if (!readDims(root->value(QLatin1String("dims")).toArray(), &set, err)
+    if (!readDims(root->value(QLatin1String("dims")).toArray(), inexactDimNumbers(json), &set, err)
         || !readLeaves(json, root->value(QLatin1String("leaves")).toObject(), &set, err))
         return std::nullopt;
     return set;

@@ -119,8 +119,8 @@ std::optional<qint64> LeafDimChecker::rootValueOf(const ResolvedDim &rd, int lea
 {
     if (!rd.derived)
         return x;
-    const qint64 diff = x - rd.b;
-    if (diff >= 0 && diff % rd.a == 0)
+    qint64 diff = 0; // x - b overflows for a b near -2^63: no root value gives x then
+    if (!__builtin_sub_overflow(x, rd.b, &diff) && diff >= 0 && diff % rd.a == 0)
         return diff / rd.a;
     const QString &path = m_table.leaf(leaf).path;
     m_out->add(Rule::DerivedRelation, c, path, d, x, rd.name, [&] {
@@ -199,7 +199,7 @@ void LeafDimChecker::addDerivedMismatch(int c, int derivedRow, const DimDecl &de
 {
     const ShapeTable &t = m_table;
     const qint64 x = t.value(derivedRow, c);
-    const qint64 needed = (x - derived.b) / derived.a;
+    const qint64 needed = qint64((__int128(x) - derived.b) / derived.a); // |x - b| < 2^64: no overflow in 128 bits
     m_out->add(Rule::DerivedRelation, c, t.leaf(t.leafOfRow(derivedRow)).path, t.dimOfRow(derivedRow), x, derived.name, [&] {
         return derivedMessage(c, derivedRow, derived.name, derived.relationText(), derived.root, needed, rootRow, rootValue);
     });

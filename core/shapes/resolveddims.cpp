@@ -25,6 +25,14 @@ ResolvedDim resolve(const DimDecl &d, const DimDecl &root, int rootSlot)
     return r;
 }
 
+// The least root value for which a * root + b >= 0 (b < 0 here): ceil(-b / a), in
+// 128 bits since -b overflows for b = -2^63.
+qint64 minRootFor(const ResolvedDim &r)
+{
+    const __int128 need = (-__int128(r.b) + r.a - 1) / r.a;
+    return qint64(need);
+}
+
 void reportNegativeRange(const ResolvedDim &r, ViolationCollector *out)
 {
     out->add(ConstraintViolation::Rule::DerivedRange, -1, {}, -1, -1, r.name, [&] {
@@ -32,7 +40,7 @@ void reportNegativeRange(const ResolvedDim &r, ViolationCollector *out)
                               "rejects it; set the min of '%3' to at least %5")
             .arg(r.name, r.relation, r.rootName)
             .arg(r.min)
-            .arg((-r.b + r.a - 1) / r.a);
+            .arg(minRootFor(r));
     });
 }
 
@@ -55,7 +63,9 @@ ResolvedDims::ResolvedDims(const ConstraintSet &set, ViolationCollector *out)
             continue; // the set's invariants exclude this
         m_dims[i] = resolve(d, *root, rootSlot.value(root->name));
         const ResolvedDim &r = m_dims[i];
-        if (r.derived && r.a * r.min + r.b < 0)
+        // a > 0 and min >= 0: a * min can only overflow upwards, and then it is not below 0.
+        qint64 atMin = 0;
+        if (r.derived && !__builtin_mul_overflow(r.a, r.min, &atMin) && !__builtin_add_overflow(atMin, r.b, &atMin) && atMin < 0)
             reportNegativeRange(r, out);
     }
 }

@@ -480,7 +480,7 @@ private slots:
         QTest::newRow("garbage after header") << assemble("{} x", QByteArray(), false)
                                               << "header is not valid JSON: at byte 11: unexpected data after the header object";
         QTest::newRow("deep nesting") << assemble("{\"__metadata__\":{},\"t\":{\"x\":" + QByteArray(300, '[') + QByteArray(300, ']') + "}}", QByteArray())
-                                      << "header is not valid JSON: at byte 293: JSON nested more than 256 levels deep";
+                                      << "header is not valid JSON: at byte 291: JSON nested more than 256 levels deep"; // 256 in all, the header's own object the first
         QTest::newRow("unknown dtype") << withHeader([](QJsonObject &h) {
             h[QStringLiteral("c0/in/0")] = entry(QStringLiteral("F33"), {2, 3}, {0, 24});
         }) << "tensor 'c0/in/0': unknown dtype 'F33'";
@@ -590,7 +590,7 @@ private slots:
         QTest::newRow("custom without flavour") << withManifest(QStringLiteral("calls/0/inputs/children/1/flavour"), QJsonValue::Undefined)
                                                 << "call 0, inputs child 1: custom node needs 'type', 'flavour' and 'keys'";
         QTest::newRow("int leaf with text") << withManifest(QStringLiteral("calls/0/inputs/children/2/value"), QStringLiteral("3"))
-                                            << "call 0, leaf n: 'value' must be an integer";
+                                            << "call 0, leaf n: 'value' must be an integer (written without fraction or exponent)";
         QTest::newRow("leaf without path") << withManifest(QStringLiteral("calls/0/inputs/children/2/path"), QJsonValue::Undefined)
                                            << "call 0, inputs child 2: leaf has no 'path'";
         QTest::newRow("call index out of order") << withManifest(QStringLiteral("calls/1/index"), 5)

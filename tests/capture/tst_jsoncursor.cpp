@@ -3,6 +3,10 @@
 
 #include "deterministictestmain.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <limits>
 
 using namespace dimscope;
@@ -21,6 +25,9 @@ private slots:
     void specialBytesAtEveryOffset();
     void integers_data();
     void integers();
+    void exactValues_data();
+    void exactValues();
+    void lenientValues();
 };
 
 void TestJsonCursor::escapes_data()
@@ -143,7 +150,8 @@ void TestJsonCursor::integers_data()
     QTest::newRow("19 digits") << QByteArray("1234567890123456789") << qint64(1234567890123456789) << QString() << 19;
     QTest::newRow("the largest") << QByteArray("9223372036854775807") << std::numeric_limits<qint64>::max() << QString() << 19;
     QTest::newRow("the smallest") << QByteArray("-9223372036854775808") << std::numeric_limits<qint64>::min() << QString() << 20;
-    QTest::newRow("one too large") << QByteArray("9223372036854775808") << qint64(0) << QStringLiteral("at byte 0: integer out of range") << 0;
+    QTest::newRow("one too large") << QByteArray("9223372036854775808") << qint64(0)
+                                   << QStringLiteral("at byte 0: integer 9223372036854775808 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)") << 0;
     QTest::newRow("a leading zero ends the number") << QByteArray("01") << qint64(0) << QString() << 1;
     QTest::newRow("a fraction") << QByteArray("1.5") << qint64(0)
                                 << QStringLiteral("at byte 0: expected an integer, found a non-integer number") << 0;
@@ -170,6 +178,76 @@ void TestJsonCursor::integers()
     } else {
         QCOMPARE(c.error(), error);
     }
+}
+
+// An exact cursor (the capture's header and manifest, docs/capture-format.md "Numbers
+// and JSON") refuses what it could not hold; python/dimscope/capture/strictjson.py
+// refuses the same texts (tests/python/test_reader_agreement.py compares the two).
+void TestJsonCursor::exactValues_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("read");  // the value read, compact JSON, when it is read
+    QTest::addColumn<QString>("error"); // else the error
+    QTest::newRow("int64 max") << QByteArray("[9223372036854775807]") << QStringLiteral("[9223372036854775807]") << QString();
+    QTest::newRow("2^53 + 1") << QByteArray("[9007199254740993]") << QStringLiteral("[9007199254740993]") << QString();
+    QTest::newRow("a subnormal") << QByteArray("[4e-320]") << QStringLiteral("[4e-320]") << QString();
+    QTest::newRow("zero with a large exponent") << QByteArray("[0e400]") << QStringLiteral("[0]") << QString();
+    QTest::newRow("2^63") << QByteArray("[1, 9223372036854775808]") << QString()
+                          << QStringLiteral("at byte 4: integer 9223372036854775808 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)");
+    QTest::newRow("a long integer, elided") << QByteArray("[1" + QByteArray(400, '0') + "]") << QString()
+                                            << QStringLiteral("at byte 1: integer 100000000000...000000000000 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)");
+    QTest::newRow("1e400") << QByteArray("{\"a\": 1e400}") << QString()
+                           << QStringLiteral("at byte 6: number 1e400 is out of range (beyond what a double holds)");
+    QTest::newRow("-1e400") << QByteArray("[-1e400]") << QString()
+                            << QStringLiteral("at byte 1: number -1e400 is out of range (beyond what a double holds)");
+    QTest::newRow("1e-400") << QByteArray("[1e-400]") << QString()
+                            << QStringLiteral("at byte 1: number 1e-400 is out of range (beyond what a double holds)");
+    QTest::newRow("a member twice") << QByteArray("{\"a\": 1, \"b\": {}, \"a\": 2}") << QString()
+                                    << QStringLiteral("at byte 18: the member 'a' appears twice in one object");
+    QTest::newRow("a member twice, many members") << [] {
+        QByteArray json = "{";
+        for (int i = 0; i < 40; ++i)
+            json += "\"k" + QByteArray::number(i) + "\": 0, ";
+        return json + "\"k7\": 1}";
+    }() << QString() << QStringLiteral("at byte 391: the member 'k7' appears twice in one object");
+    QTest::newRow("the same name in two objects") << QByteArray("[{\"a\": 1}, {\"a\": 2}]") << QStringLiteral("[{\"a\":1},{\"a\":2}]") << QString();
+    QTest::newRow("256 levels") << QByteArray(256, '[') + QByteArray(256, ']') << QString::fromLatin1(QByteArray(256, '[') + QByteArray(256, ']')) << QString();
+    QTest::newRow("257 levels") << QByteArray(257, '[') + QByteArray(257, ']') << QString()
+                                << QStringLiteral("at byte 257: JSON nested more than 256 levels deep");
+}
+
+void TestJsonCursor::exactValues()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, read);
+    QFETCH(QString, error);
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    c.setExact(true);
+    QJsonValue v;
+    const bool ok = c.readValue(v);
+    QCOMPARE(ok, error.isEmpty());
+    if (!ok) {
+        QCOMPARE(c.error(), error);
+        QVERIFY(error.contains(QLatin1String("out of range")) == c.rangeError());
+        return;
+    }
+    const QJsonDocument doc = v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject());
+    QCOMPARE(QString::fromUtf8(doc.toJson(QJsonDocument::Compact)), read);
+}
+
+// Without exact (torch's .pt2 JSON), a duplicate's last value counts and nesting is
+// still bounded.
+void TestJsonCursor::lenientValues()
+{
+    const QByteArray twice = "{\"a\": 1, \"a\": 2}";
+    JsonCursor c(twice.constData(), twice.constData() + twice.size());
+    QJsonValue v;
+    QVERIFY(c.readValue(v));
+    QCOMPARE(v.toObject().value(QLatin1String("a")).toInteger(), 2);
+    const QByteArray deep = QByteArray(300, '[') + QByteArray(300, ']');
+    JsonCursor d(deep.constData(), deep.constData() + deep.size());
+    QVERIFY(!d.skipValue());
+    QCOMPARE(d.error(), QStringLiteral("at byte 257: JSON nested more than 256 levels deep"));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestJsonCursor)

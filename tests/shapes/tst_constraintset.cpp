@@ -177,7 +177,7 @@ void TestConstraintSet::badJson_data()
     QTest::newRow("version") << QByteArray("{\"format\": \"dimscope.constraints\", \"version\": 7}") << "version: found 7, this dimscope reads version 1";
     QTest::newRow("dims type") << head + "\"dims\": {}}" << "dims: expected an array, found an object";
     QTest::newRow("min type") << head + "\"dims\": [{\"name\": \"a\", \"min\": \"2\"}]}" << "dims[0].min: expected an integer or null, found a string";
-    QTest::newRow("min fraction") << head + "\"dims\": [{\"name\": \"a\", \"min\": 2.5}]}" << "dims[0].min: expected an integer or null, found a number";
+    QTest::newRow("min fraction") << head + "\"dims\": [{\"name\": \"a\", \"min\": 2.5}]}" << "dims[0].min: expected an integer or null, found a number with a fraction or an exponent";
     QTest::newRow("unknown key") << head + "\"dims\": [{\"name\": \"a\", \"mins\": 2}]}" << "dims[0]: unknown key 'mins' (a root Dim has name, min, max)";
     QTest::newRow("bad name") << head + "\"dims\": [{\"name\": \"auto\"}]}" << "dims[0]: 'auto' is a reserved word and cannot name a Dim";
     QTest::newRow("dup name") << head + "\"dims\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}" << "dims[1]: a Dim named 'a' already exists";

@@ -100,12 +100,15 @@ def _place(path: List[Any]) -> str:
 
 
 def _first_problem(value: Any, check_strings: bool) -> Optional[Tuple[str, str]]:
-    """(place, problem) of the first marked value or bad string in document order."""
-    stack: List[Tuple[Any, List[Any]]] = [(value, [])]
+    """(place, problem) of the first marked value or bad string in document order. The
+    place is the JSON path, and the key path of the capture's leaf when the value is a
+    member of a node that has one ("calls[1]...value (leaf extra[0])")."""
+    stack: List[Tuple[Any, List[Any], Any]] = [(value, [], None)]
     while stack:
-        v, path = stack.pop()
+        v, path, owner = stack.pop()
         if isinstance(v, _Bad):
-            return _place(path), v.problem
+            leaf = owner.get("path") if isinstance(owner, dict) else None
+            return _place(path) + (f" (leaf {leaf})" if isinstance(leaf, str) else ""), v.problem
         if isinstance(v, str):
             if check_strings and _SURROGATE.search(v):
                 return _place(path), "a string holds an unpaired UTF-16 surrogate (a \\ud800-\\udfff escape)"
@@ -113,10 +116,10 @@ def _first_problem(value: Any, check_strings: bool) -> Optional[Tuple[str, str]]
             for key in reversed(list(v)):
                 if check_strings and _SURROGATE.search(key):
                     return _place(path), f"the member name {key!r} holds an unpaired UTF-16 surrogate"
-                stack.append((v[key], path + [key]))
+                stack.append((v[key], path + [key], v))
         elif isinstance(v, list):
             for i in range(len(v) - 1, -1, -1):
-                stack.append((v[i], path + [i]))
+                stack.append((v[i], path + [i], v))
     return None
 
 
