@@ -4,6 +4,7 @@
 #include "project/modelreference.h"
 #include "settingskeys.h"
 #include "util/regularfile.h"
+#include "util/terminaltext.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -151,8 +152,10 @@ bool ModelConsent::ask(QWidget *parent, const QString &projectPath, const QStrin
                                        "with your permissions. Run it only if you trust where the project "
                                        "comes from. Edit › Preferences lists the models you allowed and "
                                        "revokes them.</p>")
-                               .arg(QDir::toNativeSeparators(approval.model).toHtmlEscaped(), content,
-                                    QDir::toNativeSeparators(approval.project).toHtmlEscaped()));
+                               // Escaped as on a terminal: a bidi override in a file name
+                               // cannot make the model read as another (docs/security.md).
+                               .arg(TerminalText::escaped(QDir::toNativeSeparators(approval.model)).toHtmlEscaped(), content,
+                                    TerminalText::escaped(QDir::toNativeSeparators(approval.project)).toHtmlEscaped()));
     QPushButton *run = box.addButton(QObject::tr("Run the Model"), QMessageBox::AcceptRole);
     run->setObjectName(QStringLiteral("runModelButton"));
     box.setDefaultButton(QMessageBox::Cancel);

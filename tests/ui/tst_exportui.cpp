@@ -165,6 +165,7 @@ private slots:
     void projectModelRunsOnlyAfterTheUserSaysSo();
     void disguisedDimscopeReferenceNeverRuns();
     void projectModelBesideItRunsWhereverTheGuiStarted();
+    void consentShowsTheModelPathEscaped();
     void changedModelFileAsksAgainAndPreferencesRevoke();
     void whyPanelNamesTheModelsLines_data();
     void whyPanelNamesTheModelsLines();
@@ -831,6 +832,33 @@ void TestExportUi::disguisedDimscopeReferenceNeverRuns()
              qPrintable(error));
     QVERIFY(!exporter->isExporting());
     QVERIFY(!QFile::exists(started.filePath(QStringLiteral("out.pt2"))));
+}
+
+// Issue 26 item 7: the question names the file that would run. A right-to-left
+// override in its name ("evil<RLO>yp.py" reads "evilpy.py" backwards) is shown
+// escaped, so the name on screen is the name on disk; nothing runs on a no.
+void TestExportUi::consentShowsTheModelPathEscaped()
+{
+    QTemporaryDir projectDir;
+    const QString marker = projectDir.filePath(QStringLiteral("ran"));
+    const QString name = QStringLiteral("evil") + QChar(0x202e) + QStringLiteral("yp.model.py");
+    writeText(projectDir.filePath(name), markingModel(marker));
+    ProjectFile project;
+    project.capturePath = m_dir.filePath(QStringLiteral("tutorial.safetensors"));
+    project.modelRef = projectDir.filePath(name + QStringLiteral(":make"));
+    const QString projectPath = projectDir.filePath(QStringLiteral("spoof.dimscope"));
+    QString error;
+    QVERIFY2(ProjectFile::write(projectPath, project, &error), qPrintable(error));
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, projectPath));
+    exporter->setOutputPath(projectDir.filePath(QStringLiteral("out.pt2")));
+    ConsentAnswerer no{QString()};
+    QVERIFY(!exporter->startExport(QStringLiteral("cpu")));
+    QCOMPARE(no.asked, 1);
+    QVERIFY2(!no.shown.contains(QChar(0x202e)), qPrintable(no.shown));
+    QVERIFY2(no.shown.contains(QStringLiteral("evil\\u202eyp.model.py:make")), qPrintable(no.shown));
+    QVERIFY(!QFile::exists(marker));
 }
 
 // Issue 26 item 3: a project's "tutorial.py:Tutorial" is the file beside the project.
