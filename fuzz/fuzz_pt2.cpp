@@ -19,6 +19,7 @@ namespace {
 
 const qint64 kProgramBytes = qint64(8) << 20;
 const qint64 kInterfaceBytes = qint64(4) << 20;
+const qint64 kInterfaceElements = 200000;
 
 void requireReason(bool ok, const QString &error, const char *reader)
 {
@@ -38,11 +39,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Pt2ReadLimits limits;
         limits.programJsonBytes = kProgramBytes;
         limits.interfaceJsonBytes = kInterfaceBytes;
+        limits.interfaceJsonElements = kInterfaceElements;
         requireReason(Pt2Reader::open(path, &error, limits).has_value(), error, "Pt2Reader");
         return 0;
     }
     Pt2Program program;
     const QByteArray json = QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
-    requireReason(Pt2ProgramParser::parse(json, &program, &error, kInterfaceBytes), error, "Pt2ProgramParser");
+    requireReason(Pt2ProgramParser::parse(json, &program, &error, kInterfaceBytes, kInterfaceElements), error, "Pt2ProgramParser");
     return 0;
 }

@@ -490,16 +490,18 @@ private:
 
 } // namespace
 
-bool Pt2ProgramParser::parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes)
+bool Pt2ProgramParser::parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes,
+                             qint64 maxInterfaceElements)
 {
-    Pt2InterfaceJson::Cut cut;
-    const std::optional<QByteArray> interface = Pt2InterfaceJson::extract(json, maxInterfaceBytes, error, &cut);
+    Pt2InterfaceJson::OffsetMap offsets;
+    const std::optional<QByteArray> interface =
+        Pt2InterfaceJson::extract(json, {maxInterfaceBytes, maxInterfaceElements}, error, &offsets);
     if (!interface)
         return false;
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(*interface, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        *error = QStringLiteral("bad JSON at byte %1: %2").arg(cut.toRecord(pe.offset)).arg(pe.errorString());
+        *error = QStringLiteral("bad JSON at byte %1: %2").arg(offsets.toRecord(pe.offset)).arg(pe.errorString());
         return false;
     }
     if (!doc.isObject()) {

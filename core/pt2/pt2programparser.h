@@ -17,8 +17,9 @@ class Pt2ProgramParser
 {
 public:
     // Only the interface is parsed into a DOM (Pt2InterfaceJson): at most
-    // maxInterfaceBytes of it, whatever the size of the graph's nodes.
-    static bool parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes);
+    // maxInterfaceBytes and maxInterfaceElements of it, whatever the size of the rest.
+    static bool parse(const QByteArray &json, Pt2Program *program, QString *error, qint64 maxInterfaceBytes,
+                      qint64 maxInterfaceElements);
 };
 
 } // namespace dimscope

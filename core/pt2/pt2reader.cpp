@@ -95,7 +95,7 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, c
     if (!archive.read(p.jsonEntry, &json, error, limits.programJsonBytes))
         return std::nullopt;
     QString why;
-    if (!Pt2ProgramParser::parse(json, &p, &why, limits.interfaceJsonBytes)) {
+    if (!Pt2ProgramParser::parse(json, &p, &why, limits.interfaceJsonBytes, limits.interfaceJsonElements)) {
         *error = QStringLiteral("%1: %2: %3").arg(path, p.jsonEntry, why);
         return std::nullopt;
     }

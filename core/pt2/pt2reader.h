@@ -9,21 +9,26 @@
 
 namespace dimscope {
 
+// How much of an archive the reader inflates and parses. A zip record can inflate
+// to a thousand times its stored size, and a parsed JSON DOM costs tens of bytes per
+// element however short the element's text (`[]` is two bytes): without bounds a
+// small .pt2 could take gigabytes. Real programs' JSON is a few MB to some tens of MB,
+// mostly the graph's nodes and the values of intermediate tensors, which are checked
+// but never parsed into a DOM (Pt2InterfaceJson); what is parsed (the signature and
+// what it names) is some thousands of elements for a large model. The defaults leave
+// a wide margin and keep the worst case under 1 GB: the record (256 MB), its kept
+// part (64 MB) and a DOM of 2 M elements (about 100 bytes each).
+struct Pt2ReadLimits {
+    qint64 programJsonBytes = qint64(256) << 20;  // the program record, inflated
+    qint64 interfaceJsonBytes = qint64(64) << 20; // the part of it parsed into a DOM
+    qint64 interfaceJsonElements = 2000000;       // JSON elements in that part (Pt2InterfaceJson::countElements)
+};
+
 // Reads the interface of a torch.export .pt2 archive (no Python, no LibTorch): both
 // the torch 2.5-2.7 layout (root-level serialized_exported_program.json) and the
 // torch 2.8+ PT2 archive (<root>/models/<name>.json; the model named "model", else
 // the first by name). Malformed input gives nullopt and an error naming the file,
 // the record and the place in the JSON.
-// How much of an archive the reader inflates and parses. A zip record can inflate
-// to a thousand times its stored size, and a parsed JSON DOM costs up to ~16 times
-// its text: without bounds a small .pt2 could take gigabytes. Real programs' JSON
-// is a few MB to some tens of MB (mostly the graph's nodes, never parsed); the
-// defaults leave a wide margin for large models.
-struct Pt2ReadLimits {
-    qint64 programJsonBytes = qint64(256) << 20;  // the program record, inflated
-    qint64 interfaceJsonBytes = qint64(64) << 20; // the part of it parsed (all but the graph's nodes)
-};
-
 class Pt2Reader
 {
 public:

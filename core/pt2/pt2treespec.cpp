@@ -2,6 +2,7 @@
 #include "pt2/pt2treespec.h"
 
 #include "pt2/jsoninteger.h"
+#include "pt2/pt2interfacejson.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,23 +31,48 @@ std::optional<QString> segmentForKey(const QJsonValue &key)
     return QStringLiteral("[%1]").arg(QString::fromUtf8(QJsonDocument(QJsonArray{key}).toJson(QJsonDocument::Compact)));
 }
 
+// What reading a spec may cost. Its text is one string of the JSON the reader bounds,
+// and so are the contexts inside it (JSON strings again), whose elements no outer count
+// sees; and a key path repeats every key above its leaf, so a deep spec of long keys
+// with many leaves would make paths far longer than the spec.
+struct Budget {
+    qint64 elements;  // JSON elements still allowed in DOMs (the spec and its contexts)
+    qint64 pathChars; // characters of key paths still allowed
+};
+
+bool spend(Budget &budget, const QByteArray &json, QString *error)
+{
+    budget.elements -= Pt2InterfaceJson::countElements(json.constBegin(), json.constEnd());
+    if (budget.elements >= 0)
+        return true;
+    *error = QStringLiteral("in_spec and its contexts hold more than %1 JSON elements").arg(Pt2TreeSpec::kMaxElements);
+    return false;
+}
+
 // context is itself a JSON string for containers ("[\"a\", \"b\"]", "null").
-QJsonValue decodeContext(const QJsonValue &context)
+QJsonValue decodeContext(const QJsonValue &context, Budget &budget, QString *error)
 {
     if (!context.isString())
         return context;
     QJsonParseError pe;
     const QByteArray text = "[" + context.toString().toUtf8() + "]";
+    if (!spend(budget, text, error))
+        return QJsonValue(QJsonValue::Undefined);
     const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isArray() || doc.array().size() != 1)
         return QJsonValue(QJsonValue::Undefined);
     return doc.array().first();
 }
 
-bool walk(const QJsonValue &node, const QString &path, int depth, QStringList *out, QString *error)
+bool walk(const QJsonValue &node, const QString &path, int depth, Budget &budget, QStringList *out, QString *error)
 {
     if (depth > kMaxDepth) {
         *error = QStringLiteral("in_spec is nested more than %1 levels").arg(kMaxDepth);
+        return false;
+    }
+    budget.pathChars -= path.size();
+    if (budget.pathChars < 0) {
+        *error = QStringLiteral("in_spec's key paths would be longer than 8 times the spec");
         return false;
     }
     if (!node.isObject()) {
@@ -74,7 +100,9 @@ bool walk(const QJsonValue &node, const QString &path, int depth, QStringList *o
         return false;
     }
     const QString typeName = type.toString();
-    const QJsonValue context = decodeContext(o.value(QLatin1String("context")));
+    const QJsonValue context = decodeContext(o.value(QLatin1String("context")), budget, error);
+    if (budget.elements < 0)
+        return false;
     const QJsonArray keys = context.isArray() ? context.toArray() : QJsonArray();
     const bool isDict = typeName == QLatin1String("builtins.dict") || typeName.endsWith(QLatin1String("OrderedDict"))
         || typeName.endsWith(QLatin1String("defaultdict"));
@@ -97,7 +125,7 @@ bool walk(const QJsonValue &node, const QString &path, int depth, QStringList *o
         } else {
             segment = QStringLiteral("[%1]").arg(i);
         }
-        if (!walk(kids.at(i), path + segment, depth + 1, out, error))
+        if (!walk(kids.at(i), path + segment, depth + 1, budget, out, error))
             return false;
     }
     return true;
@@ -116,8 +144,12 @@ QString tidy(const QString &piece)
 std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const QStringList &forwardArgNames,
                                                   QString *error)
 {
+    Budget budget{kMaxElements, 8 * qint64(inSpec.size()) + 1024};
+    const QByteArray text = inSpec.toUtf8();
+    if (!spend(budget, text, error))
+        return std::nullopt;
     QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(inSpec.toUtf8(), &pe);
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &pe);
     if (pe.error != QJsonParseError::NoError) {
         *error = QStringLiteral("in_spec is not JSON: %1 at offset %2").arg(pe.errorString()).arg(pe.offset);
         return std::nullopt;
@@ -136,7 +168,7 @@ std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const Q
     // Exported programs take (args, kwargs); anything else is walked as is.
     if (root.value(QLatin1String("type")).toString() != QLatin1String("builtins.tuple") || rootKids.size() != 2) {
         QStringList out;
-        if (!walk(top.at(1), QString(), 0, &out, error))
+        if (!walk(top.at(1), QString(), 0, budget, &out, error))
             return std::nullopt;
         return out;
     }
@@ -145,12 +177,14 @@ std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const Q
     const QJsonArray argKids = args.value(QLatin1String("children_spec")).toArray();
     for (int i = 0; i < argKids.size(); ++i) {
         const QString name = i < forwardArgNames.size() ? forwardArgNames.at(i) : QStringLiteral("args[%1]").arg(i);
-        if (!walk(argKids.at(i), name, 1, &out, error))
+        if (!walk(argKids.at(i), name, 1, budget, &out, error))
             return std::nullopt;
     }
     const QJsonObject kwargs = rootKids.at(1).toObject();
     const QJsonArray kwKids = kwargs.value(QLatin1String("children_spec")).toArray();
-    const QJsonValue kwContext = decodeContext(kwargs.value(QLatin1String("context")));
+    const QJsonValue kwContext = decodeContext(kwargs.value(QLatin1String("context")), budget, error);
+    if (budget.elements < 0)
+        return std::nullopt;
     const QJsonArray kwKeys = kwContext.toArray();
     if (kwKeys.size() != kwKids.size()) {
         *error = QStringLiteral("in_spec kwargs have %1 keys for %2 children").arg(kwKeys.size()).arg(kwKids.size());
@@ -162,7 +196,7 @@ std::optional<QStringList> Pt2TreeSpec::leafPaths(const QString &inSpec, const Q
             *error = QStringLiteral("in_spec kwargs key %1 is not a string").arg(i);
             return std::nullopt;
         }
-        if (!walk(kwKids.at(i), kwKeys.at(i).toString(), 1, &out, error))
+        if (!walk(kwKids.at(i), kwKeys.at(i).toString(), 1, budget, &out, error))
             return std::nullopt;
     }
     return out;

@@ -17,6 +17,10 @@ namespace dimscope {
 class Pt2TreeSpec
 {
 public:
+    // The most JSON elements parsed, the spec's and its contexts' together (a DOM
+    // costs tens of bytes per element); key paths are at most 8 times the spec's length
+    // in all.
+    static constexpr qint64 kMaxElements = 1000000;
     // Leaf paths in flattening order; nullopt and *error on a spec it cannot read.
     static std::optional<QStringList> leafPaths(const QString &inSpec, const QStringList &forwardArgNames,
                                                 QString *error);

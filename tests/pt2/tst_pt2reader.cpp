@@ -59,6 +59,7 @@ private slots:
     void malformed();
     void integersAtTheLimits();
     void inflatedSizeLimits();
+    void inSpecCostIsBounded();
     void mapping();
     void mappingSpecializedAndConflicts();
     void mappingFallbacks();
@@ -537,7 +538,9 @@ void TstPt2Reader::inflatedSizeLimits()
     QVERIFY2(p, qPrintable(error));
     checkSampleProgram(*p);
 
-    // An interface larger than its limit: here 100 KB more tensor_values.
+    // Values of tensors the signature does not name (a real graph's intermediate
+    // tensors, most of tensor_values) are skipped like the nodes: 5000 of them do not
+    // count against the limit.
     const QString bigValues = writeJsonVariant(QStringLiteral("big-values"), [](QJsonObject &root) {
         QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
         QJsonObject graph = gm[QStringLiteral("graph")].toObject();
@@ -548,10 +551,62 @@ void TstPt2Reader::inflatedSizeLimits()
         gm[QStringLiteral("graph")] = graph;
         root[QStringLiteral("graph_module")] = gm;
     });
-    QVERIFY(!Pt2Reader::open(bigValues, &error, small));
-    QVERIFY2(error.startsWith(bigValues + QStringLiteral(": serialized_exported_program.json: the program's interface "
-                                                         "(its JSON without graph_module.graph.nodes) is ")), qPrintable(error));
+    p = Pt2Reader::open(bigValues, &error, small);
+    QVERIFY2(p, qPrintable(error));
+    checkSampleProgram(*p);
+
+    // So are keys this reader does not know, at any level: 2 x 200 KB of `{"":[[]]},`,
+    // a few MB as written indented (66 MB of it took 2.5 GB as a DOM).
+    QByteArray junk;
+    for (int i = 0; i < 20000; ++i)
+        junk += i ? ",{\"\":[[]]}" : "{\"\":[[]]}";
+    QJsonParseError pe;
+    const QJsonArray junkArray = QJsonDocument::fromJson("[" + junk + "]", &pe).array();
+    QCOMPARE(junkArray.size(), 20000);
+    const QString unknownKeys = writeJsonVariant(QStringLiteral("unknown-keys"), [&](QJsonObject &root) {
+        root[QStringLiteral("newer_torch_key")] = junkArray;
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        gm[QStringLiteral("metadata")] = QJsonObject{{QStringLiteral("junk"), junkArray}};
+        root[QStringLiteral("graph_module")] = gm;
+    });
+    p = Pt2Reader::open(unknownKeys, &error, small);
+    QVERIFY2(p, qPrintable(error));
+    checkSampleProgram(*p);
+
+    // What the reader parses is bounded: 100 KB more of module call graph entries
+    // (kept: the reader looks for the root call among them).
+    const QString bigCallGraph = writeJsonVariant(QStringLiteral("big-call-graph"), [](QJsonObject &root) {
+        QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+        QJsonArray calls = gm[QStringLiteral("module_call_graph")].toArray();
+        for (int i = 0; i < 5000; ++i)
+            calls.append(QJsonObject{{QStringLiteral("fqn"), QStringLiteral("layers.%1").arg(i)}, {QStringLiteral("signature"), QJsonValue()}});
+        gm[QStringLiteral("module_call_graph")] = calls;
+        root[QStringLiteral("graph_module")] = gm;
+    });
+    const QString interfaceIs = QStringLiteral(": serialized_exported_program.json: the program's interface (the JSON this reader "
+                                               "parses: the signature, the values of the tensors it names, ranges, versions, "
+                                               "module call graph) ");
+    QVERIFY(!Pt2Reader::open(bigCallGraph, &error, small));
+    QVERIFY2(error.startsWith(bigCallGraph + interfaceIs + QStringLiteral("is ")), qPrintable(error));
     QVERIFY2(error.endsWith(QStringLiteral(" bytes, more than the 65536 this reader parses")), qPrintable(error));
+
+    // And counted in elements, not only bytes: with the default limits, 2.1 M empty
+    // lists (4 MB of text, hundreds of MB as a DOM) inside a member the reader keeps.
+    QByteArray lists = "[";
+    lists.reserve(4400000);
+    for (int i = 0; i < 2100000; ++i)
+        lists += i ? ",[]" : "[]";
+    lists += "]";
+    QByteArray manyElements = m_sampleJson;
+    const QByteArray signature = "\"signature\": {";
+    const qsizetype signatureAt = manyElements.indexOf(signature);
+    QVERIFY(signatureAt > 0);
+    manyElements.insert(signatureAt + signature.size(), "\"junk\": " + lists + ", ");
+    const QString elements = m_dir.path() + QStringLiteral("/many-elements.pt2");
+    QVERIFY(writeZip(elements, {{QStringLiteral("serialized_exported_program.json"), manyElements}}));
+    QVERIFY(!Pt2Reader::open(elements, &error));
+    QVERIFY2(error.startsWith(elements + interfaceIs + QStringLiteral("has ")), qPrintable(error));
+    QVERIFY2(error.endsWith(QStringLiteral(" JSON elements, more than the 2000000 this reader parses")), qPrintable(error));
 
     // The default limit, on a record that says it inflates to 500 MB: refused from
     // its declared size, before anything is inflated.
@@ -572,6 +627,54 @@ void TstPt2Reader::inflatedSizeLimits()
     QVERIFY(!Pt2Reader::open(bomb, &error));
     QCOMPARE(error, bomb + QStringLiteral(": serialized_exported_program.json: record inflates to 500000000 bytes, "
                                           "more than the 268435456 this reader accepts"));
+}
+
+// in_spec is a JSON string inside the JSON, and its contexts strings inside that: the
+// elements in them are counted too (1.2 M here, 2.4 MB of text), and key paths, which
+// repeat every key above a leaf, may be at most 8 times the spec (a 100 KB key above
+// 1000 leaves would make 100 M characters of paths).
+void TstPt2Reader::inSpecCostIsBounded()
+{
+    auto withInSpec = [this](const QString &name, const QByteArray &args) {
+        const QByteArray spec = "[1, {\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": ["
+                                "{\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": [" + args + "]}, "
+                                "{\"type\": \"builtins.dict\", \"context\": \"[]\", \"children_spec\": []}]}]";
+        return writeJsonVariant(name, [spec](QJsonObject &root) {
+            QJsonObject gm = root[QStringLiteral("graph_module")].toObject();
+            QJsonArray calls = gm[QStringLiteral("module_call_graph")].toArray();
+            QJsonObject call = calls[0].toObject();
+            QJsonObject signature = call[QStringLiteral("signature")].toObject();
+            signature[QStringLiteral("in_spec")] = QString::fromUtf8(spec);
+            call[QStringLiteral("signature")] = signature;
+            calls[0] = call;
+            gm[QStringLiteral("module_call_graph")] = calls;
+            root[QStringLiteral("graph_module")] = gm;
+        });
+    };
+    QByteArray lists = "[";
+    for (int i = 0; i < 600000; ++i)
+        lists += i ? ",[]" : "[]";
+    lists += "]";
+    const QString manyElements = withInSpec(QStringLiteral("in-spec-elements"),
+        "{\"type\": \"builtins.dict\", \"context\": " + QJsonDocument(QJsonArray{QString::fromUtf8(lists)}).toJson(QJsonDocument::Compact).mid(1).chopped(1)
+            + ", \"children_spec\": []}");
+    QString error;
+    auto p = Pt2Reader::open(manyElements, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->warnings, QStringList{QStringLiteral("in_spec: in_spec and its contexts hold more than 1000000 JSON elements; "
+                                                     "inputs have no key paths")});
+
+    QByteArray leaves;
+    for (int i = 0; i < 1000; ++i)
+        leaves += i ? ", {\"type\": null, \"context\": null, \"children_spec\": []}" : "{\"type\": null, \"context\": null, \"children_spec\": []}";
+    const QByteArray key(100000, 'k');
+    const QString longPaths = withInSpec(QStringLiteral("in-spec-paths"),
+        "{\"type\": \"builtins.dict\", \"context\": \"[\\\"" + key + "\\\"]\", \"children_spec\": ["
+        "{\"type\": \"builtins.list\", \"context\": \"null\", \"children_spec\": [" + leaves + "]}]}");
+    p = Pt2Reader::open(longPaths, &error);
+    QVERIFY2(p, qPrintable(error));
+    QCOMPARE(p->warnings, QStringList{QStringLiteral("in_spec: in_spec's key paths would be longer than 8 times the spec; "
+                                                     "inputs have no key paths")});
 }
 
 void TstPt2Reader::mapping()
