@@ -24,14 +24,7 @@ const DimDecl *ConstraintSet::dim(const QString &name) const
     return i < 0 ? nullptr : &m_dims[i];
 }
 
-int ConstraintSet::indexOfDim(const QString &name) const
-{
-    for (int i = 0; i < m_dims.size(); ++i) {
-        if (m_dims[i].name == name)
-            return i;
-    }
-    return -1;
-}
+int ConstraintSet::indexOfDim(const QString &name) const { return m_dimIndex.value(name, -1); }
 
 const LeafConstraint *ConstraintSet::leaf(const QString &path) const
 {
@@ -94,6 +87,7 @@ QString ConstraintSet::addDim(const DimDecl &d)
         if (!r.isEmpty())
             return QStringLiteral("Dim '%1': %2").arg(d.name, r);
     }
+    m_dimIndex.insert(d.name, m_dims.size());
     m_dims.append(d);
     return {};
 }
@@ -130,6 +124,7 @@ QString ConstraintSet::removeDim(const QString &name, DimAssignment replacement)
     if (replacement.isNamed() && (replacement.dim == name || indexOfDim(replacement.dim) < 0))
         return QStringLiteral("cannot replace Dim '%1' by '%2'").arg(name, replacement.dim);
     m_dims.remove(i);
+    reindexDims();
     replaceUses(name, replacement);
     return {};
 }
@@ -147,6 +142,8 @@ QString ConstraintSet::renameDim(const QString &oldName, const QString &newName)
     if (indexOfDim(newName) >= 0)
         return QStringLiteral("a Dim named '%1' already exists").arg(newName);
     m_dims[i].name = newName;
+    m_dimIndex.remove(oldName);
+    m_dimIndex.insert(newName, i);
     for (DimDecl &d : m_dims) {
         if (d.root == oldName)
             d.root = newName;
@@ -250,6 +247,7 @@ QString ConstraintSet::mergeDims(const QString &keep, const QString &drop)
             return err;
     }
     next.m_dims.remove(next.indexOfDim(drop));
+    next.reindexDims();
     next.replaceUses(drop, DimAssignment::named(keep));
     *this = next;
     return {};
@@ -262,6 +260,7 @@ QString ConstraintSet::specializeDim(const QString &name)
     const QStringList victims = QStringList(name) + derivedFrom(name);
     for (const QString &v : victims) {
         m_dims.remove(indexOfDim(v));
+        reindexDims();
         replaceUses(v, DimAssignment::makeStatic());
     }
     return {};
@@ -272,6 +271,26 @@ QString ConstraintSet::moveDim(int from, int to)
     if (from < 0 || from >= m_dims.size() || to < 0 || to >= m_dims.size())
         return QStringLiteral("no Dim at position %1 or %2").arg(from).arg(to);
     m_dims.move(from, to);
+    reindexDims();
+    return {};
+}
+
+QString ConstraintSet::setDimOrder(const QStringList &names)
+{
+    if (names.size() != m_dims.size())
+        return QStringLiteral("%1 names for %2 Dims").arg(names.size()).arg(m_dims.size());
+    QVector<DimDecl> ordered;
+    ordered.reserve(m_dims.size());
+    QHash<QString, int> seen;
+    for (const QString &name : names) {
+        const int i = indexOfDim(name);
+        if (i < 0 || seen.contains(name))
+            return QStringLiteral("'%1' is no Dim of the set or is named twice").arg(name);
+        seen.insert(name, i);
+        ordered.append(m_dims[i]);
+    }
+    m_dims = ordered;
+    reindexDims();
     return {};
 }
 
@@ -354,6 +373,13 @@ QString ConstraintSet::checkInvariants() const
         }
     }
     return {};
+}
+
+void ConstraintSet::reindexDims()
+{
+    m_dimIndex.clear();
+    for (int i = 0; i < m_dims.size(); ++i)
+        m_dimIndex.insert(m_dims[i].name, i);
 }
 
 void ConstraintSet::reindexLeaves()

@@ -73,6 +73,8 @@ public:
     QString specializeDim(const QString &name);
     // Moves a Dim in the display order.
     QString moveDim(int from, int to);
+    // Puts the Dims in the order of `names` (each Dim of the set, once).
+    QString setDimOrder(const QStringList &names);
     // Adds or replaces a leaf's entries.
     QString setLeaf(const QString &path, const QVector<DimAssignment> &dims);
     QString removeLeaf(const QString &path);
@@ -93,10 +95,14 @@ public:
 private:
     void replaceUses(const QString &from, const DimAssignment &to);
     void reindexLeaves();
+    void reindexDims();
 
     QVector<DimDecl> m_dims;
     QVector<LeafConstraint> m_leaves;
-    QHash<QString, int> m_leafIndex; // path -> index in m_leaves (derived from m_leaves)
+    // Name -> index, derived from the vectors: a set read from a file may hold 10^5
+    // Dims, and a linear search per lookup made reading one take 36 s.
+    QHash<QString, int> m_dimIndex;
+    QHash<QString, int> m_leafIndex; // path -> index in m_leaves
 };
 
 } // namespace dimscope

@@ -296,6 +296,10 @@ bool checkTopLevel(const QJsonObject &root, QString *err)
 // "dims" added to the set, in the document's order.
 bool readDims(const QJsonArray &dims, const QHash<QString, IntRead> &inexact, ConstraintSet *set, QString *err)
 {
+    if (dims.size() > ConstraintSetJson::kMaxDims) {
+        *err = QStringLiteral("dims: %1 Dims, more than the %2 a constraint set may have").arg(dims.size()).arg(ConstraintSetJson::kMaxDims);
+        return false;
+    }
     // Dims are added in two passes so that a derived Dim may precede its root.
     QVector<DimDecl> decls;
     for (int i = 0; i < dims.size(); ++i) {
@@ -333,6 +337,10 @@ bool readLeafEntries(const QJsonValue &v, const QString &place, const Constraint
         return false;
     }
     const QJsonArray arr = v.toArray();
+    if (arr.size() > ConstraintSetJson::kMaxLeafDims) {
+        *err = QStringLiteral("%1: %2 dimensions, more than the %3 a tensor may have").arg(place).arg(arr.size()).arg(ConstraintSetJson::kMaxLeafDims);
+        return false;
+    }
     for (int j = 0; j < arr.size(); ++j) {
         if (!arr[j].isString()) {
             *err = QStringLiteral("%1[%2]: expected \"static\", \"auto\", \"dynamic\" or a Dim name, found %3")
@@ -355,6 +363,10 @@ bool readLeafEntries(const QJsonValue &v, const QString &place, const Constraint
 // sorts its keys), after its Dims.
 bool readLeaves(const QByteArray &json, const QJsonObject &leaves, ConstraintSet *set, QString *err)
 {
+    if (leaves.size() > ConstraintSetJson::kMaxLeaves) {
+        *err = QStringLiteral("leaves: %1 leaves, more than the %2 a constraint set may have").arg(leaves.size()).arg(ConstraintSetJson::kMaxLeaves);
+        return false;
+    }
     QStringList order = jsontext::memberKeyOrder(json, QStringLiteral("leaves"));
     if (order.size() != leaves.size()) {
         *err = QStringLiteral("leaves: a key path is listed more than once");

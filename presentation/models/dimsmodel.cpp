@@ -65,9 +65,17 @@ void DimsModel::rebuild()
     for (const DimDecl &d : set.dims()) {
         Row r;
         r.decl = d;
-        r.uses = set.useCount(d.name);
         rowOfName.insert(d.name, rows.size());
         rows.append(r);
+    }
+    // Uses counted in one pass over the leaves (ConstraintSet::useCount per Dim would
+    // cost Dims x leaves).
+    for (const LeafConstraint &leaf : set.leaves()) {
+        for (const DimAssignment &a : leaf.dims) {
+            const int r = a.isNamed() ? rowOfName.value(a.dim, -1) : -1;
+            if (r >= 0)
+                ++rows[r].uses;
+        }
     }
     // Observed values: every call's size of every leaf dimension using the Dim.
     for (const LeafConstraint &leaf : set.leaves()) {

@@ -2,6 +2,7 @@
 #include "shapes/constraintset.h"
 #include "shapes/constraintsetjson.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include "deterministictestmain.h"
 
@@ -19,6 +20,7 @@ private slots:
     void jsonDocExample();
     void badJson_data();
     void badJson();
+    void countLimits();
     void fileRoundTrip();
 };
 
@@ -203,6 +205,49 @@ void TestConstraintSet::badJson()
     QString got;
     QVERIFY(!ConstraintSetJson::read(json, &got));
     QCOMPARE(got, error);
+}
+
+// A document holds at most kMaxDims Dims, kMaxLeaves leaves and kMaxLeafDims entries
+// per leaf; at the limit it is read whole, in its order, in well under a second (Dim
+// names are hashed: a search per name made 10^5 Dims take 36 s).
+void TestConstraintSet::countLimits()
+{
+    const QByteArray head = "{\"format\": \"dimscope.constraints\", \"version\": 1, ";
+    auto dims = [](int n) -> QByteArray {
+        // A derived Dim first, before its root: the document's order is kept.
+        QByteArray a = "\"dims\": [{\"name\": \"twice\", \"root\": \"d0\", \"a\": 2, \"b\": 0}";
+        for (int i = 0; i + 1 < n; ++i)
+            a += ", {\"name\": \"d" + QByteArray::number(i) + "\", \"min\": 1}";
+        return a + "]";
+    };
+    auto leaves = [](int n, int rank) -> QByteArray {
+        QByteArray entries = "\"d0\"";
+        for (int j = 1; j < rank; ++j)
+            entries += ", \"twice\"";
+        QByteArray a = "\"leaves\": {";
+        for (int i = 0; i < n; ++i)
+            a += (i ? ", \"x" : "\"x") + QByteArray::number(i) + "\": [" + entries + "]";
+        return a + "}";
+    };
+    QString error;
+    QElapsedTimer timer;
+    timer.start();
+    const auto full = ConstraintSetJson::read(head + dims(ConstraintSetJson::kMaxDims) + ", " + leaves(10000, 4) + "}", &error);
+    QVERIFY2(full, qPrintable(error));
+    qInfo("%d Dims, 10000 leaves read in %lld ms", int(full->dims().size()), timer.elapsed());
+    QCOMPARE(full->dims().size(), ConstraintSetJson::kMaxDims);
+    QCOMPARE(full->dims().first().name, QStringLiteral("twice"));
+    QCOMPARE(full->dims().last().name, QStringLiteral("d%1").arg(ConstraintSetJson::kMaxDims - 2));
+    QCOMPARE(full->indexOfDim(QStringLiteral("d5")), 6);
+    QCOMPARE(full->leaf(QStringLiteral("x9999"))->dims.size(), 4);
+
+    QVERIFY(!ConstraintSetJson::read(head + dims(ConstraintSetJson::kMaxDims + 1) + "}", &error));
+    QCOMPARE(error, QStringLiteral("dims: 10001 Dims, more than the 10000 a constraint set may have"));
+    QVERIFY(ConstraintSetJson::read(head + dims(2) + ", " + leaves(1, ConstraintSetJson::kMaxLeafDims) + "}", &error));
+    QVERIFY(!ConstraintSetJson::read(head + dims(2) + ", " + leaves(1, ConstraintSetJson::kMaxLeafDims + 1) + "}", &error));
+    QCOMPARE(error, QStringLiteral("leaves['x0']: 65 dimensions, more than the 64 a tensor may have"));
+    QVERIFY(!ConstraintSetJson::read(head + dims(2) + ", " + leaves(ConstraintSetJson::kMaxLeaves + 1, 0) + "}", &error));
+    QCOMPARE(error, QStringLiteral("leaves: 1000001 leaves, more than the 1000000 a constraint set may have"));
 }
 
 void TestConstraintSet::fileRoundTrip()
