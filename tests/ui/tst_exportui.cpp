@@ -872,13 +872,11 @@ void TestExportUi::projectModelBesideItRunsWhereverTheGuiStarted()
     writeText(projectDir.filePath(QStringLiteral("tutorial.py")), model);
     const QString marker = started.filePath(QStringLiteral("ran"));
     writeText(started.filePath(QStringLiteral("tutorial.py")), markingModel(marker));
-    ProjectFile project;
-    project.capturePath = m_dir.filePath(QStringLiteral("tutorial.safetensors"));
-    project.modelRef = projectDir.filePath(QStringLiteral("tutorial.py:Tutorial"));
+    // Written as a user writes it: the model named relative to the project.
     const QString projectPath = projectDir.filePath(QStringLiteral("beside.dimscope"));
-    QString error;
-    QVERIFY2(ProjectFile::write(projectPath, project, &error), qPrintable(error));
-    QVERIFY(readText(projectPath).contains("\"model\": \"tutorial.py:Tutorial\""));
+    writeText(projectPath, R"({"format": "dimscope.project", "version": 1, "capture": ")"
+                               + QFile::encodeName(m_dir.filePath(QStringLiteral("tutorial.safetensors")))
+                               + R"(", "model": "tutorial.py:Tutorial"})");
 
     const WorkingDirectory cwd(started.path());
     MainWindow window;
@@ -900,6 +898,10 @@ void TestExportUi::projectModelBesideItRunsWhereverTheGuiStarted()
     // pass, or fail on torch's own terms), no import failure.
     const QString kind = exporter->lastResult().failure.kind;
     QVERIFY2(kind.isEmpty() || kind == QLatin1String("constraint_violation"), qPrintable(kind + QLatin1Char(' ') + exporter->lastError()));
+    // Saving writes the reference back relative to the project, as it was.
+    QString error;
+    QVERIFY2(window.document()->save(projectPath, &error), qPrintable(error));
+    QVERIFY2(readText(projectPath).contains("\n  \"model\": \"tutorial.py:Tutorial\",\n"), readText(projectPath).constData());
 }
 
 // The yes is for the file's content: a changed file asks again; the same content is
