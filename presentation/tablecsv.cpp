@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tablecsv.h"
 
+#include "util/atomicfile.h"
+
 #include <QAbstractItemModel>
 #include <QCoreApplication>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 namespace dimscope {
 
@@ -68,14 +69,9 @@ QString TableCsv::tabSeparated(const QAbstractItemModel &model, const QList<int>
 
 bool TableCsv::save(const QAbstractItemModel &model, const QList<int> &rows, const QString &path, QString *error)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QCoreApplication::translate("dimscope::TableCsv", "Cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    file.write(csv(model, rows).toUtf8());
-    if (!file.commit()) {
-        *error = QCoreApplication::translate("dimscope::TableCsv", "Cannot write %1: %2").arg(path, file.errorString());
+    QString why;
+    if (!AtomicFile::write(path, csv(model, rows).toUtf8(), &why)) {
+        *error = QCoreApplication::translate("dimscope::TableCsv", "Cannot write %1: %2").arg(path, why);
         return false;
     }
     return true;

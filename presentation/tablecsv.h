@@ -22,8 +22,9 @@ public:
     // One line per row, cells separated by tabs; tabs and line breaks inside a cell
     // become spaces (they would split it).
     static QString tabSeparated(const QAbstractItemModel &model, const QList<int> &rows);
-    // Writes csv() as UTF-8 to `path` atomically (QSaveFile: the old file stays whole
-    // when writing fails). False with `error` naming the file and the cause.
+    // Writes csv() as UTF-8 to `path` atomically (AtomicFile: the old file stays whole
+    // when writing fails, a full disk included). False with `error` naming the file and
+    // the cause.
     static bool save(const QAbstractItemModel &model, const QList<int> &rows, const QString &path, QString *error);
 
     static QString csvField(const QString &text);

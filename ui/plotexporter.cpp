@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plotexporter.h"
 
+#include "util/atomicfile.h"
+
 #include <qcustomplot.h>
 
+#include <QBuffer>
 #include <QDir>
 #include <QImageWriter>
 #include <QPdfWriter>
-#include <QSaveFile>
 
 namespace dimscope {
 
@@ -83,21 +85,20 @@ QString PlotExporter::write(QCustomPlot *plot, const QString &path, const QStrin
     const QString shown = QDir::toNativeSeparators(path);
     if (!isSupported(path))
         return tr("Cannot save %1: the file name must end in .png or .pdf").arg(shown);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return tr("Cannot save %1: %2").arg(shown, file.errorString());
+    // The image is made in memory and saved as one write: the image writers stream to
+    // a device themselves, and AtomicFile checks that every byte reached the disk.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     QString problem;
     {
         const TitleRow titleRow(plot, title);
-        problem = isPdf(path) ? writePdf(plot, &file, title) : writePng(plot, &file, title);
+        problem = isPdf(path) ? writePdf(plot, &buffer, title) : writePng(plot, &buffer, title);
     }
-    if (!problem.isEmpty()) {
-        file.cancelWriting();
-        return tr("Cannot save %1: %2").arg(shown, problem);
-    }
-    if (!file.commit())
-        return tr("Cannot save %1: %2").arg(shown, file.errorString());
-    return QString();
+    buffer.close();
+    if (problem.isEmpty())
+        AtomicFile::write(path, bytes, &problem);
+    return problem.isEmpty() ? QString() : tr("Cannot save %1: %2").arg(shown, problem);
 }
 
 } // namespace dimscope

@@ -8,8 +8,9 @@ class QCustomPlot;
 namespace dimscope {
 
 // Writes a QCustomPlot to a PNG or PDF file (by extension) with a title line above the
-// plot, atomically (QSaveFile: a failed save leaves an existing file as it was). The
-// title also goes into the file's metadata (PNG "Title" text, PDF document title).
+// plot, atomically (AtomicFile: a failed save, a full disk included, leaves an existing
+// file as it was). The title also goes into the file's metadata (PNG "Title" text, PDF
+// document title).
 class PlotExporter
 {
 public:

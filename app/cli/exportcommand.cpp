@@ -22,6 +22,8 @@
 #include "shapes/jsonspecemitter.h"
 #include "shapes/jsontext.h"
 #include "shapes/captureanalysis.h"
+#include "util/atomicfile.h"
+#include "util/outputtarget.h"
 #include "util/regularfile.h"
 #include "util/terminaltext.h"
 
@@ -30,7 +32,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <QTextStream>
 using namespace dimscope;
 
@@ -106,6 +107,32 @@ bool parse(const QStringList &args, Options *o, QString *error)
     // file or folder typed relative is the one in the folder the CLI was started in.
     o->model = ModelReference::absoluteIn(o->model, QDir::current());
     return true;
+}
+
+// The files the export reads: no output may be one of them (a tab-completion slip in
+// -o must not replace the capture or the model).
+QList<OutputTarget::Input> exportInputs(const Options &o)
+{
+    QList<OutputTarget::Input> inputs{{QStringLiteral("--capture"), o.capture}};
+    if (!o.constraints.isEmpty())
+        inputs.append({QStringLiteral("--constraints"), o.constraints});
+    // `path/to/file.py:callable`: the worker runs that file.
+    const int colon = o.model.lastIndexOf(QLatin1Char(':'));
+    if (colon > 0 && o.model.left(colon).endsWith(QLatin1String(".py")))
+        inputs.append({QStringLiteral("the model file of --model"), o.model.left(colon)});
+    return inputs;
+}
+
+// Before anything is read or started: -o and --json are neither inputs nor each other,
+// and where they exist they are regular files (never a device such as /dev/null).
+QString refusedOutput(const Options &o)
+{
+    const QList<OutputTarget::Input> inputs = exportInputs(o);
+    const OutputTarget::Input output{QStringLiteral("-o"), o.output};
+    QString why = OutputTarget::check(output, inputs);
+    if (why.isEmpty() && !o.json.isEmpty())
+        why = OutputTarget::check({QStringLiteral("--json"), o.json}, inputs + QList<OutputTarget::Input>{output});
+    return why;
 }
 
 // What the export runs with: a constraint set (given, taken from a project file, or
@@ -316,10 +343,9 @@ struct JsonReport {
                         {QStringLiteral("failure"), last.ok ? QJsonValue() : QJsonValue(failureJson(last.failure))},
                         {QStringLiteral("explanations"), explanationsJson(last.explanations)},
                         {QStringLiteral("programs"), programs}, {QStringLiteral("rounds"), rounds}};
-        QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(doc).toJson(QJsonDocument::Indented)) < 0
-            || !f.commit()) {
-            err << "dimscope-cli export: cannot write " << path << ": " << f.errorString() << "\n";
+        QString why;
+        if (!AtomicFile::write(path, QJsonDocument(doc).toJson(QJsonDocument::Indented), &why)) {
+            err << "dimscope-cli export: cannot write " << path << ": " << why << "\n";
             return false;
         }
         return true;
@@ -487,6 +513,11 @@ int run(const QStringList &args)
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
             << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--explain] "
                "[--json FILE] -o OUT.pt2\n";
+        return 2;
+    }
+    error = refusedOutput(o);
+    if (!error.isEmpty()) {
+        err << "dimscope-cli export: " << TerminalText::escapedLines(error) << "\n";
         return 2;
     }
     const std::optional<Capture> capture = CaptureReader::open(o.capture, &error);

@@ -4,6 +4,7 @@
 #include "project/modelreference.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/jsontext.h"
+#include "util/atomicfile.h"
 #include "util/regularfile.h"
 
 #include <QDir>
@@ -13,7 +14,6 @@
 #include <QJsonObject>
 #include <QPair>
 #include <QVector>
-#include <QSaveFile>
 
 namespace dimscope {
 
@@ -69,10 +69,10 @@ QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projec
 
 bool ProjectFile::write(const QString &path, const ProjectFile &project, QString *error)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(toJson(project, path)) < 0 || !f.commit()) {
+    QString why;
+    if (!AtomicFile::write(path, toJson(project, path), &why)) {
         if (error)
-            *error = QStringLiteral("%1: cannot save: %2").arg(path, f.errorString());
+            *error = QStringLiteral("%1: cannot save: %2").arg(path, why);
         return false;
     }
     return true;

@@ -41,7 +41,8 @@ struct ProjectFile {
 
     // Errors name the file and the place ("demo.dimscope: constraints.dims[0].min: ...").
     static std::optional<ProjectFile> read(const QString &path, QString *error);
-    // Atomic (QSaveFile): an interrupted save leaves the previous file intact.
+    // Atomic (AtomicFile): an interrupted save or a full disk leaves the previous file
+    // intact, and is reported.
     static bool write(const QString &path, const ProjectFile &project, QString *error);
     static QByteArray toJson(const ProjectFile &project, const QString &projectPath);
 

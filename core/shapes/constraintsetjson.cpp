@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapes/constraintsetjson.h"
 
+#include "util/atomicfile.h"
 #include "util/regularfile.h"
 #include "util/terminaltext.h"
 
@@ -12,7 +13,6 @@
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <charconv>
@@ -432,10 +432,10 @@ std::optional<ConstraintSet> ConstraintSetJson::readFile(const QString &path, QS
 
 bool ConstraintSetJson::writeFile(const QString &path, const ConstraintSet &set, QString *error)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(write(set)) < 0 || !f.commit()) {
+    QString why;
+    if (!AtomicFile::write(path, write(set), &why)) {
         if (error)
-            *error = QStringLiteral("%1: cannot write: %2").arg(path, f.errorString());
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, why);
         return false;
     }
     return true;

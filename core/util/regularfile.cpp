@@ -12,8 +12,22 @@ namespace dimscope {
 
 namespace {
 
+QString notRegular(mode_t mode)
+{
+    return QStringLiteral("is %1, not a regular file").arg(RegularFile::kindOf(mode));
+}
+
+QString systemError(int code)
+{
+    if (code == ENOENT)
+        return QStringLiteral("no such file");
+    return QStringLiteral("cannot open: %1").arg(QString::fromLocal8Bit(std::strerror(code)));
+}
+
+} // namespace
+
 // What a non-regular file is, for "is a FIFO (named pipe), not a regular file".
-QString kindOf(mode_t mode)
+QString RegularFile::kindOf(unsigned int mode)
 {
     if (S_ISDIR(mode))
         return QStringLiteral("a directory");
@@ -25,22 +39,10 @@ QString kindOf(mode_t mode)
         return QStringLiteral("a block device");
     if (S_ISSOCK(mode))
         return QStringLiteral("a socket");
+    if (S_ISREG(mode))
+        return QStringLiteral("a regular file");
     return QStringLiteral("not a file");
 }
-
-QString notRegular(mode_t mode)
-{
-    return QStringLiteral("is %1, not a regular file").arg(kindOf(mode));
-}
-
-QString systemError(int code)
-{
-    if (code == ENOENT)
-        return QStringLiteral("no such file");
-    return QStringLiteral("cannot open: %1").arg(QString::fromLocal8Bit(std::strerror(code)));
-}
-
-} // namespace
 
 int RegularFile::openDescriptor(const QString &path, QString *error)
 {

@@ -34,6 +34,9 @@ public:
     // The whole file when it is at most maxBytes long. Reads at most maxBytes + 1
     // bytes whatever the file grows to while it is read.
     static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes, QString *error);
+    // What a file of this st_mode is, for messages: "a directory", "a FIFO (named pipe)",
+    // "a character device", "a block device", "a socket".
+    static QString kindOf(unsigned int mode);
 };
 
 } // namespace dimscope

@@ -438,8 +438,14 @@ def _kind_of(mode):
 def _make_staging_folder(folder):
     """A new folder of this process beside the output, marked as dimscope's at once."""
     staging = tempfile.mkdtemp(prefix=_SAVE_PREFIX % os.getpid(), dir=folder)
-    with open(os.path.join(staging, _MARKER), "x", encoding="ascii") as f:
-        f.write(_MARKER_TEXT % os.getpid())
+    try:
+        with open(os.path.join(staging, _MARKER), "x", encoding="ascii") as f:
+            f.write(_MARKER_TEXT % os.getpid())
+    except BaseException:
+        # A full disk fails the marker itself: the folder is ours, and no one else
+        # could recognise it later.
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return staging
 
 
