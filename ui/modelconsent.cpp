@@ -28,6 +28,10 @@ QString canonicalOrAbsolute(const QString &path)
     return canonical.isEmpty() ? info.absoluteFilePath() : canonical;
 }
 
+// No Python model file is this large; a larger one is refused rather than hashed on
+// the GUI thread (a project naming a 10 GB "model.py" would freeze the window).
+constexpr qint64 kMaxModelFileBytes = 64 * 1024 * 1024;
+
 // The hex SHA-256 of the file at `path`, read through RegularFile (a FIFO or a device
 // named "model.py" is refused, not read forever); empty with *error when unreadable.
 QString sha256Of(const QString &path, QString *error)
@@ -35,10 +39,28 @@ QString sha256Of(const QString &path, QString *error)
     QFile file;
     if (!RegularFile::open(file, path, error))
         return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    if (!hash.addData(&file)) {
-        *error = file.errorString();
+    if (file.size() > kMaxModelFileBytes) {
+        *error = QObject::tr("it is %1 bytes long; dimscope does not run a model file over %2 MB")
+                     .arg(file.size())
+                     .arg(kMaxModelFileBytes / (1024 * 1024));
         return {};
+    }
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    qint64 total = 0;
+    while (!file.atEnd()) { // bounded whatever the file grows to while it is read
+        const QByteArray chunk = file.read(1024 * 1024);
+        if (chunk.isEmpty() && file.error() != QFileDevice::NoError) {
+            *error = file.errorString();
+            return {};
+        }
+        if (chunk.isEmpty())
+            break;
+        total += chunk.size();
+        if (total > kMaxModelFileBytes) {
+            *error = QObject::tr("it grew past %1 MB while it was read").arg(kMaxModelFileBytes / (1024 * 1024));
+            return {};
+        }
+        hash.addData(chunk);
     }
     return QString::fromLatin1(hash.result().toHex());
 }

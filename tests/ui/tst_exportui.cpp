@@ -52,6 +52,8 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
+#include <sys/stat.h>
+
 using namespace dimscope;
 
 namespace {
@@ -167,6 +169,7 @@ private slots:
     void projectModelBesideItRunsWhereverTheGuiStarted();
     void consentShowsTheModelPathEscaped();
     void changedModelFileAsksAgainAndPreferencesRevoke();
+    void unreadableModelFileIsRefusedNotAsked();
     void whyPanelNamesTheModelsLines_data();
     void whyPanelNamesTheModelsLines();
 
@@ -956,6 +959,37 @@ void TestExportUi::changedModelFileAsksAgainAndPreferencesRevoke()
     preferences.store();
     QVERIFY(ModelConsent::needsApproval(projectPath, ref));
     QVERIFY(ModelConsent::approvals().isEmpty());
+}
+
+// The file a project names is read to hash it for the question: a FIFO named model.py
+// (which would block the read) and a 65 MB sparse "model" are refused with the reason,
+// and nothing is asked or run.
+void TestExportUi::unreadableModelFileIsRefusedNotAsked()
+{
+    QTemporaryDir projectDir;
+    const QString fifo = projectDir.filePath(QStringLiteral("fifo.py"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QFile big(projectDir.filePath(QStringLiteral("big.py")));
+    QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(65 * 1024 * 1024));
+    big.close();
+    const QList<QPair<QString, QString>> cases{{QStringLiteral("fifo.py:make"), QStringLiteral("FIFO")},
+                                               {QStringLiteral("big.py:make"), QStringLiteral("over 64 MB")}};
+    for (const auto &[model, reason] : cases) {
+        const QString projectPath = projectDir.filePath(QStringLiteral("p.dimscope"));
+        writeText(projectPath, R"({"format": "dimscope.project", "version": 1, "capture": ")"
+                                   + QFile::encodeName(m_dir.filePath(QStringLiteral("tutorial.safetensors")))
+                                   + R"(", "model": ")" + model.toUtf8() + R"("})");
+        MainWindow window;
+        ExportController *exporter = window.exportController();
+        QVERIFY(openProject(window, projectPath));
+        exporter->setOutputPath(projectDir.filePath(QStringLiteral("p.pt2")));
+        ConsentAnswerer yes(QStringLiteral("runModelButton"));
+        QVERIFY(!exporter->startExport(QStringLiteral("cpu")));
+        QCOMPARE(yes.asked, 0);
+        QVERIFY2(exporter->lastError().contains(reason) && exporter->lastError().contains(model.section(QLatin1Char(':'), 0, 0)),
+                 qPrintable(exporter->lastError()));
+        QVERIFY(!exporter->isExporting());
+    }
 }
 
 DIMSCOPE_TEST_MAIN(TestExportUi)
