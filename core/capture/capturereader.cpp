@@ -3,6 +3,7 @@
 
 #include "capture/headerbuffer.h"
 #include "capture/internpool.h"
+#include "capture/jsoncursor.h"
 #include "capture/manifestparser.h"
 #include "capture/mappedfile.h"
 #include "capture/safetensorsheader.h"
@@ -10,6 +11,8 @@
 
 #include <QDir>
 #include <QtEndian>
+
+#include <algorithm>
 
 namespace dimscope {
 
@@ -28,6 +31,24 @@ QString tooLongHeader(const MappedFile &file)
         return QStringLiteral("truncated safetensors file: its header runs past the end of the file (%1 bytes)").arg(file.size());
     return QStringLiteral("not a safetensors file: it does not start with the length of a header that fits in it (%1 bytes)")
         .arg(file.size());
+}
+
+// Why the header cannot be a JSON object, judged from its first bytes alone (as the
+// parser would judge it); empty when they begin one or are all whitespace.
+QString notAnObject(const MappedFile &file, quint64 headerLength)
+{
+    char first[4096];
+    const qint64 n = qint64(std::min<quint64>(headerLength, sizeof first));
+    QString ignored;
+    if (!file.readAt(8, n, first, &ignored))
+        return {}; // the read of the header reports it
+    JsonCursor c(first, first + n);
+    const JsonCursor::Type top = c.peekType();
+    if (top == JsonCursor::Type::Object || c.atEnd())
+        return {};
+    return top == JsonCursor::Type::Invalid
+        ? QStringLiteral("header is not valid JSON (it must start with '{')")
+        : QStringLiteral("header is not a JSON object (found %1)").arg(QLatin1String(JsonCursor::typeName(top)));
 }
 
 } // namespace
@@ -60,6 +81,16 @@ std::optional<Capture> CaptureReader::open(const QString &path, QString *error)
     }
     if (headerLength > room) {
         message = tooLongHeader(*file);
+        return failed();
+    }
+    // Refused before the header is read: a length that fits a sparse file of a few KB
+    // would otherwise be read whole (3 GB took 8 s) before the JSON was found wrong.
+    message = notAnObject(*file, headerLength);
+    if (!message.isEmpty())
+        return failed();
+    if (headerLength > quint64(kMaxHeaderBytes)) {
+        message = QStringLiteral("header is longer than %1 bytes, the most a capture may have (docs/capture-format.md)")
+                      .arg(kMaxHeaderBytes);
         return failed();
     }
     const qint64 headerSize = qint64(headerLength);

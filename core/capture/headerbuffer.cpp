@@ -3,6 +3,8 @@
 
 #include "capture/mappedfile.h"
 
+#include <cstring>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,9 +14,7 @@ std::unique_ptr<HeaderBuffer> HeaderBuffer::read(const MappedFile &file, qint64 
 {
     std::unique_ptr<HeaderBuffer> b(new HeaderBuffer);
     b->m_mapped = size_t(std::max<qint64>(length, 1));
-    // MAP_POPULATE: the pages are all written by the read below; faulting them in
-    // one go costs less than one fault per page inside pread.
-    void *memory = mmap(nullptr, b->m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void *memory = mmap(nullptr, b->m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (memory == MAP_FAILED) {
         *error = QStringLiteral("cannot allocate %1 bytes for the header").arg(length);
         b->m_mapped = 0;
@@ -22,10 +22,29 @@ std::unique_ptr<HeaderBuffer> HeaderBuffer::read(const MappedFile &file, qint64 
     }
     b->m_data = static_cast<char *>(memory);
     b->m_size = length;
-    QString why;
-    if (!file.readAt(offset, length, b->m_data, &why)) {
-        *error = QStringLiteral("cannot read the header: %1").arg(why);
-        return nullptr;
+    // Chunk by chunk, so that a header that is no JSON text (the hole of a sparse file
+    // declared as a 100 MB header reads as zeros) is refused at its first chunk rather
+    // than after being read whole.
+    for (qint64 done = 0; done < length;) {
+        const qint64 chunk = std::min(kChunkBytes, length - done);
+        char *to = b->m_data + done;
+#ifdef MADV_POPULATE_WRITE
+        // The pages are all written by the read below: faulting them in one go costs
+        // less than one fault per page inside pread (when the kernel has it, 5.14+).
+        madvise(to, size_t(chunk), MADV_POPULATE_WRITE);
+#endif
+        QString why;
+        if (!file.readAt(offset + done, chunk, to, &why)) {
+            *error = QStringLiteral("cannot read the header: %1").arg(why);
+            return nullptr;
+        }
+        if (const void *nul = std::memchr(to, 0, size_t(chunk))) {
+            // JSON text holds no NUL byte, not even in a string (it is written \u0000).
+            *error = QStringLiteral("header is not valid JSON: at byte %1: a NUL byte")
+                         .arg(offset + done + (static_cast<const char *>(nul) - to));
+            return nullptr;
+        }
+        done += chunk;
     }
     return b;
 }

@@ -20,9 +20,12 @@ class MappedFile;
 class HeaderBuffer
 {
 public:
-    // Reads [offset, offset + length) of the file with pread; nullptr and *error
-    // (without the file name) when the file ends early or memory is short.
+    // Reads [offset, offset + length) of the file with pread, in chunks of kChunkBytes;
+    // nullptr and *error (without the file name) when the file ends early, memory is
+    // short or a chunk holds a NUL byte, which no JSON text has: a header that is the
+    // hole of a sparse file stops the read at its first chunk.
     static std::unique_ptr<HeaderBuffer> read(const MappedFile &file, qint64 offset, qint64 length, QString *error);
+    static constexpr qint64 kChunkBytes = qint64(1) << 20;
     ~HeaderBuffer();
 
     HeaderBuffer(const HeaderBuffer &) = delete;

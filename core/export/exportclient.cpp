@@ -16,6 +16,9 @@ namespace dimscope {
 
 namespace {
 constexpr int kStderrTailLines = 40;
+// The longest stderr line kept whole. A model that wrote 256 MB without a newline
+// cost the client 2.3 GB and 29 s while every read searched and kept the whole line.
+constexpr qsizetype kStderrLineBytes = 16 * 1024;
 constexpr int kKeptOutcomes = 64;
 constexpr int kDefaultSilenceMs = 60000;
 // The worker beats this many times per silence timeout, at most every 5 s: a late
@@ -138,6 +141,7 @@ void ExportClient::ensureStarted()
     m_readyInfo = {};
     m_stdoutBuffer.clear();
     m_stderrBuffer.clear();
+    m_stderrCut = 0;
     m_stderrTail.clear();
     if (!m_runtime.isValid()) {
         failAll(WorkerFailure::make(QStringLiteral("worker_start"), QStringLiteral("no Python interpreter found (set DIMSCOPE_PYTHON)")));
@@ -336,24 +340,49 @@ void ExportClient::onStderr()
 {
     if (!m_process)
         return;
-    m_stderrBuffer += m_process->readAllStandardError();
+    const QByteArray chunk = m_process->readAllStandardError();
     heardFromWorker();
-    int nl;
-    while ((nl = m_stderrBuffer.indexOf('\n')) >= 0) {
-        const QString line = QString::fromUtf8(m_stderrBuffer.left(nl));
-        m_stderrBuffer.remove(0, nl + 1);
-        m_stderrTail.append(line);
-        if (m_stderrTail.size() > kStderrTailLines)
-            m_stderrTail.removeFirst();
-        emit logLine(m_pending.isEmpty() ? -1 : m_pending.first().id, QStringLiteral("stderr"), line);
+    // Only the new bytes are searched for line ends, and a line keeps its first
+    // kStderrLineBytes: the rest is counted, not stored.
+    qsizetype from = 0;
+    while (from < chunk.size()) {
+        const qsizetype nl = chunk.indexOf('\n', from);
+        const qsizetype end = nl < 0 ? chunk.size() : nl;
+        const qsizetype kept = qMin(qMax<qsizetype>(0, kStderrLineBytes - m_stderrBuffer.size()), end - from);
+        m_stderrBuffer.append(chunk.constData() + from, kept);
+        m_stderrCut += (end - from) - kept;
+        if (nl < 0)
+            break;
+        endStderrLine();
+        from = nl + 1;
     }
+}
+
+void ExportClient::endStderrLine()
+{
+    const QString line = stderrLine();
+    m_stderrBuffer.clear();
+    m_stderrCut = 0;
+    m_stderrTail.append(line);
+    if (m_stderrTail.size() > kStderrTailLines)
+        m_stderrTail.removeFirst();
+    emit logLine(m_pending.isEmpty() ? -1 : m_pending.first().id, QStringLiteral("stderr"), line);
+}
+
+QString ExportClient::stderrLine() const
+{
+    // A cut inside a multi-byte character shows as U+FFFD.
+    QString line = QString::fromUtf8(m_stderrBuffer);
+    if (m_stderrCut > 0)
+        line += QStringLiteral(" \u2026 (%1 bytes cut)").arg(m_stderrCut);
+    return line;
 }
 
 QString ExportClient::stderrTail() const
 {
     QStringList lines = m_stderrTail;
-    if (!m_stderrBuffer.isEmpty())
-        lines << QString::fromUtf8(m_stderrBuffer);
+    if (!m_stderrBuffer.isEmpty() || m_stderrCut > 0)
+        lines << stderrLine();
     return lines.join(QLatin1Char('\n'));
 }
 

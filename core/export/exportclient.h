@@ -114,6 +114,8 @@ private:
     void onTimeout();
     void onSilence();
     QString stderrTail() const;
+    void endStderrLine();
+    QString stderrLine() const; // the line being read, with what was cut from it
 
     PythonRuntime m_runtime;
     QProcess *m_process = nullptr;
@@ -124,7 +126,8 @@ private:
     QHash<int, Outcome> m_outcomes;
     QList<int> m_outcomeOrder;
     QByteArray m_stdoutBuffer;
-    QByteArray m_stderrBuffer;
+    QByteArray m_stderrBuffer; // the line being read: at most kStderrLineBytes of it
+    qint64 m_stderrCut = 0;    // bytes of that line past kStderrLineBytes, counted only
     QStringList m_stderrTail;
     QTimer m_timer;
     QTimer m_silenceTimer;

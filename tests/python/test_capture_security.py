@@ -112,3 +112,15 @@ def test_named_tuple_of_a_loaded_module_is_rebuilt(tmp_path):
     capture = load_capture(hostile(tmp_path, manifest, tensors))
     extra = capture.calls[0].kwargs["extra"]
     assert type(extra) is Size and tuple(extra) == (80, 24)
+
+
+def test_header_longer_than_the_limit_is_refused_unread(tmp_path):
+    # A 3 GB header declared in a sparse file of a few KB of data: refused from its
+    # length (the C++ reader's and the safetensors library's limit), not read whole.
+    path = tmp_path / "sparse.safetensors"
+    with open(path, "wb") as f:
+        f.write((3 << 30).to_bytes(8, "little"))
+        f.write(b'{"__metadata__":')
+        f.truncate(8 + (3 << 30) + 4096)
+    with pytest.raises(CaptureError, match="header is longer than 100000000 bytes"):
+        read_manifest(path)

@@ -131,6 +131,11 @@ def write_capture(path: "os.PathLike[str] | str", manifest: Dict[str, Any],
 # ============================================================================ reading
 
 
+# The longest header read, as the C++ reader's (CaptureReader::kMaxHeaderBytes) and the
+# safetensors library's: a longer declared length is refused before anything is read.
+MAX_HEADER_BYTES = 100_000_000
+
+
 def read_header(path: str) -> Tuple[Dict[str, Any], int]:
     """The safetensors header (a dict, checked as the C++ reader checks it: validate.py)
     and the offset where the data area starts."""
@@ -144,6 +149,9 @@ def read_header(path: str) -> Tuple[Dict[str, Any], int]:
             raise CaptureError(f"{path}: header length is 0 (a safetensors header is a JSON object)")
         if n > size - 8:
             raise CaptureError(f"{path}: header length {n} runs past the end of the file ({size} bytes)")
+        if n > MAX_HEADER_BYTES:
+            raise CaptureError(f"{path}: header is longer than {MAX_HEADER_BYTES} bytes, "
+                               "the most a capture may have (docs/capture-format.md)")
         text = f.read(n)
     try:
         header = strictjson.loads(text.decode("utf-8"), allow_non_finite=False)
