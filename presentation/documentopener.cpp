@@ -2,6 +2,7 @@
 #include "documentopener.h"
 
 #include "captureloader.h"
+#include "projectloader.h"
 #include "projectdocument.h"
 #include "recentfiles.h"
 
@@ -44,14 +45,16 @@ QString whyUnreadable(const QString &path)
 } // namespace
 
 DocumentOpener::DocumentOpener(ProjectDocument *document, QObject *parent)
-    : QObject(parent), m_document(document), m_loader(new CaptureLoader(this))
+    : QObject(parent), m_document(document), m_loader(new CaptureLoader(this)), m_projectLoader(new ProjectLoader(this))
 {
+    connect(m_projectLoader, &ProjectLoader::projectRead, this, &DocumentOpener::continueProject);
+    connect(m_projectLoader, &ProjectLoader::failed, this, &DocumentOpener::finishFailed);
     connect(m_loader, &CaptureLoader::loaded, this, &DocumentOpener::onLoaded);
     connect(m_loader, &CaptureLoader::failed, this, &DocumentOpener::finishFailed);
     connect(m_loader, &CaptureLoader::progress, this, &DocumentOpener::progress);
 }
 
-bool DocumentOpener::isOpening() const { return m_loader->isRunning(); }
+bool DocumentOpener::isOpening() const { return m_loader->isRunning() || m_projectLoader->isRunning(); }
 
 bool DocumentOpener::open(const QString &path) { return openProject(path, QString()); }
 
@@ -64,42 +67,50 @@ bool DocumentOpener::openProject(const QString &path, const QString &relocatedCa
         finishFailed(path, unreadable);
         return false;
     }
-    std::optional<PendingProject> project;
-    QString capturePath = path;
     if (info.suffix().compare(QLatin1String("dimscope"), Qt::CaseInsensitive) == 0) {
-        QString error;
-        std::optional<ProjectFile> file = ProjectFile::read(path, &error);
-        if (!file) {
-            finishFailed(path, error);
-            return false;
-        }
-        const QString savedCapturePath = file->capturePath;
-        if (!relocatedCapture.isEmpty())
-            file->capturePath = QFileInfo(relocatedCapture).absoluteFilePath();
-        capturePath = file->capturePath;
-        if (isMissing(capturePath)) {
-            const QString error = tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath));
-            finishFailed(path, error);
-            emit captureMissing(info.absoluteFilePath(), capturePath);
-            return false;
-        }
-        const QString captureUnreadable = whyUnreadable(capturePath);
-        if (!captureUnreadable.isEmpty()) {
-            finishFailed(path, tr("its capture %1: %2").arg(QDir::toNativeSeparators(capturePath), captureUnreadable));
-            return false;
-        }
-        project = PendingProject{info.absoluteFilePath(), std::move(*file), savedCapturePath};
+        // Read off the GUI thread (a project holds up to 256 MB of constraints); the
+        // open goes on in continueProject.
+        m_relocatedCapture = relocatedCapture;
+        m_projectLoader->read(path);
+        return true;
     }
     if (m_mayReplace && !m_mayReplace())
         return false;
-    m_project = std::move(project);
-    beginOpening(QFileInfo(capturePath).absoluteFilePath(), false);
+    m_projectLoader->cancel();
+    m_project.reset();
+    beginOpening(info.absoluteFilePath(), false);
     m_loader->start(path, [file = m_capturePath](QString *error) { return CaptureAnalysis::open(file, error); });
     return true;
 }
 
+void DocumentOpener::continueProject(const QString &path, ProjectFile file)
+{
+    const QFileInfo info(path);
+    const QString savedCapturePath = file.capturePath;
+    if (!m_relocatedCapture.isEmpty())
+        file.capturePath = QFileInfo(m_relocatedCapture).absoluteFilePath();
+    const QString capturePath = file.capturePath;
+    if (isMissing(capturePath)) {
+        const QString error = tr("its capture %1 does not exist").arg(QDir::toNativeSeparators(capturePath));
+        finishFailed(path, error);
+        emit captureMissing(info.absoluteFilePath(), capturePath);
+        return;
+    }
+    const QString unreadable = whyUnreadable(capturePath);
+    if (!unreadable.isEmpty()) {
+        finishFailed(path, tr("its capture %1: %2").arg(QDir::toNativeSeparators(capturePath), unreadable));
+        return;
+    }
+    if (m_mayReplace && !m_mayReplace())
+        return;
+    m_project = PendingProject{info.absoluteFilePath(), std::move(file), savedCapturePath};
+    beginOpening(QFileInfo(capturePath).absoluteFilePath(), false);
+    m_loader->start(path, [file = m_capturePath](QString *error) { return CaptureAnalysis::open(file, error); });
+}
+
 void DocumentOpener::openCapture(const Capture &capture, const QString &label)
 {
+    m_projectLoader->cancel();
     m_project.reset();
     beginOpening(label, true);
     m_loader->start(label, [capture](QString *) { return std::optional<CaptureAnalysis>(CaptureAnalysis::of(capture)); });
@@ -114,6 +125,7 @@ void DocumentOpener::beginOpening(const QString &capturePath, bool inMemory)
 
 void DocumentOpener::cancel()
 {
+    m_projectLoader->cancel();
     m_loader->cancel();
     m_project.reset();
     m_document->setLoading(false);

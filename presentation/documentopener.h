@@ -14,9 +14,11 @@ namespace dimscope {
 
 class CaptureLoader;
 class ProjectDocument;
+class ProjectLoader;
 
-// Opens a capture or a .dimscope project into the document: the file is read and
-// analysed off the GUI thread (CaptureLoader), the document is read-only meanwhile,
+// Opens a capture or a .dimscope project into the document: the project is read
+// (ProjectLoader), the capture read and analysed (CaptureLoader) off the GUI thread,
+// the document is read-only while the capture loads,
 // and on success the document gets the capture with the project's constraints, model
 // and options. What is being opened (the project file, its parsed content) is this
 // object's pending state until the loader answers; a new open supersedes it.
@@ -31,8 +33,9 @@ public:
     void setMayReplaceHook(std::function<bool()> hook) { m_mayReplace = std::move(hook); }
 
     // A capture (.safetensors) or a project (.dimscope). Returns false when it does
-    // not start: after emitting failed (no such file, unreadable project), or when
-    // the user kept the current document.
+    // not start: after emitting failed (no such file), or when the user kept the
+    // current document. A project is read first, off the GUI thread: that it cannot be
+    // read, or its capture is not there, comes later through failed (and captureMissing).
     bool open(const QString &path);
     // A project whose capture moved: opens it with the capture at `relocatedCapture`
     // instead (the document is then modified until saved with the new path). An
@@ -52,6 +55,8 @@ signals:
     void captureMissing(const QString &projectPath, const QString &capturePath);
 
 private:
+    // The rest of openProject once the project is read (on the GUI thread).
+    void continueProject(const QString &path, dimscope::ProjectFile file);
     void beginOpening(const QString &capturePath, bool inMemory);
     void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
     void finishFailed(const QString &label, const QString &error);
@@ -68,6 +73,8 @@ private:
 
     ProjectDocument *m_document;
     CaptureLoader *m_loader;
+    ProjectLoader *m_projectLoader;
+    QString m_relocatedCapture; // for the project being read
     std::function<bool()> m_mayReplace;
     QString m_capturePath;              // the capture being opened (a label when in memory)
     bool m_inMemory = false;
