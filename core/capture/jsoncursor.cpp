@@ -191,8 +191,6 @@ bool JsonCursor::beginArray() { return ok() && expect('[') && enter(); }
 bool JsonCursor::noteMember(std::string_view key)
 {
     MemberNames &names = m_members[size_t(m_depth)];
-    if (!names.check)
-        return true;
     bool repeated = false;
     if (names.many.empty() && names.few.size() < kLinearMemberNames) {
         repeated = std::find(names.few.cbegin(), names.few.cend(), key) != names.few.cend();
@@ -237,11 +235,9 @@ bool JsonCursor::nextMember(bool &first, std::string_view &key, std::string &key
     const char *keyStart = m_pos;
     if (!readString(key, keyStorage))
         return false;
-    if (m_exact && !noteMember(key)) {
+    if (m_exact && m_members[size_t(m_depth)].check && !noteMember(key)) {
         m_pos = keyStart; // the message points at the second one's name
-        const QString shown = QString::fromUtf8(key.data(), qsizetype(key.size()));
-        return fail(QStringLiteral("the member '%1' appears twice in one object")
-                        .arg(shown.size() <= 100 ? shown : shown.left(100) + QLatin1String("...")));
+        return failDuplicate(key);
     }
     return expect(':');
 }
@@ -548,16 +544,23 @@ bool JsonCursor::readInt64(qint64 &out)
     if (r.ec != std::errc() || r.ptr != m_pos) {
         const QString text = numberText(start, m_pos);
         m_pos = start;
-        return failRange(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
+        return failRefused(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
     }
     return true;
 }
 
-bool JsonCursor::failRange(const QString &message)
+bool JsonCursor::failRefused(const QString &message)
 {
     if (ok())
-        m_rangeError = true;
+        m_refused = true;
     return fail(message);
+}
+
+bool JsonCursor::failDuplicate(std::string_view key)
+{
+    const QString shown = QString::fromUtf8(key.data(), qsizetype(key.size()));
+    return failRefused(QStringLiteral("the member '%1' appears twice in one object")
+                           .arg(shown.size() <= 100 ? shown : shown.left(100) + QLatin1String("...")));
 }
 
 bool JsonCursor::readBool(bool &out)
@@ -686,7 +689,7 @@ bool JsonCursor::readNumber(QJsonValue &out)
         if (m_exact) {
             const QString text = numberText(start, m_pos);
             m_pos = start;
-            return failRange(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
+            return failRefused(QStringLiteral("integer %1 is out of range (a JSON integer here lies in -2^63 .. 2^63-1)").arg(text));
         }
     }
     double d = 0;
@@ -696,7 +699,7 @@ bool JsonCursor::readNumber(QJsonValue &out)
         // rounds to 0 (Python's float() gives inf and 0.0: strictjson refuses both).
         const QString text = numberText(start, m_pos);
         m_pos = start;
-        return failRange(QStringLiteral("number %1 is out of range (beyond what a double holds)").arg(text));
+        return failRefused(QStringLiteral("number %1 is out of range (beyond what a double holds)").arg(text));
     }
     if (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)
         return fail(QStringLiteral("invalid number"));

@@ -69,9 +69,13 @@ public:
 
     bool ok() const { return m_error.isEmpty(); }
     const QString &error() const { return m_error; }
-    // The failure was a value out of range, not broken JSON (callers name the place).
-    bool rangeError() const { return m_rangeError; }
+    // The failure is JSON that an exact cursor refuses (a number out of range, a
+    // member named twice), not broken JSON: callers name the place.
+    bool refused() const { return m_refused; }
     bool fail(const QString &message);          // sets the error at the current position
+    // For a caller that checks an object's member names itself (beginObject(false)):
+    // fails, as refused, at the second `key` of the object.
+    bool failDuplicate(std::string_view key);
     qint64 position() const { return m_offsetBase + (m_pos - m_begin); }
     const char *rawPosition() const { return m_pos; }
     // How many objects and lists enclose the position; seek() to a place read before
@@ -95,7 +99,7 @@ private:
     bool readValueInner(QJsonValue &out);
     bool skipValueInner();
     bool readNumber(QJsonValue &out);
-    bool failRange(const QString &message);
+    bool failRefused(const QString &message);
     bool enter();                    // one level deeper, or fails past kMaxDepth
     bool noteMember(std::string_view key);
     bool checkUtf8(const char *&p);
@@ -110,7 +114,7 @@ private:
     qint64 m_offsetBase;
     bool m_allowNonFinite = false;
     bool m_exact = false;
-    bool m_rangeError = false;
+    bool m_refused = false;
     int m_depth = 0;
     // The member names of each open object, by depth (slots are reused, so a
     // document costs no allocation per object).

@@ -172,14 +172,14 @@ bool ManifestParser::fail(const QString &message)
 
 bool ManifestParser::jsonFailed(JsonCursor &c)
 {
-    if (c.rangeError()) // valid JSON, but a number this reader cannot hold exactly
+    if (c.refused()) // valid JSON, but a number this reader cannot hold exactly, or a name twice
         return fail(QStringLiteral("manifest: %1").arg(c.error()));
     return fail(QStringLiteral("manifest is not valid JSON: %1").arg(c.error()));
 }
 
 bool ManifestParser::valueFailed(JsonCursor &c, const QString &what)
 {
-    if (c.rangeError())
+    if (c.refused())
         return fail(QStringLiteral("%1: %2").arg(what, c.error()));
     return jsonFailed(c);
 }
@@ -606,26 +606,47 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
     bool hasDevice = false; // optional: leaves default to "cpu"
     // Written out rather than through readMembers: this loop runs for every node of
     // every call, and the callback costs ~1% of the open time.
-    c.beginObject();
-    bool first = true;
+    // Member names are checked here, not by the cursor (beginObject(false)): the known
+    // ones as bits, since this loop runs for every node of every call, others as text.
+    quint32 seen = 0;
+    std::vector<std::string> otherNames;
+    auto once = [&](int bit) {
+        const bool first = !(seen & (1u << bit));
+        seen |= 1u << bit;
+        return first;
+    };
     std::string_view key;
+    auto twice = [&] {
+        c.failDuplicate(key);
+        return valueFailed(c, where());
+    };
+    c.beginObject(false);
+    bool first = true;
     std::string keyStorage;
     while (c.nextMember(first, key, keyStorage)) {
         if (key == "kind") {
+            if (!once(0))
+                return twice();
             if (!stringField("kind"))
                 return false;
             f.kind = nodeKindFromName(s);
             if (!f.kind)
                 return fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
         } else if (key == "keys") {
+            if (!once(1))
+                return twice();
             if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
                 return false;
             f.hasKeys = true;
         } else if (key == "fields") {
+            if (!once(2))
+                return twice();
             if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
                 return false;
             f.hasFields = true;
         } else if (key == "children") {
+            if (!once(3))
+                return twice();
             if (c.peekType() != JsonCursor::Type::Array)
                 return typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
             const bool ok = readElements(c, [&] {
@@ -640,31 +661,49 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
                 return false;
             f.hasChildren = true;
         } else if (key == "type") {
+            if (!once(4))
+                return twice();
             if (!internedField("type", f.type, f.hasType))
                 return false;
         } else if (key == "flavour") {
+            if (!once(5))
+                return twice();
             if (!internedField("flavour", f.flavour, f.hasFlavour))
                 return false;
         } else if (key == "context") {
+            if (!once(6))
+                return twice();
             if (!c.readValue(f.context))
                 return valueFailed(c, where() + QLatin1String(": 'context'"));
         } else if (key == "tensor") {
+            if (!once(7))
+                return twice();
             if (!bytesField("tensor", f.tensor, f.hasTensor))
                 return false;
         } else if (key == "dtype") {
+            if (!once(8))
+                return twice();
             if (!bytesField("dtype", f.dtypeName, f.hasDtype))
                 return false;
         } else if (key == "shape") {
+            if (!once(9))
+                return twice();
             if (!readShape(c, f.shape))
                 return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
             f.hasShape = true;
         } else if (key == "device") {
+            if (!once(10))
+                return twice();
             if (!internedField("device", f.device, hasDevice))
                 return false;
         } else if (key == "path") {
+            if (!once(11))
+                return twice();
             if (!internedField("path", f.path, f.hasPath))
                 return false;
         } else if (key == "value") {
+            if (!once(12))
+                return twice();
             // An int leaf's value must be written as an integer: 1.0 or 1e2 would be a
             // float to Python's json, and the model would get one.
             const bool number = c.peekType() == JsonCursor::Type::Number;
@@ -676,10 +715,15 @@ bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, Nod
             });
             f.hasValue = true;
         } else if (key == "repr") {
+            if (!once(13))
+                return twice();
             if (!stringField("repr"))
                 return false;
             f.repr = QString::fromUtf8(s.data(), qsizetype(s.size()));
         } else {
+            if (std::find(otherNames.cbegin(), otherNames.cend(), key) != otherNames.cend())
+                return twice();
+            otherNames.emplace_back(key);
             c.skipValue();
         }
         if (!c.ok())

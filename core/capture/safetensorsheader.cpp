@@ -20,6 +20,8 @@ QString quoted(std::string_view utf8)
 }
 
 namespace {
+bool jsonError(const JsonCursor &c, QString *error);
+
 QString shapeText(const QVector<qint64> &shape)
 {
     QStringList parts;
@@ -63,14 +65,11 @@ bool SafetensorsHeader::parse(char *header, qint64 headerSize, qint64 dataSize, 
         if (!parseTensor(c, key, dataSize, pool, error))
             return false;
     }
-    if (!c.ok()) {
-        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
-        return false;
-    }
+    if (!c.ok())
+        return jsonError(c, error);
     if (!c.atEnd()) {
         c.fail(QStringLiteral("unexpected data after the header object"));
-        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
-        return false;
+        return jsonError(c, error);
     }
     // The table grew by doubling: give the slack back. Counting the entries first to
     // reserve exactly (a search for "data_offsets" over the whole header) cost 10% of
@@ -91,7 +90,8 @@ struct TensorWhere {
 
 bool jsonError(const JsonCursor &c, QString *error)
 {
-    *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
+    // Refused JSON (a number out of range, a member named twice) is valid JSON.
+    *error = (c.refused() ? QStringLiteral("header: %1") : QStringLiteral("header is not valid JSON: %1")).arg(c.error());
     return false;
 }
 
@@ -208,23 +208,35 @@ bool SafetensorsHeader::parseTensor(JsonCursor &c, std::string_view name, qint64
         *error = QStringLiteral("%1: entry must be an object with dtype, shape and data_offsets").arg(QString(where));
         return false;
     }
-    c.beginObject();
+    // Member names are checked here, not by the cursor (beginObject(false)): one
+    // entry a tensor, and the three known names are flags already.
+    c.beginObject(false);
     Tensor t;
     t.name = name;
     bool hasDtype = false, hasShape = false, hasOffsets = false;
+    std::vector<std::string> otherNames;
     bool first = true;
     std::string_view key;
     std::string keyStorage;
     while (c.nextMember(first, key, keyStorage)) {
-        bool read = true;
-        if (key == "dtype")
-            read = hasDtype = readDtype(c, where, &t.dtype, error);
-        else if (key == "shape")
-            read = hasShape = readShape(c, where, pool, &t.shape, error);
-        else if (key == "data_offsets")
-            read = hasOffsets = readOffsets(c, where, &t, error);
-        else if (!c.skipValue())
+        const bool twice = key == "dtype" ? hasDtype : key == "shape" ? hasShape : key == "data_offsets" ? hasOffsets
+            : std::find(otherNames.cbegin(), otherNames.cend(), key) != otherNames.cend();
+        if (twice) {
+            c.failDuplicate(key);
             return jsonError(c, error);
+        }
+        bool read = true;
+        if (key == "dtype") {
+            read = hasDtype = readDtype(c, where, &t.dtype, error);
+        } else if (key == "shape") {
+            read = hasShape = readShape(c, where, pool, &t.shape, error);
+        } else if (key == "data_offsets") {
+            read = hasOffsets = readOffsets(c, where, &t, error);
+        } else {
+            otherNames.emplace_back(key);
+            if (!c.skipValue())
+                return jsonError(c, error);
+        }
         if (!read)
             return false;
     }
@@ -272,11 +284,7 @@ bool SafetensorsHeader::parseMetadata(JsonCursor &c, QString *error)
                 break;
         }
     }
-    if (!c.ok()) {
-        *error = QStringLiteral("header is not valid JSON: %1").arg(c.error());
-        return false;
-    }
-    return true;
+    return c.ok() || jsonError(c, error);
 }
 
 bool SafetensorsHeader::indexNames(QString *error)
