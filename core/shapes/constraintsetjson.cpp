@@ -5,12 +5,12 @@
 #include "util/regularfile.h"
 #include "util/terminaltext.h"
 
-#include "shapes/jsontext.h"
 #include "capture/jsoncursor.h"
+#include "shapes/jsontext.h"
 
 #include <QFile>
-#include <QJsonArray>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
