@@ -34,6 +34,28 @@ DEMO_MODEL = "dimscope.demo:make_model"
 MODEL_PY = "import torch\n\n\ndef make():\n    return torch.nn.Identity()\n"
 
 
+TINY_MODEL = "import torch\n\n\nclass Double(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n\ndef make():\n    return Double()\n"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A model that exports in a second and a capture of it: (model reference, capture)."""
+    import torch
+    from dimscope.capture import InputRecorder
+
+    folder = tmp_path_factory.mktemp("tiny")
+    (folder / "tiny_model.py").write_text(TINY_MODEL)
+    ns = {}
+    exec(compile(TINY_MODEL, str(folder / "tiny_model.py"), "exec"), ns)
+    model = ns["make"]()
+    rec = InputRecorder(store_n_calls=2)
+    with rec(model):
+        for n in (3, 5):
+            model(torch.randn(n, 4))
+    rec.save(folder / "tiny.safetensors")
+    return "%s:make" % (folder / "tiny_model.py"), folder / "tiny.safetensors"
+
+
 def cli(*args, timeout=600):
     return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
@@ -238,9 +260,10 @@ def test_json_report_on_a_full_disk_keeps_the_previous_report(tmp_path, mode, re
 
 @pytest.mark.parametrize("mode,reason", [("full", "(No space left on device|no space left on the device)"),
                                          ("read-only", "the folder is not writable")])
-def test_program_on_a_full_disk_keeps_the_previous_program(tmp_path, mode, reason):
+def test_program_on_a_full_disk_keeps_the_previous_program(tiny, tmp_path, mode, reason):
+    model, capture = tiny
     program = tmp_path / "disk" / "demo.pt2"
-    result, log = small_disk(mode, [CLI, "export", "--model", DEMO_MODEL, "--capture", DEMO_CAPTURE, "-o", program],
+    result, log = small_disk(mode, [CLI, "export", "--model", model, "--capture", capture, "-o", program],
                              tmp_path, name="demo.pt2", original=ORIGINAL_PROGRAM)
     assert result["exit"] == 1, log
     assert re.search("save_failed: cannot save %s: %s" % (re.escape(str(program)), reason), log), log
@@ -266,7 +289,7 @@ def staging_folder(folder, pid, marker_pid=None):
     return path
 
 
-def test_export_deletes_only_dimscope_staging_folders_of_dead_workers(tmp_path):
+def test_export_deletes_only_dimscope_staging_folders_of_dead_workers(tiny, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     notes = out / ".notes.99998.tmp"
@@ -285,7 +308,8 @@ def test_export_deletes_only_dimscope_staging_folders_of_dead_workers(tmp_path):
     stale = staging_folder(out, dead_pid())
     live = staging_folder(out, os.getppid())  # a running process's save in progress
 
-    done = export("--model", DEMO_MODEL, "--capture", DEMO_CAPTURE, "-o", out / "demo.pt2")
+    model, capture = tiny
+    done = export("--model", model, "--capture", capture, "-o", out / "demo.pt2")
     assert done.returncode == 0, done.stdout + done.stderr
 
     assert not stale.exists(), "the dead worker's staging folder is still there"
