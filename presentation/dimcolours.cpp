@@ -56,15 +56,18 @@ void DimColours::update(const ConstraintSet &set)
         else
             ++it;
     }
+    // The lowest free slot only grows while new Dims take slots: one pass for all of
+    // them (a search from 0 per Dim cost Dims^2: 10,000 Dims took seconds).
+    QSet<int> used;
+    for (int s : std::as_const(m_slot))
+        used.insert(s);
+    int slot = 0;
     for (const DimDecl &d : set.dims()) {
         if (d.isDerived() || m_slot.contains(d.name))
             continue;
-        QSet<int> used;
-        for (int s : std::as_const(m_slot))
-            used.insert(s);
-        int slot = 0;
         while (used.contains(slot))
             ++slot; // past the palette size slots wrap around (see colour())
+        used.insert(slot);
         m_slot.insert(d.name, slot);
     }
 }
