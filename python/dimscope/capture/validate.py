@@ -24,6 +24,10 @@ LEAF_KINDS = ("tensor", "none", "int", "float", "bool", "str")
 NON_FINITE_REPRS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
+_INT_ONLY = {int}
+_STR_ONLY = {str}
+
+
 def _is_int(v: Any) -> bool:
     return type(v) is int
 
@@ -88,7 +92,7 @@ def _check_metadata(path: str, metadata: Any) -> None:
 def _non_negative_ints(v: Any, max_count: Optional[int] = None) -> Optional[List[int]]:
     if not isinstance(v, list) or (max_count is not None and len(v) > max_count):
         return None
-    if not all(_is_int(d) and d >= 0 for d in v):
+    if v and (not set(map(type, v)) <= _INT_ONLY or min(v) < 0):  # map/min: one Python call a list
         return None
     return v
 
@@ -142,7 +146,7 @@ class _ManifestChecker:
         return CaptureError(f"{self.path}: {message}")
 
     def string_list(self, v: Any, what: str) -> List[str]:
-        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+        if not isinstance(v, list) or not set(map(type, v)) <= _STR_ONLY:
             raise self.fail(f"{what} must be a list of strings, not {_type_name(v)}")
         return v
 
