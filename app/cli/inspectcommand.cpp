@@ -16,6 +16,8 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <cmath>
+
 using namespace dimscope;
 
 namespace {
@@ -93,6 +95,10 @@ QString pythonRepr(const QJsonValue &v)
         return v.toBool() ? QStringLiteral("True") : QStringLiteral("False");
     if (v.isString())
         return TerminalText::quoted(v.toString());
+    // A float leaf recorded as nan or inf (value null, repr; JSON has neither): as
+    // Python writes it, not as JSON's null.
+    if (v.isDouble() && !std::isfinite(v.toDouble()))
+        return std::isnan(v.toDouble()) ? QStringLiteral("nan") : v.toDouble() > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
     return jsontext::valueText(v);
 }
 

@@ -4,6 +4,10 @@
 numbers the C++ reader refused or read differently, and some valid or hostile manifests
 ended in a KeyError, a TypeError or a module import instead of a CaptureError."""
 
+import json
+import os
+import re
+import subprocess
 import sys
 
 import pytest
@@ -128,3 +132,21 @@ def test_a_registered_class_given_children_it_cannot_take_is_a_capture_error(tmp
                      {"kind": "int", "value": 2, "path": "extra.value_cache"}]}
     with pytest.raises(CaptureError, match=r"extra\S*: cannot rebuild collections\.OrderedDict \(key_value_dict\)"):
         load_capture(write(tmp_path, m))
+
+
+@pytest.mark.skipif(not os.environ.get("DIMSCOPE_CLI"), reason="DIMSCOPE_CLI is not set (run through ctest)")
+def test_the_cli_shows_a_non_finite_float_leaf_as_python_writes_it(tmp_path):
+    """The C++ reader refused what the recorder writes for nan; now it reads it, and
+    `inspect` shows nan (and --json null: JSON has no NaN) rather than failing."""
+    m = scalars()
+    leaf = next(n for n in readercases.scalar_leaves(m) if n["kind"] == "float")
+    leaf["value"], leaf["repr"] = None, "nan"
+    path = write(tmp_path, m)
+    cli = os.environ["DIMSCOPE_CLI"]
+    text = subprocess.run([cli, "inspect", str(path)], capture_output=True, text=True, timeout=60)
+    assert text.returncode == 0, text.stderr
+    assert re.search(r"extra\[1\]\[0\].*float=nan", text.stdout), text.stdout
+    report = subprocess.run([cli, "inspect", str(path), "--json"], capture_output=True, text=True, timeout=60)
+    assert report.returncode == 0, report.stderr
+    row = next(r for r in json.loads(report.stdout)["leaves"] if r["path"] == "extra[1][0]")
+    assert row["calls"][1] == {"kind": "float", "value": None}
