@@ -11,6 +11,7 @@
 #include <QJsonValue>
 
 #include <cstring>
+#include <string_view>
 
 namespace dimscope {
 
@@ -323,16 +324,28 @@ void ExportClient::onStdout()
 {
     if (!m_process)
         return;
+    const qsizetype searched = m_stdoutBuffer.size(); // the bytes before hold no line end
     m_stdoutBuffer += m_process->readAllStandardOutput();
     heardFromWorker(); // any line counts, heartbeat events included
-    int nl;
-    while ((nl = m_stdoutBuffer.indexOf('\n')) >= 0) {
-        const QByteArray line = m_stdoutBuffer.left(nl);
-        m_stdoutBuffer.remove(0, nl + 1);
+    // Only the new bytes are searched, and the complete lines are taken out in one cut
+    // before any is handled (a handler may run an event loop that reads more): a line
+    // arriving in many pieces was searched from its start on every read (quadratic).
+    const std::string_view added(m_stdoutBuffer.constData() + searched, size_t(m_stdoutBuffer.size() - searched));
+    const size_t lastEnd = added.rfind('\n');
+    if (lastEnd == std::string_view::npos)
+        return;
+    const qsizetype cut = searched + qsizetype(lastEnd) + 1;
+    const QByteArray complete = m_stdoutBuffer.left(cut);
+    m_stdoutBuffer.remove(0, cut);
+    const QProcess *const process = m_process;
+    for (qsizetype start = 0; start < complete.size();) {
+        const qsizetype nl = complete.indexOf('\n', start);
+        const QByteArray line = complete.mid(start, nl - start);
+        start = nl + 1;
         if (!line.trimmed().isEmpty())
             handleLine(line);
-        if (!m_process)
-            return; // a handler killed the worker
+        if (m_process != process)
+            return; // a handler killed the worker (and maybe started another)
     }
 }
 
