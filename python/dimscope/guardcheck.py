@@ -35,8 +35,9 @@ FIRST_VALUES = 20000
 DEFAULT_MIN = 2  # torch specializes 0 and 1: a Dim without a min is traced from 2
 
 
-class Unreadable(Exception):
-    """The guard uses something this interpreter does not evaluate."""
+def _unreadable(what: str) -> ValueError:
+    # The guard uses something this interpreter does not evaluate.
+    return ValueError("cannot evaluate %s" % what)
 
 
 def violation_lines(message: str) -> List[str]:
@@ -63,7 +64,7 @@ def _evaluate(node: ast.AST, value: int) -> Any:
             return -operand
         if isinstance(node.op, ast.Not):
             return not operand
-        raise Unreadable(type(node.op).__name__)
+        raise _unreadable(type(node.op).__name__)
     if isinstance(node, ast.BinOp):
         a, b = _evaluate(node.left, value), _evaluate(node.right, value)
         if isinstance(node.op, ast.Add):
@@ -76,7 +77,7 @@ def _evaluate(node: ast.AST, value: int) -> Any:
             return a // b
         if isinstance(node.op, ast.Mod):
             return a % b
-        raise Unreadable(type(node.op).__name__)
+        raise _unreadable(type(node.op).__name__)
     if isinstance(node, ast.BoolOp):
         values = [_evaluate(v, value) for v in node.values]
         return all(values) if isinstance(node.op, ast.And) else any(values)
@@ -87,7 +88,7 @@ def _evaluate(node: ast.AST, value: int) -> Any:
             ok = {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right, ast.GtE: left >= right,
                   ast.Eq: left == right, ast.NotEq: left != right}.get(type(op))
             if ok is None:
-                raise Unreadable(type(op).__name__)
+                raise _unreadable(type(op).__name__)
             if not ok:
                 return False
             left = right
@@ -109,8 +110,8 @@ def _evaluate(node: ast.AST, value: int) -> Any:
             return args[0] % args[1]
         if name == "FloorDiv" and len(args) == 2:
             return args[0] // args[1]
-        raise Unreadable(name)
-    raise Unreadable(type(node).__name__)
+        raise _unreadable(name)
+    raise _unreadable(type(node).__name__)
 
 
 def _values(low: int, high: Optional[int]):
@@ -139,7 +140,7 @@ def holds_everywhere(guard: str, source_dims: Dict[str, str], dim: str, low: int
         for value in values:
             if not _evaluate(tree, value):
                 return False, "it fails at %s = %d" % (dim, value)
-    except (Unreadable, ZeroDivisionError, OverflowError, RecursionError) as e:
+    except (ValueError, ZeroDivisionError, OverflowError, RecursionError) as e:
         return False, "the guard could not be evaluated (%s)" % e
     return True, how
 
