@@ -26,6 +26,8 @@
 #include "pt2programview.h"
 #include "shapes/exporthints.h"
 
+#include <memory>
+
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
 #include <QDir>
@@ -740,8 +742,12 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
 void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
 {
     const QString project = m_dir.filePath(QStringLiteral("tutorial.dimscope"));
-    auto answer = [](const char *button, QString *shownText) {
-        auto *timer = new QTimer;
+    // The answering timers belong to the block that owns the strings they write: a timer
+    // armed for a question that never comes ("the same project again") must not answer
+    // a later test's question into a string that is gone.
+    std::unique_ptr<QObject> answerers = std::make_unique<QObject>();
+    auto answer = [&answerers](const char *button, QString *shownText) {
+        auto *timer = new QTimer(answerers.get());
         QObject::connect(timer, &QTimer::timeout, timer, [timer, button, shownText] {
             auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
             if (!box || box->objectName() != QLatin1String("modelConsentDialog"))
@@ -793,6 +799,7 @@ void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
         QVERIFY(shownCapture.wait(120000));
         QVERIFY(window.document()->modelRef().isEmpty());
         QVERIFY(!window.document()->isModelRefFromProject());
+        answerers.reset(); // before `shown` goes
     }
     // The project copied to another place asks again; dimscope's own demo never asks.
     const QString copy = m_dir.filePath(QStringLiteral("copy/tutorial.dimscope"));
