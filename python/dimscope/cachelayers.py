@@ -50,7 +50,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from .caches import qualified_name
+from .typenames import qualified_name
 from .exceptions import CaptureError
 
 FULL = "full"

@@ -47,9 +47,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.utils._pytree as _pytree
 
-# Defined in dimscope.exceptions; imported here, where cachelayers, staticcache, the
-# worker and users' code (``dimscope.caches.CaptureError``) look for it.
+from . import cachelayers, staticcache
+# Defined in dimscope.exceptions; imported here, where the worker and users' code
+# (``dimscope.caches.CaptureError``) look for it.
 from .exceptions import CaptureError  # noqa: F401
+# Defined in the leaf module typenames; imported here, where users' code and the
+# recorder look for it.
+from .typenames import qualified_name
 
 KEY_VALUE_DICT = "key_value_dict"
 DYNAMIC_LAYERS = "dynamic_layers"
@@ -80,10 +84,6 @@ _BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.d
 _KEY_VALUE_CLASSES: Dict[type, None] = {}
 # Classes registered through register_encoder_decoder_cache().
 _ENCODER_DECODER_CLASSES: Dict[type, None] = {}
-
-
-def qualified_name(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def loaded_object(name: str) -> Any:
@@ -199,16 +199,14 @@ def key_value_lists(cache: Any) -> Tuple[List[Any], List[Any]]:
 def _dynamic_cache_layers(value: Any, seen: bool = True) -> Optional[List[Dict[str, Any]]]:
     if qualified_name(type(value)) != DYNAMIC_CACHE:
         return None
-    from .cachelayers import describe_layers
-    return describe_layers(value, seen)
+    return cachelayers.describe_layers(value, seen)
 
 
 def _flavour_of(value: Any) -> Optional[str]:
     cls = type(value)
     flavour = _TRANSFORMERS_FLAVOURS.get(qualified_name(cls))
     if flavour == KEY_VALUE_DICT:
-        from .cachelayers import is_layered
-        if is_layered(_dynamic_cache_layers(value, seen=False)):
+        if cachelayers.is_layered(_dynamic_cache_layers(value, seen=False)):
             return DYNAMIC_LAYERS
     if flavour is not None:
         return flavour
@@ -259,12 +257,10 @@ def describe_custom(value: Any) -> Optional[CustomParts]:
         return None
     type_name = qualified_name(type(value))
     if flavour == DYNAMIC_LAYERS:
-        from .cachelayers import flatten_layers
         layers = _dynamic_cache_layers(value)
-        children, names = flatten_layers(value, layers)
+        children, names = cachelayers.flatten_layers(value, layers)
         return CustomParts(type_name, flavour, list(names), list(names), children, layers)
     if flavour == STATIC_LAYERS:
-        from . import staticcache
         children, context = staticcache.flatten(value)
         return CustomParts(type_name, flavour, list(context["children"]), context, children)
     if flavour in (KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT):
@@ -319,15 +315,13 @@ def rebuild_custom(type_name: str, flavour: str, children: List[Any], context: A
         return factories[type_name](children, context)
     cls = resolve_type(type_name, flavour, where)
     if flavour == DYNAMIC_LAYERS:
-        from .cachelayers import build_layered_cache
         if not isinstance(layers, list) or not all(isinstance(d, dict) for d in layers):
             raise CaptureError(f"{where}: a {DYNAMIC_LAYERS} node needs its 'layers'")
-        return build_layered_cache(cls, list(keys if keys is not None else context or []), children, layers,
-                                   where, restored=restored)
+        names = list(keys if keys is not None else context or [])
+        return cachelayers.build_layered_cache(cls, names, children, layers, where, restored=restored)
     if flavour == KEY_VALUE_DICT:
         return build_key_value_cache(cls, children[0], children[1])
     if flavour == STATIC_LAYERS:
-        from . import staticcache
         return staticcache.rebuild(cls, children, context, where)
     if flavour == ENCODER_DECODER:
         return cls(children[0], children[1])
@@ -539,8 +533,6 @@ def _register_transformers_dynamic_cache(cls: type) -> bool:
 def _capture_layouts(manifest: Dict[str, Any], type_name: str) -> List[List[Dict[str, Any]]]:
     """The layer layouts of every ``dynamic_layers`` node of ``type_name`` in the
     capture (inputs and outputs of every call)."""
-    from .cachelayers import layout_of
-
     found: Dict[str, List[Dict[str, Any]]] = {}
 
     def walk(node: Any) -> None:
@@ -548,7 +540,7 @@ def _capture_layouts(manifest: Dict[str, Any], type_name: str) -> List[List[Dict
             return
         if node.get("kind") == "custom" and node.get("type") == type_name and \
                 node.get("flavour") == DYNAMIC_LAYERS and isinstance(node.get("layers"), list):
-            found.setdefault(repr(layout_of(node["layers"])), node["layers"])
+            found.setdefault(repr(cachelayers.layout_of(node["layers"])), node["layers"])
         for child in node.get("children") or []:
             walk(child)
 
@@ -562,13 +554,11 @@ def register_dynamic_layers(cls: type, layers: Sequence[Dict[str, Any]]) -> str:
     """Makes dimscope's layer-aware flattening of ``cls`` (a layer-based DynamicCache)
     active with these layer kinds, replacing any other registration of ``cls`` (see
     cachelayers). Returns what it did."""
-    from .cachelayers import make_registration, registered_layout, layout_of
-
     before = registration_module(cls)
-    if before == "dimscope.cachelayers" and registered_layout(cls) is not None and \
-            layout_of(registered_layout(cls)) == layout_of(layers):
+    if before == "dimscope.cachelayers" and cachelayers.registered_layout(cls) is not None and \
+            cachelayers.layout_of(cachelayers.registered_layout(cls)) == cachelayers.layout_of(layers):
         return "already registered"
-    flatten, unflatten, with_keys = make_registration(cls, layers)
+    flatten, unflatten, with_keys = cachelayers.make_registration(cls, layers)
     if before is not None:
         _deregister(cls)
     _register(cls, flatten, unflatten, with_keys)
@@ -578,12 +568,10 @@ def register_dynamic_layers(cls: type, layers: Sequence[Dict[str, Any]]) -> str:
 def register_static_layers(cls: type) -> str:
     """Makes dimscope's flattening of a static cache class active (module staticcache),
     replacing any other registration of ``cls``. Returns what it did."""
-    from .staticcache import make_registration
-
     before = registration_module(cls)
     if before == "dimscope.staticcache":
         return "already registered"
-    flatten, unflatten, with_keys = make_registration(cls)
+    flatten, unflatten, with_keys = staticcache.make_registration(cls)
     if before is not None:
         _deregister(cls)
     _register(cls, flatten, unflatten, with_keys)

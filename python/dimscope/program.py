@@ -23,6 +23,7 @@ from typing import Any, Dict, Optional
 
 import torch.utils._pytree as _pytree
 
+from .cachelayers import registered_layout
 from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, qualified_name, register_capture_flattening,
                      registration_module)
@@ -40,7 +41,6 @@ def _flavour_registered(cls: type) -> Optional[Dict[str, Any]]:
     """How ``cls`` is flattened in this process, as an entry of the extra file."""
     module = registration_module(cls)
     if module == "dimscope.cachelayers":
-        from .cachelayers import registered_layout
         return {"flavour": DYNAMIC_LAYERS, "layers": registered_layout(cls)}
     if module == "dimscope.staticcache":
         return {"flavour": STATIC_LAYERS}

@@ -15,7 +15,9 @@ import torch
 from ..caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, STATIC_LAYERS,
                      describe_custom, key_value_lists, loaded_object, qualified_name, rebuild_custom,
                      resolve_type)
+from ..cachelayers import Restored, flatten_layers
 from ..exceptions import CaptureError
+from ..staticcache import empty_children
 
 DTYPE_TO_ST: Dict[torch.dtype, str] = {
     torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8", torch.int16: "I16",
@@ -80,7 +82,6 @@ class EmptyCache:
 
     def _fill_static(self, flattener: "Flattener", names: List[str]) -> bool:
         # A static cache is never shorter: not filled yet, it is its zeros (staticcache).
-        from ..staticcache import empty_children
         children = empty_children(self.cache)
         if len(children) != len(names) or not any(children):
             return False
@@ -91,7 +92,6 @@ class EmptyCache:
         return True
 
     def _fill_layers(self, flattener: "Flattener", names: List[str]) -> bool:
-        from ..cachelayers import flatten_layers
         children, now = flatten_layers(self.cache)
         if list(now) != list(names) or not any(children):
             return False
@@ -271,7 +271,6 @@ class Rebuilder:
         if node.get("flavour") != DYNAMIC_LAYERS:
             return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
                                   self.factories, where)
-        from ..cachelayers import Restored
         restored = Restored()
         value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
                                self.factories, where, keys=node.get("keys"), layers=node.get("layers"),
