@@ -271,13 +271,18 @@ bool ExportController::startExport(const QString &device, Consent consent)
 
 void ExportController::cancel() { m_service->cancel(); }
 
-void ExportController::onFinished(const PhasedExportOutcome &outcome)
+ExportResult ExportController::lastResult() const
+{
+    return m_lastOutcome.programs.isEmpty() ? m_lastOutcome.firstAttempt : m_lastOutcome.programs.first().result;
+}
+
+void ExportController::onFinished(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks)
 {
     if (m_exportGeneration != m_documentGeneration) { // exported a document no longer open
         updateActions();
         return;
     }
-    const QVector<ProgramReadBack> &readBacks = m_service->lastReadBacks();
+    m_lastOutcome = outcome;
     m_lastProgram = readBacks.isEmpty() ? std::nullopt : readBacks.first().program;
     m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
     updateActions();

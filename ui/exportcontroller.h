@@ -97,9 +97,9 @@ public:
     bool openModelDialog();
 
     // The shown program's export round, or the first attempt's when none exported.
-    ExportResult lastResult() const { return m_service->lastResult(); }
+    ExportResult lastResult() const;
     // Everything the last export produced: its programs and the calls none serves.
-    const PhasedExportOutcome &lastOutcome() const { return m_service->lastOutcome(); }
+    const PhasedExportOutcome &lastOutcome() const { return m_lastOutcome; }
     bool isExporting() const { return m_service->isExporting(); }
     std::optional<Pt2Program> lastProgram() const { return m_lastProgram; }
     std::optional<Pt2DimMapping> lastMapping() const { return m_lastMapping; }
@@ -126,7 +126,7 @@ private:
     void connectService();
     void updateActions();
     void resetForNewDocument();
-    void onFinished(const PhasedExportOutcome &outcome);
+    void onFinished(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks);
     bool mayRunModel(Consent consent);
     void fail(const QString &message);
     bool chooseOutputFile();
@@ -147,6 +147,7 @@ private:
 
     QString m_lastDevice = QStringLiteral("cpu");
     QString m_outputPath;
+    PhasedExportOutcome m_lastOutcome;
     std::optional<Pt2Program> m_lastProgram;
     std::optional<Pt2DimMapping> m_lastMapping;
     QString m_lastError;

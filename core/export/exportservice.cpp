@@ -203,11 +203,6 @@ void ExportService::cancel()
     setState(WorkerState::NotStarted);
 }
 
-ExportResult ExportService::lastResult() const
-{
-    return m_lastOutcome.programs.isEmpty() ? m_lastOutcome.firstAttempt : m_lastOutcome.programs.first().result;
-}
-
 // Each .pt2 is inflated and parsed on a pool thread: a large program must not stall
 // the GUI that drives this service.
 void ExportService::onPipelineFinished(const PhasedExportOutcome &outcome)
@@ -235,11 +230,9 @@ void ExportService::onPipelineFinished(const PhasedExportOutcome &outcome)
 void ExportService::readBackDone(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks)
 {
     m_readingBack = false;
-    m_lastOutcome = outcome;
-    m_lastReadBacks = readBacks;
     if (m_state == WorkerState::Exporting)
         setState(m_client->isWorkerRunning() ? WorkerState::Idle : WorkerState::Crashed);
-    emit finished(outcome);
+    emit finished(outcome, readBacks);
 }
 
 } // namespace dimscope

@@ -51,17 +51,11 @@ public:
 
     // Exports `capture` (its calls as `request.capture` holds them) with `constraints`
     // through the pipeline; finished() follows, also when it fails or is cancelled.
+    // The outcome is not kept here: whoever shows it holds it (the GUI's ExportResults).
     void start(const Capture &capture, const ConstraintSet &constraints, const ExportRequest &request,
                const PhasedExport::Options &options);
     bool isExporting() const;
     void cancel();
-
-    // What the last export produced, and its programs read back (parallel to
-    // lastOutcome().programs).
-    const PhasedExportOutcome &lastOutcome() const { return m_lastOutcome; }
-    const QVector<ProgramReadBack> &lastReadBacks() const { return m_lastReadBacks; }
-    // The first program's round, or the first attempt's when none exported.
-    ExportResult lastResult() const;
 
 signals:
     void stateChanged(dimscope::ExportService::WorkerState state);
@@ -71,7 +65,9 @@ signals:
     void logLine(const QString &stream, const QString &text);
     // dimscope's own account of the pipeline's steps (phases, fix rounds, fixes).
     void step(const QString &text);
-    void finished(const dimscope::PhasedExportOutcome &outcome);
+    // What the export produced, and its programs read back (parallel to
+    // outcome.programs; empty when none exported).
+    void finished(const dimscope::PhasedExportOutcome &outcome, const QVector<dimscope::ProgramReadBack> &readBacks);
 
 private:
     void setState(WorkerState state);
@@ -91,8 +87,6 @@ private:
     bool m_readingBack = false;
     int m_generation = 0; // a read-back of a superseded export is dropped
     Capture m_exportCapture; // what the running export's programs are read back against
-    PhasedExportOutcome m_lastOutcome;
-    QVector<ProgramReadBack> m_lastReadBacks;
 };
 
 } // namespace dimscope
