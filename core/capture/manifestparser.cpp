@@ -110,6 +110,28 @@ const QStringList kParameterKinds = {
 };
 } // namespace
 
+// The members a node object may have (docs/capture-format.md, "Manifest"); each known
+// one is a bit in readNodeFields' mask of the members seen.
+enum class NodeMember { Kind, Keys, Fields, Children, Type, Flavour, Context, Tensor, Dtype, Shape, Device, Path, Value, Repr, Other };
+
+namespace {
+NodeMember nodeMemberFromName(std::string_view key)
+{
+    static const struct { const char *name; NodeMember member; } kMembers[] = {
+        {"kind", NodeMember::Kind}, {"keys", NodeMember::Keys}, {"fields", NodeMember::Fields},
+        {"children", NodeMember::Children}, {"type", NodeMember::Type}, {"flavour", NodeMember::Flavour},
+        {"context", NodeMember::Context}, {"tensor", NodeMember::Tensor}, {"dtype", NodeMember::Dtype},
+        {"shape", NodeMember::Shape}, {"device", NodeMember::Device}, {"path", NodeMember::Path},
+        {"value", NodeMember::Value}, {"repr", NodeMember::Repr},
+    };
+    for (const auto &e : kMembers) {
+        if (key == e.name)
+            return e.member;
+    }
+    return NodeMember::Other;
+}
+} // namespace
+
 // What one node object said, collected in any member order and checked at its '}'.
 struct NodeFields {
     std::optional<NodeKind> kind;
@@ -580,156 +602,166 @@ int ManifestParser::parseNode(JsonCursor &c, CallTree &tree, int parent, const N
 // The members of a node object, in any order, into `f`; children are parsed on the way.
 bool ManifestParser::readNodeFields(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth)
 {
-    auto where = [&] { return describe(loc); };
-    std::string storage;
-    std::string_view s;
-    auto stringField = [&](const char *name) -> bool {
-        if (c.peekType() != JsonCursor::Type::String)
-            return typeError(c, QStringLiteral("%1: '%2'").arg(where(), QLatin1String(name)), "a string");
-        return c.readString(s, storage) || jsonFailed(c);
-    };
-    // A string member kept as a (shared) QString or as bytes, and its has-flag.
-    auto internedField = [&](const char *name, QString &out, bool &has) {
-        if (!stringField(name))
-            return false;
-        out = m_pool.string(s);
-        has = true;
-        return true;
-    };
-    auto bytesField = [&](const char *name, std::string &out, bool &has) {
-        if (!stringField(name))
-            return false;
-        out.assign(s.data(), s.size());
-        has = true;
-        return true;
-    };
-    bool hasDevice = false; // optional: leaves default to "cpu"
     // Written out rather than through readMembers: this loop runs for every node of
     // every call, and the callback costs ~1% of the open time.
     // Member names are checked here, not by the cursor (beginObject(false)): the known
     // ones as bits, since this loop runs for every node of every call, others as text.
     quint32 seen = 0;
     std::vector<std::string> otherNames;
-    auto once = [&](int bit) {
-        const bool first = !(seen & (1u << bit));
-        seen |= 1u << bit;
-        return first;
-    };
     std::string_view key;
-    auto twice = [&] {
-        c.failDuplicate(key);
-        return valueFailed(c, where());
-    };
     c.beginObject(false);
     bool first = true;
     std::string keyStorage;
     while (c.nextMember(first, key, keyStorage)) {
-        if (key == "kind") {
-            if (!once(0))
-                return twice();
-            if (!stringField("kind"))
-                return false;
-            f.kind = nodeKindFromName(s);
-            if (!f.kind)
-                return fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
-        } else if (key == "keys") {
-            if (!once(1))
-                return twice();
-            if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
-                return false;
-            f.hasKeys = true;
-        } else if (key == "fields") {
-            if (!once(2))
-                return twice();
-            if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
-                return false;
-            f.hasFields = true;
-        } else if (key == "children") {
-            if (!once(3))
-                return twice();
-            if (c.peekType() != JsonCursor::Type::Array)
-                return typeError(c, where() + QLatin1String(": 'children'"), "a list of nodes");
-            const bool ok = readElements(c, [&] {
-                const NodeLoc childLoc{&loc, &f, int(f.children.size())};
-                const int child = parseNode(c, tree, self, childLoc, depth + 1);
-                if (child < 0)
-                    return false;
-                f.children.append(child);
-                return true;
-            });
-            if (!ok)
-                return false;
-            f.hasChildren = true;
-        } else if (key == "type") {
-            if (!once(4))
-                return twice();
-            if (!internedField("type", f.type, f.hasType))
-                return false;
-        } else if (key == "flavour") {
-            if (!once(5))
-                return twice();
-            if (!internedField("flavour", f.flavour, f.hasFlavour))
-                return false;
-        } else if (key == "context") {
-            if (!once(6))
-                return twice();
-            if (!c.readValue(f.context))
-                return valueFailed(c, where() + QLatin1String(": 'context'"));
-        } else if (key == "tensor") {
-            if (!once(7))
-                return twice();
-            if (!bytesField("tensor", f.tensor, f.hasTensor))
-                return false;
-        } else if (key == "dtype") {
-            if (!once(8))
-                return twice();
-            if (!bytesField("dtype", f.dtypeName, f.hasDtype))
-                return false;
-        } else if (key == "shape") {
-            if (!once(9))
-                return twice();
-            if (!readShape(c, f.shape))
-                return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
-            f.hasShape = true;
-        } else if (key == "device") {
-            if (!once(10))
-                return twice();
-            if (!internedField("device", f.device, hasDevice))
-                return false;
-        } else if (key == "path") {
-            if (!once(11))
-                return twice();
-            if (!internedField("path", f.path, f.hasPath))
-                return false;
-        } else if (key == "value") {
-            if (!once(12))
-                return twice();
-            // An int leaf's value must be written as an integer: 1.0 or 1e2 would be a
-            // float to Python's json, and the model would get one.
-            const bool number = c.peekType() == JsonCursor::Type::Number;
-            const char *token = c.rawPosition();
-            if (!c.readValue(f.value))
-                return valueFailed(c, where() + QLatin1String(": 'value'"));
-            f.valueIsInteger = number && std::none_of(token, c.rawPosition(), [](char ch) {
-                return ch == '.' || ch == 'e' || ch == 'E' || ch == 'N' || ch == 'I';
-            });
-            f.hasValue = true;
-        } else if (key == "repr") {
-            if (!once(13))
-                return twice();
-            if (!stringField("repr"))
-                return false;
-            f.repr = QString::fromUtf8(s.data(), qsizetype(s.size()));
-        } else {
-            if (std::find(otherNames.cbegin(), otherNames.cend(), key) != otherNames.cend())
-                return twice();
+        const NodeMember member = nodeMemberFromName(key);
+        bool repeated;
+        if (member == NodeMember::Other) {
+            repeated = std::find(otherNames.cbegin(), otherNames.cend(), key) != otherNames.cend();
             otherNames.emplace_back(key);
-            c.skipValue();
+        } else {
+            const quint32 bit = 1u << int(member);
+            repeated = seen & bit;
+            seen |= bit;
         }
+        if (repeated) {
+            c.failDuplicate(key);
+            return valueFailed(c, describe(loc));
+        }
+        if (member == NodeMember::Other)
+            c.skipValue();
+        else if (!readNodeMember(c, member, tree, self, f, loc, depth))
+            return false;
         if (!c.ok())
             return jsonFailed(c);
     }
     return c.ok() || jsonFailed(c);
+}
+
+// One known member's value into `f` (the member was not seen before in this node).
+bool ManifestParser::readNodeMember(JsonCursor &c, NodeMember member, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth)
+{
+    auto where = [&] { return describe(loc); };
+    std::string storage;
+    std::string_view s;
+    bool hasDevice = false; // optional: leaves default to "cpu"
+    switch (member) {
+    case NodeMember::Kind:
+        if (!readNodeString(c, loc, "kind", s, storage))
+            return false;
+        f.kind = nodeKindFromName(s);
+        if (!f.kind)
+            return fail(QStringLiteral("%1: unknown node kind %2").arg(where(), quoted(s)));
+        return true;
+    case NodeMember::Keys:
+        if (!readStringList(c, f.keys, where() + QLatin1String(": 'keys'")))
+            return false;
+        f.hasKeys = true;
+        return true;
+    case NodeMember::Fields:
+        if (!readStringList(c, f.fields, where() + QLatin1String(": 'fields'")))
+            return false;
+        f.hasFields = true;
+        return true;
+    case NodeMember::Children:
+        return readNodeChildren(c, tree, self, f, loc, depth);
+    case NodeMember::Type:
+        return readNodeInterned(c, loc, "type", f.type, f.hasType);
+    case NodeMember::Flavour:
+        return readNodeInterned(c, loc, "flavour", f.flavour, f.hasFlavour);
+    case NodeMember::Context:
+        return c.readValue(f.context) || valueFailed(c, where() + QLatin1String(": 'context'"));
+    case NodeMember::Tensor:
+        return readNodeBytes(c, loc, "tensor", f.tensor, f.hasTensor);
+    case NodeMember::Dtype:
+        return readNodeBytes(c, loc, "dtype", f.dtypeName, f.hasDtype);
+    case NodeMember::Shape:
+        if (!readShape(c, f.shape))
+            return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
+        f.hasShape = true;
+        return true;
+    case NodeMember::Device:
+        return readNodeInterned(c, loc, "device", f.device, hasDevice);
+    case NodeMember::Path:
+        return readNodeInterned(c, loc, "path", f.path, f.hasPath);
+    case NodeMember::Value:
+        return readNodeValue(c, f, loc);
+    case NodeMember::Repr:
+        if (!readNodeString(c, loc, "repr", s, storage))
+            return false;
+        f.repr = QString::fromUtf8(s.data(), qsizetype(s.size()));
+        return true;
+    case NodeMember::Other:
+        break;
+    }
+    c.skipValue();
+    return true;
+}
+
+// A node's 'children': each parsed as a node (and appended to the tree) on the way.
+bool ManifestParser::readNodeChildren(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth)
+{
+    if (c.peekType() != JsonCursor::Type::Array)
+        return typeError(c, describe(loc) + QLatin1String(": 'children'"), "a list of nodes");
+    const bool ok = readElements(c, [&] {
+        const NodeLoc childLoc{&loc, &f, int(f.children.size())};
+        const int child = parseNode(c, tree, self, childLoc, depth + 1);
+        if (child < 0)
+            return false;
+        f.children.append(child);
+        return true;
+    });
+    if (!ok)
+        return false;
+    f.hasChildren = true;
+    return true;
+}
+
+// A leaf's 'value', and whether it was written as an integer.
+bool ManifestParser::readNodeValue(JsonCursor &c, NodeFields &f, const NodeLoc &loc)
+{
+    // An int leaf's value must be written as an integer: 1.0 or 1e2 would be a
+    // float to Python's json, and the model would get one.
+    const bool number = c.peekType() == JsonCursor::Type::Number;
+    const char *token = c.rawPosition();
+    if (!c.readValue(f.value))
+        return valueFailed(c, describe(loc) + QLatin1String(": 'value'"));
+    f.valueIsInteger = number && std::none_of(token, c.rawPosition(), [](char ch) {
+        return ch == '.' || ch == 'e' || ch == 'E' || ch == 'N' || ch == 'I';
+    });
+    f.hasValue = true;
+    return true;
+}
+
+// A string member of a node into `s` (which may point into `storage`).
+bool ManifestParser::readNodeString(JsonCursor &c, const NodeLoc &loc, const char *name, std::string_view &s, std::string &storage)
+{
+    if (c.peekType() != JsonCursor::Type::String)
+        return typeError(c, QStringLiteral("%1: '%2'").arg(describe(loc), QLatin1String(name)), "a string");
+    return c.readString(s, storage) || jsonFailed(c);
+}
+
+// A string member kept as a (shared) QString, and its has-flag.
+bool ManifestParser::readNodeInterned(JsonCursor &c, const NodeLoc &loc, const char *name, QString &out, bool &has)
+{
+    std::string storage;
+    std::string_view s;
+    if (!readNodeString(c, loc, name, s, storage))
+        return false;
+    out = m_pool.string(s);
+    has = true;
+    return true;
+}
+
+// A string member kept as bytes, and its has-flag.
+bool ManifestParser::readNodeBytes(JsonCursor &c, const NodeLoc &loc, const char *name, std::string &out, bool &has)
+{
+    std::string storage;
+    std::string_view s;
+    if (!readNodeString(c, loc, name, s, storage))
+        return false;
+    out.assign(s.data(), s.size());
+    has = true;
+    return true;
 }
 
 bool ManifestParser::finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc)

@@ -9,12 +9,14 @@
 #include <functional>
 #include <optional>
 
+#include <string>
 #include <string_view>
 
 namespace dimscope {
 
 class InternPool;
 struct NodeFields;
+enum class NodeMember;
 
 // Where a node sits while it is parsed: its parent's location and fields (kind and
 // keys seen so far) and its index among the parent's children.
@@ -54,6 +56,12 @@ private:
     bool parseTree(JsonCursor &c, const QString &treeName, CallTree &tree, const QPair<int, int> &lastSizes);
     int parseNode(JsonCursor &c, CallTree &tree, int parent, const NodeLoc &loc, int depth);
     bool readNodeFields(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth);
+    bool readNodeMember(JsonCursor &c, NodeMember member, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth);
+    bool readNodeChildren(JsonCursor &c, CallTree &tree, int self, NodeFields &f, const NodeLoc &loc, int depth);
+    bool readNodeValue(JsonCursor &c, NodeFields &f, const NodeLoc &loc);
+    bool readNodeString(JsonCursor &c, const NodeLoc &loc, const char *name, std::string_view &s, std::string &storage);
+    bool readNodeInterned(JsonCursor &c, const NodeLoc &loc, const char *name, QString &out, bool &has);
+    bool readNodeBytes(JsonCursor &c, const NodeLoc &loc, const char *name, std::string &out, bool &has);
     bool finishContainer(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
     bool finishLeaf(CallTree &tree, int self, NodeKind kind, NodeFields &f, const NodeLoc &loc);
     bool checkPaths(const CallTree &tree, const QString &callWhere, bool outputs);
