@@ -85,47 +85,47 @@ static bool fail(QString *error, const QString &path, const QString &what)
     return false;
 }
 
-std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error)
+namespace {
+
+// Each reader of a part of the project returns false with `why` saying what is wrong
+// and where in the document; ProjectFile::read puts the file's name in front.
+
+// The document's top-level object, once it is a dimscope project of this version.
+std::optional<QJsonObject> projectObject(const QByteArray &bytes, QString *why)
 {
-    // A regular file only (a FIFO would block the open), and never more than a
-    // project can reasonably be, whatever the file grows to while it is read.
-    QString why;
-    const std::optional<QByteArray> read = RegularFile::readAll(path, kMaxBytes, &why);
-    if (!read) {
-        fail(error, path, why);
-        return std::nullopt;
-    }
-    const QByteArray &bytes = *read;
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        fail(error, path, QStringLiteral("invalid JSON at offset %1: %2").arg(parseError.offset).arg(parseError.errorString()));
+        *why = QStringLiteral("invalid JSON at offset %1: %2").arg(parseError.offset).arg(parseError.errorString());
         return std::nullopt;
     }
     if (!doc.isObject()) {
-        fail(error, path, QStringLiteral("the document is not a JSON object"));
+        *why = QStringLiteral("the document is not a JSON object");
         return std::nullopt;
     }
     const QJsonObject root = doc.object();
     if (root.value(QStringLiteral("format")).toString() != QLatin1String(kFormat)) {
-        fail(error, path, QStringLiteral("format: expected \"%1\", not a dimscope project").arg(QLatin1String(kFormat)));
+        *why = QStringLiteral("format: expected \"%1\", not a dimscope project").arg(QLatin1String(kFormat));
         return std::nullopt;
     }
     const QJsonValue version = root.value(QStringLiteral("version"));
-    if (!version.isDouble() || version.toDouble() != kVersion) {
-        fail(error, path, QStringLiteral("version: %1 is not supported (this dimscope reads version %2)")
-                              .arg(jsontext::valueText(version))
-                              .arg(kVersion));
+    if (!version.isDouble() || version.toDouble() != ProjectFile::kVersion) {
+        *why = QStringLiteral("version: %1 is not supported (this dimscope reads version %2)")
+                   .arg(jsontext::valueText(version))
+                   .arg(ProjectFile::kVersion);
         return std::nullopt;
     }
-    ProjectFile project;
-    const QDir base = QFileInfo(path).absoluteDir();
+    return root;
+}
+
+// "capture": a path relative to the project's folder, or null.
+bool readCapturePath(const QJsonValue &capture, const QDir &base, QString &capturePath, QString *why)
+{
     // JSON's \uD800 escapes can spell strings that are no Unicode text: no file has
     // such a path, and writing the project would change it to '?' (found by fuzz_project).
-    const QJsonValue capture = root.value(QStringLiteral("capture"));
     if (capture.isString() && !capture.toString().isValidUtf16()) {
-        fail(error, path, QStringLiteral("capture: the path is not valid Unicode (an unpaired surrogate), so no file has it"));
-        return std::nullopt;
+        *why = QStringLiteral("capture: the path is not valid Unicode (an unpaired surrogate), so no file has it");
+        return false;
     }
     if (capture.isString()) {
         // To QDir a leading ':' names a Qt resource, an absolute path: in a project it
@@ -133,63 +133,102 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
         // named ":c.safetensors" was saved back as "../../:c.safetensors"; fuzz_project).
         const QString text = capture.toString();
         const QString relative = text.startsWith(QLatin1Char(':')) ? QStringLiteral("./") + text : text;
-        project.capturePath = QDir::cleanPath(base.absoluteFilePath(relative));
+        capturePath = QDir::cleanPath(base.absoluteFilePath(relative));
+    } else if (!capture.isNull() && !capture.isUndefined()) {
+        *why = QStringLiteral("capture: expected a path string or null");
+        return false;
     }
-    else if (!capture.isNull() && !capture.isUndefined()) {
-        fail(error, path, QStringLiteral("capture: expected a path string or null"));
-        return std::nullopt;
-    }
-    const QJsonValue model = root.value(QStringLiteral("model"));
+    return true;
+}
+
+// "model": a model reference (ModelReference), or null.
+bool readModelReference(const QJsonValue &model, const QDir &base, QString &modelRef, QString *why)
+{
     if (model.isString() && !model.toString().isValidUtf16()) {
-        fail(error, path, QStringLiteral("model: the reference is not valid Unicode (an unpaired surrogate), so no module has it"));
-        return std::nullopt;
+        *why = QStringLiteral("model: the reference is not valid Unicode (an unpaired surrogate), so no module has it");
+        return false;
     }
     // A file or folder reference is the project's, like its capture: resolved against
     // the project's folder now, never later against whatever folder dimscope runs in.
-    if (model.isString())
-        project.modelRef = ModelReference::absoluteIn(model.toString(), base);
-    else if (!model.isNull() && !model.isUndefined()) {
-        fail(error, path, QStringLiteral("model: expected a model reference string or null"));
-        return std::nullopt;
+    if (model.isString()) {
+        modelRef = ModelReference::absoluteIn(model.toString(), base);
+    } else if (!model.isNull() && !model.isUndefined()) {
+        *why = QStringLiteral("model: expected a model reference string or null");
+        return false;
     }
-    const QJsonValue constraints = root.value(QStringLiteral("constraints"));
+    return true;
+}
+
+// "constraints": a constraint set, read from the document's own text (its integers
+// exactly, ConstraintSetJson), or null.
+bool readConstraints(const QByteArray &bytes, const QJsonValue &constraints, std::optional<ConstraintSet> &out, QString *why)
+{
     if (constraints.isObject()) {
-        QString why;
-        auto set = ConstraintSetJson::read(jsontext::memberText(bytes, QStringLiteral("constraints")), &why);
+        QString setWhy;
+        auto set = ConstraintSetJson::read(jsontext::memberText(bytes, QStringLiteral("constraints")), &setWhy);
         if (!set) {
-            fail(error, path, QStringLiteral("constraints: %1").arg(why));
-            return std::nullopt;
+            *why = QStringLiteral("constraints: %1").arg(setWhy);
+            return false;
         }
-        project.constraints = *set;
+        out = *set;
     } else if (!constraints.isNull() && !constraints.isUndefined()) {
-        fail(error, path, QStringLiteral("constraints: expected a dimscope.constraints object or null"));
-        return std::nullopt;
+        *why = QStringLiteral("constraints: expected a dimscope.constraints object or null");
+        return false;
     }
-    const QJsonValue exportValue = root.value(QStringLiteral("export"));
-    if (exportValue.isObject()) {
-        const QJsonObject e = exportValue.toObject();
-        const QString device = e.value(QStringLiteral("device")).toString(QStringLiteral("cpu"));
-        if (device != QLatin1String("cpu") && device != QLatin1String("cuda")) {
-            fail(error, path, QStringLiteral("export.device: \"%1\" is neither \"cpu\" nor \"cuda\"").arg(device));
-            return std::nullopt;
-        }
-        project.exportOptions.device = device;
-        const QJsonValue call = e.value(QStringLiteral("call"));
-        if (call.isDouble() && call.toDouble() >= 0 && call.toDouble() == double(call.toInt()))
-            project.exportOptions.exampleCall = call.toInt();
-        else if (!call.isNull() && !call.isUndefined()) {
-            fail(error, path, QStringLiteral("export.call: expected a call index >= 0 or null"));
-            return std::nullopt;
-        }
-        project.exportOptions.strict = e.value(QStringLiteral("strict")).toBool(false);
-        const QJsonValue fixLoop = e.value(QStringLiteral("fix_loop"));
-        if (!fixLoop.isBool() && !fixLoop.isUndefined()) {
-            fail(error, path, QStringLiteral("export.fix_loop: expected true or false"));
-            return std::nullopt;
-        }
-        project.exportOptions.fixLoop = fixLoop.toBool(true);
-    } else if (!exportValue.isNull() && !exportValue.isUndefined()) {
-        fail(error, path, QStringLiteral("export: expected an object"));
+    return true;
+}
+
+// "export": the export options, or null for the defaults.
+bool readExportOptions(const QJsonValue &exportValue, ExportOptions &options, QString *why)
+{
+    if (exportValue.isNull() || exportValue.isUndefined())
+        return true;
+    if (!exportValue.isObject()) {
+        *why = QStringLiteral("export: expected an object");
+        return false;
+    }
+    const QJsonObject e = exportValue.toObject();
+    const QString device = e.value(QStringLiteral("device")).toString(QStringLiteral("cpu"));
+    if (device != QLatin1String("cpu") && device != QLatin1String("cuda")) {
+        *why = QStringLiteral("export.device: \"%1\" is neither \"cpu\" nor \"cuda\"").arg(device);
+        return false;
+    }
+    options.device = device;
+    const QJsonValue call = e.value(QStringLiteral("call"));
+    if (call.isDouble() && call.toDouble() >= 0 && call.toDouble() == double(call.toInt())) {
+        options.exampleCall = call.toInt();
+    } else if (!call.isNull() && !call.isUndefined()) {
+        *why = QStringLiteral("export.call: expected a call index >= 0 or null");
+        return false;
+    }
+    options.strict = e.value(QStringLiteral("strict")).toBool(false);
+    const QJsonValue fixLoop = e.value(QStringLiteral("fix_loop"));
+    if (!fixLoop.isBool() && !fixLoop.isUndefined()) {
+        *why = QStringLiteral("export.fix_loop: expected true or false");
+        return false;
+    }
+    options.fixLoop = fixLoop.toBool(true);
+    return true;
+}
+
+} // namespace
+
+std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error)
+{
+    // A regular file only (a FIFO would block the open), and never more than a
+    // project can reasonably be, whatever the file grows to while it is read.
+    QString why;
+    const std::optional<QByteArray> bytes = RegularFile::readAll(path, kMaxBytes, &why);
+    const std::optional<QJsonObject> root = bytes ? projectObject(*bytes, &why) : std::nullopt;
+    ProjectFile project;
+    const QDir base = QFileInfo(path).absoluteDir();
+    const bool ok = root
+        && readCapturePath(root->value(QStringLiteral("capture")), base, project.capturePath, &why)
+        && readModelReference(root->value(QStringLiteral("model")), base, project.modelRef, &why)
+        && readConstraints(*bytes, root->value(QStringLiteral("constraints")), project.constraints, &why)
+        && readExportOptions(root->value(QStringLiteral("export")), project.exportOptions, &why);
+    if (!ok) {
+        fail(error, path, why);
         return std::nullopt;
     }
     return project;
