@@ -308,7 +308,7 @@ void ExportClient::retireProcess(QProcess *process)
 QStringList ExportClient::outputFolders() const
 {
     // A worker killed while saving leaves its staging folder beside the output
-    // (python/dimscope/exporter.py, docs/worker-protocol.md); once it is dead the
+    // (python/dimscope/worker/exporter.py, docs/worker-protocol.md); once it is dead the
     // half-written file in there goes, rather than waiting for the next export there.
     QStringList folders;
     for (const Pending &p : m_pending) {

@@ -110,7 +110,7 @@ QString PythonRuntime::findPackageDir()
         BuildInfo::sourceDir() + QStringLiteral("/python"),
     };
     for (const QString &c : candidates) {
-        if (QFileInfo::exists(c + QStringLiteral("/dimscope/worker.py")))
+        if (QFileInfo::exists(c + QStringLiteral("/dimscope/worker/__main__.py")))
             return QDir::cleanPath(c);
     }
     return QDir::cleanPath(candidates.last());

@@ -5,7 +5,7 @@
 
 namespace dimscope {
 
-// The staging folders the export worker saves a .pt2 through (python/dimscope/exporter.py):
+// The staging folders the export worker saves a .pt2 through (python/dimscope/worker/exporter.py):
 // a folder ".dimscope-save-PID-XXXXXXXX" beside the output, whose first file is the
 // marker "dimscope-staging-folder.marker" holding "dimscope export staging folder of pid
 // PID\n". A worker killed while saving leaves one behind; the client that killed it

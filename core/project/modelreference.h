@@ -9,7 +9,7 @@
 namespace dimscope {
 
 // A model reference decided the way the export worker decides it
-// (python/dimscope/modelref.py), from the text and the disk, without running anything:
+// (python/dimscope/worker/modelref.py), from the text and the disk, without running anything:
 //
 // - a folder (the whole text is one, or there is no ':') - a Hugging Face model folder;
 // - `path/to/file.py:callable` - a Python file the worker executes;

@@ -10,7 +10,7 @@ class Capture;
 class ConstraintSet;
 
 // Writes the "dimscope.dynamic_shapes" document of docs/spec-format.md: what the
-// export worker reads (dimscope.spec.load_dynamic_shapes).
+// export worker reads (dimscope.worker.spec.load_dynamic_shapes).
 class JsonSpecEmitter
 {
 public:

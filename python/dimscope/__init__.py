@@ -8,9 +8,9 @@ and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureErro
 
 Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
 ``caches``, ``cachelayers``, ``staticcache`` flatten custom cache classes for the recorder,
-the worker and ``program``; ``spec`` reads dynamic_shapes documents; ``worker``,
-``exporter``, ``modelref`` and ``errors`` (torch's failures as structured errors) are the
-export worker; ``exceptions`` defines every exception class.
+the worker and ``program`` (``typenames`` is the leaf they share); ``worker/`` is the
+export worker (``python -m dimscope.worker``: server, modelref, spec, exporter,
+guardcheck, explain, errors); ``exceptions`` defines every exception class.
 """
 
 # The project VERSION of CMakeLists.txt; python/pyproject.toml reads it from here.

@@ -5,9 +5,9 @@ They share one base, ``DimscopeError``, so that a caller can catch all of dimsco
 failures at once; the ValueError ones stay ValueErrors so that code written against the
 older classes (``except ValueError``) keeps catching them. The modules that raise them
 re-export them where they used to be defined (``dimscope.capture.CaptureError``,
-``dimscope.caches.CaptureError``, ``dimscope.spec.SpecError``, ``dimscope.errors.WorkerError``).
+``dimscope.caches.CaptureError``, ``dimscope.worker.spec.SpecError``, ``dimscope.worker.errors.WorkerError``).
 
-Nothing here imports torch: ``dimscope.spec`` and the worker's error handling use these
+Nothing here imports torch: ``dimscope.worker.spec`` and the worker's error handling use these
 classes in processes that may not have loaded it yet.
 """
 

@@ -7,7 +7,7 @@ Quick mode (default, for CI): 2 cold runs, 4 warm re-exports. Full mode:
 DIMSCOPE_BENCH_FULL=1 (5 cold, 10 warm). Target: warm <= 1/3 of cold.
 Both sides do the same work per export: torch.export.export, torch.export.save and the
 verification of every captured call against the eager model's outputs (the cold script
-through the same dimscope.exporter.run_export). The cold side also pays what a fresh
+through the same dimscope.worker.exporter.run_export). The cold side also pays what a fresh
 process pays (import torch, load the model and the capture, run the eager model); the
 warm worker keeps those from the previous export of the same model and capture.
 Prints one JSON line with the medians and the ratio; exits 1 when the worker did not

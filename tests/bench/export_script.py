@@ -14,8 +14,9 @@ def main(argv):
     model_ref, capture_path, spec_path, output = argv
     import torch  # noqa: F401 - part of the cold cost
 
-    from dimscope import caches, capture, exporter
-    from dimscope.modelref import load_model
+    from dimscope import caches, capture
+    from dimscope.worker import exporter
+    from dimscope.worker.modelref import load_model
 
     model = load_model(model_ref).eval()
     cap = capture.load_capture(capture_path)

@@ -164,8 +164,8 @@ def test_output_that_is_not_a_regular_file_is_refused(inputs, tmp_path, kind, fl
 def test_new_output_in_a_folder_of_device_nodes_is_refused(inputs, tmp_path):
     """/dev is judged by what it holds (a container's /dev is a tmpfs): no output and no
     staging folder is made beside device nodes, by the CLI or by the worker."""
-    from dimscope.errors import WorkerError
-    from dimscope.exporter import check_output
+    from dimscope.worker.errors import WorkerError
+    from dimscope.worker.exporter import check_output
 
     capture, _ = inputs
     devices = tmp_path / "sub"
@@ -181,8 +181,8 @@ def test_new_output_in_a_folder_of_device_nodes_is_refused(inputs, tmp_path):
 
 def test_worker_refuses_a_device_and_the_capture_before_any_staging(tmp_path):
     """The worker's own check (the GUI and phased exports reach it without the CLI's)."""
-    from dimscope.errors import WorkerError
-    from dimscope.exporter import check_output
+    from dimscope.worker.errors import WorkerError
+    from dimscope.worker.exporter import check_output
 
     capture = tmp_path / "calls.safetensors"
     capture.write_bytes(b"capture")
@@ -326,7 +326,7 @@ def test_export_deletes_only_dimscope_staging_folders_of_dead_workers(tiny, tmp_
 def test_staging_folder_is_marked_before_anything_is_written(tmp_path):
     """The marker is the first file in a new staging folder; a symlink named like one
     is never followed into."""
-    from dimscope import exporter
+    from dimscope.worker import exporter
 
     staging = exporter._make_staging_folder(str(tmp_path))
     try:

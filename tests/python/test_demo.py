@@ -9,7 +9,8 @@ import torch
 from torch.export import Dim
 
 from conftest import leaves, same
-from dimscope import demo, exporter
+from dimscope import demo
+from dimscope.worker import exporter
 from dimscope.capture import load_capture
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""dimscope.explain: torch's sources mapped to capture key paths and Dim names, events
+"""dimscope.worker.explain: torch's sources mapped to capture key paths and Dim names, events
 turned into explanations, and the worker's export carrying them (both runtimes)."""
 
 import collections
@@ -8,8 +8,8 @@ import traceback
 import pytest
 import torch
 
-from dimscope import explain
-from dimscope.explain import Explainer, LeafMap, build_explanations
+from dimscope.worker import explain
+from dimscope.worker.explain import Explainer, LeafMap, build_explanations
 
 
 def test_sources_of_every_form_map_to_key_paths_and_dim_names():

@@ -7,7 +7,7 @@ import inspect
 import pytest
 import torch
 
-from dimscope import exporter, guardcheck
+from dimscope.worker import exporter, guardcheck
 from dimscope.capture import InputRecorder, load_capture
 
 SOURCE = "L['input_ids'].size()[1]"

@@ -13,9 +13,10 @@ import textwrap
 
 import pytest
 
+import dimscope
 from conftest import torch_python
-from dimscope import modelref
-from dimscope.errors import WorkerError
+from dimscope.worker import modelref
+from dimscope.worker.errors import WorkerError
 
 HOSTILE = 'import pathlib\npathlib.Path(%r).write_text("ran")\n\ndef make():\n    return None\n'
 
@@ -65,7 +66,7 @@ def test_an_absolute_path_behind_dimscope_is_refused(hostile, monkeypatch):
 def test_dimscope_demo_resolves_inside_the_package():
     resolved = modelref.resolve("dimscope.demo:make_model")
     assert resolved.kind == "module" and resolved.attr == "make_model"
-    assert resolved.origin == str(__import__("pathlib").Path(modelref.__file__).resolve().parent / "demo.py")
+    assert resolved.origin == str(__import__("pathlib").Path(dimscope.__file__).resolve().parent / "demo.py")
 
 
 def test_a_file_reference_resolves_on_disk_not_in_the_text(hostile, monkeypatch):
@@ -84,8 +85,8 @@ AUDIT_SCRIPT = textwrap.dedent('''
     import json, os, sys
     folder = sys.argv[1]
     sys.path.insert(0, folder)
-    from dimscope import modelref
-    from dimscope.errors import WorkerError
+    from dimscope.worker import modelref
+    from dimscope.worker.errors import WorkerError
     seen = []
     WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     def hook(event, args):

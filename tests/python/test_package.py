@@ -158,6 +158,6 @@ def test_every_exception_class_is_defined_in_dimscope_exceptions():
     defined_elsewhere = {where: cls.__module__ for where, cls in found.items() if cls.__module__ != "dimscope.exceptions"}
     assert defined_elsewhere == {}
     # The places users and the worker import them from still have them.
-    assert {"dimscope.capture.CaptureError", "dimscope.caches.CaptureError", "dimscope.spec.SpecError",
-            "dimscope.spec.StructureMismatch", "dimscope.errors.WorkerError"} <= set(found)
+    assert {"dimscope.capture.CaptureError", "dimscope.caches.CaptureError", "dimscope.worker.spec.SpecError",
+            "dimscope.worker.spec.StructureMismatch", "dimscope.worker.errors.WorkerError"} <= set(found)
     assert all(issubclass(cls, exceptions.DimscopeError) for cls in found.values())

@@ -29,9 +29,10 @@ import torch
 # always one the input caused.
 import readercases
 from capture_models import CacheSumModel  # noqa: F401  (its cache class is loaded, as in a model's process)
-from dimscope import cachelayers, caches, modelref, staticcache  # noqa: F401
+from dimscope import cachelayers, caches, staticcache  # noqa: F401
+from dimscope.worker import modelref  # noqa: F401
 from dimscope.capture import CaptureError, load_capture
-from dimscope.errors import WorkerError
+from dimscope.worker.errors import WorkerError
 
 try:  # a worker exporting a transformers model has its caches loaded: rebuilt, not refused
     import transformers.cache_utils  # noqa: F401

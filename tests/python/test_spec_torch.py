@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Integration: the dynamic_shapes dimscope-cli analyze emits (Python snippet and JSON
-spec through dimscope.spec) are accepted by torch.export.export(strict=False) on the
+spec through dimscope.worker.spec) are accepted by torch.export.export(strict=False) on the
 recorded inputs, and every dimension inferred dynamic is symbolic in the program."""
 
 import json
@@ -14,7 +14,7 @@ import torch
 from capture_models import AddModel, CacheSumModel, MultimodalModel, kv_pairs, make_kv_cache
 from dimscope import demo
 from dimscope.capture import InputRecorder, load_capture
-from dimscope.spec import load_dynamic_shapes
+from dimscope.worker.spec import load_dynamic_shapes
 
 CLI = os.environ.get("DIMSCOPE_CLI")
 

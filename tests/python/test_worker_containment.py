@@ -147,7 +147,7 @@ def test_a_relative_model_file_is_the_one_in_the_current_folder(models, tmp_path
 
 def test_a_model_folder_is_on_sys_path_for_that_model_only(tmp_path):
     """In one worker, a later model does not import from an earlier model's folder."""
-    from dimscope import modelref
+    from dimscope.worker import modelref
 
     folders = [os.path.realpath(tmp_path / name) for name in ("a", "b")]
     for folder in folders:

@@ -85,9 +85,9 @@ def test_save_failures_are_one_line_and_stale_saves_are_removed(tmp_path):
     is removed; one of this process is not (tests/python/test_cli_outputs.py has the
     files and folders of other programs that are never removed)."""
     import subprocess
-    from dimscope.errors import WorkerError
+    from dimscope.worker.errors import WorkerError
     import torch
-    from dimscope.exporter import check_output, save_atomically
+    from dimscope.worker.exporter import check_output, save_atomically
 
     (tmp_path / "out.pt2").mkdir()
     with pytest.raises(WorkerError) as e:

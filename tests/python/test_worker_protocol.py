@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch.export import Dim
 
-from dimscope.errors import classify, parse_constraint_violation
+from dimscope.worker.errors import classify, parse_constraint_violation
 from workerproc import WorkerProcess
 
 
@@ -254,7 +254,7 @@ def test_user_stack_blocks_become_the_violation_source():
     """torch 2.8+ (strict) follows a violation with a `User stack:` block and repeats
     lines: the stack is attached to its line (innermost user frame as `source`), the
     repeat dropped, and the block is not glued into the violation text."""
-    from dimscope.errors import parse_constraint_violation
+    from dimscope.worker.errors import parse_constraint_violation
     violation = ("You marked d1 as dynamic but your code specialized it to be a constant (4). If you're "
                  "using mark_dynamic, either remove it or use maybe_mark_dynamic.")
     message = (
@@ -285,7 +285,7 @@ def test_violation_sources_are_capture_key_paths_with_dim_names_once_each():
     not torch's `['key_cache'][0]`) with the spec's Dim, each leaf dim once although
     torch's line mentions `input_ids.size()[1]` three times."""
     from capture_models import kv_pairs, make_kv_cache
-    from dimscope.explain import LeafMap
+    from dimscope.worker.explain import LeafMap
     ids = torch.zeros(2, 3, dtype=torch.int64)
     kwargs = {"input_ids": ids, "past_key_values": make_kv_cache(kv_pairs(2, 2, 5, 4, 1, seed=0))}
     shapes = {"input_ids": {0: Dim("batch"), 1: Dim("q_len")}, "past_key_values": [[{0: Dim("b2")}], [None]]}
@@ -310,7 +310,7 @@ def test_unbounded_max_fix_becomes_the_models_max_positions():
     """torch 2.6's `Dim('past_len', max=9223372036854775807)` changes nothing; the
     worker offers the model's config.max_position_embeddings instead, keeping min."""
     from types import SimpleNamespace
-    from dimscope.errors import bound_unbounded_fixes, max_positions
+    from dimscope.worker.errors import bound_unbounded_fixes, max_positions
     model = SimpleNamespace(config=SimpleNamespace(max_position_embeddings=256))
     limit, why = max_positions(model)
     assert (limit, why) == (256, "the model's config.max_position_embeddings")
@@ -326,7 +326,7 @@ def test_unbounded_max_fix_becomes_the_models_max_positions():
 def test_guard_failures_name_the_leaf_dims():
     """torch 2.14's exported module rejects a call with `Guard failed: EXPR` in the
     user's input paths; the worker gives the leaf dims in capture key paths."""
-    from dimscope.errors import parse_guard_failure
+    from dimscope.worker.errors import parse_guard_failure
     g = parse_guard_failure("AssertionError: Guard failed: past_key_values['key_cache'][0].size()[2] <= 7")
     assert g["text"] == "past_key_values.key_cache[0] dim 2 <= 7"
     assert g["sources"] == [{"source": "past_key_values['key_cache'][0].size()[2]",

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""dimscope.spec: the dynamic_shapes document -> torch.export structure."""
+"""dimscope.worker.spec: the dynamic_shapes document -> torch.export structure."""
 
 import pytest
 import torch
 from torch.export import Dim
 
-from dimscope.spec import SpecError, StructureMismatch, load_dynamic_shapes, walk
+from dimscope.worker.spec import SpecError, StructureMismatch, load_dynamic_shapes, walk
 
 
 def doc(dims, shapes):

@@ -11,7 +11,7 @@ import collections
 import keyword
 
 # Defined in dimscope.exceptions; imported here, where exporter and tests look for them.
-from .exceptions import SpecError, StructureMismatch  # noqa: F401
+from ..exceptions import SpecError, StructureMismatch  # noqa: F401
 
 SPEC_FORMAT = "dimscope.dynamic_shapes"
 SPEC_VERSIONS = (1,)

@@ -462,7 +462,7 @@ def save_atomically(program, output, inputs=()):
         staging = _make_staging_folder(folder)
         tmp = os.path.join(staging, os.path.basename(output))
         # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
-        from .program import extra_files
+        from ..program import extra_files
         torch.export.save(program, tmp, extra_files=extra_files(program))
         os.replace(tmp, output)
     except OSError as e:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The export worker: `python -m dimscope.worker`.
+"""The export worker's protocol loop (`python -m dimscope.worker` runs `main`).
 
 A long-lived process speaking JSON lines (docs/worker-protocol.md). stdout carries
 protocol lines only: whatever user code prints goes out as `log` events, and native
@@ -221,7 +221,7 @@ class Worker:
         if key in self.capture_cache:
             return self.capture_cache[key], key, True
         try:
-            from . import caches, capture
+            from .. import caches, capture
         except ImportError as e:
             raise WorkerError("capture", "the dimscope capture reader is not available in this worker: %s" % e) from e
         self.progress("load_capture", "reading %s" % path)
@@ -390,6 +390,3 @@ def main():
         if not worker.handle(line):
             break
 
-
-if __name__ == "__main__":
-    main()

@@ -24,7 +24,8 @@ import sysconfig
 import traceback
 
 _EVENTS = ("symbolic_shape_specialization", "guard_added", "guard_added_fast", "create_symbol")
-_HERE = os.path.dirname(os.path.abspath(__file__))
+# dimscope's package folder (this module is in its worker/ subpackage).
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"])
 
 

@@ -55,8 +55,9 @@ def _load_hf(directory):
 
 
 _OWN_PREFIX = "dimscope."
-# This package's folder: `dimscope.<name>` references must resolve inside it.
-_OWN_FOLDER = os.path.dirname(os.path.realpath(__file__))
+# dimscope's package folder (this module is in its worker/ subpackage): `dimscope.<name>`
+# references must resolve inside it.
+_OWN_FOLDER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 Resolved = collections.namedtuple("Resolved", "kind target attr origin")
 Resolved.__doc__ = """What a reference names. kind: "folder", "file" or "module"; target: the

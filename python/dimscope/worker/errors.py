@@ -11,7 +11,7 @@ import re
 import traceback
 
 # Defined in dimscope.exceptions; imported here, where the worker and tests look for it.
-from .exceptions import WorkerError  # noqa: F401
+from ..exceptions import WorkerError  # noqa: F401
 
 
 def _tb_text(exc):
@@ -88,13 +88,17 @@ def _violation(text, leaves=None):
     return v
 
 
+# dimscope's package folder (this module is in its worker/ subpackage): frames there are
+# dimscope's, not the user's.
+_PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (.+)$')
 
 
 def _is_library_file(path):
     """torch's, transformers' and this package's own files: not where the user's code is."""
     f = os.path.abspath(path)
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = _PACKAGE_FOLDER
     return (f.startswith(here) or "/site-packages/" in f or "/dist-packages/" in f
             or f.startswith("<") or "/torch/" in f)
 
@@ -183,7 +187,7 @@ def _user_frames(exc):
     import torch
 
     torch_dir = os.path.dirname(torch.__file__)
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = _PACKAGE_FOLDER
     frames = []
     for fs in traceback.extract_tb(exc.__traceback__):
         f = os.path.abspath(fs.filename)
