@@ -5,19 +5,15 @@ each fix --fix-loop applies, with --explain after a success, and as data in --js
 Models defined here, captured here, exported by the real CLI and worker (both runtimes)."""
 
 import json
-import os
-import pathlib
 import re
-import subprocess
 
 import pytest
 import torch
 
 pytest.importorskip("dimscope.capture")
-from dimscope.capture import InputRecorder  # noqa: E402
+from conftest import cli, constraints_file, model_file, needs_cli, record  # noqa: E402
 
-CLI = os.environ.get("DIMSCOPE_CLI")
-pytestmark = pytest.mark.skipif(not CLI, reason="DIMSCOPE_CLI is not set (run through ctest)")
+pytestmark = needs_cli
 
 MODELS = '''\
 import torch
@@ -75,35 +71,11 @@ def line_of(code):
     return hits[0]
 
 
-def cli(*args, timeout=900):
-    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout)
-
-
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("explain")
     path = folder / "explain_models.py"
-    path.write_text(MODELS)
-    ns = {}
-    exec(compile(MODELS, str(path), "exec"), ns)
-    return path, ns
-
-
-def record(folder, model, calls, name):
-    rec = InputRecorder(store_n_calls=len(calls))
-    with rec(model), torch.no_grad():
-        for args in calls:
-            model(*args)
-    capture = folder / (name + ".safetensors")
-    rec.save(capture)
-    return capture
-
-
-def constraints(folder, name, dims, leaves):
-    path = folder / (name + "-constraints.json")
-    path.write_text(json.dumps({"format": "dimscope.constraints", "version": 1,
-                                "dims": [{"name": d, "min": None, "max": None} for d in dims], "leaves": leaves}))
-    return path
+    return path, model_file(path, MODELS)
 
 
 def explained(text, path, code, kind, expression):
@@ -119,11 +91,12 @@ def specializes(models, tmp_path_factory):
     folder = tmp_path_factory.mktemp("specializes")
     # seq_len 4 in the example call (call 0), other lengths later: the model's
     # `if h.shape[1] == 4:` specializes it; y's length (n) is capped at 16 by the model.
-    capture = record(folder, ns["Specializes"](), [(torch.randn(3, 4), torch.randn(8)),
-                                                   (torch.randn(5, 6), torch.randn(10)),
-                                                   (torch.randn(2, 7), torch.randn(12))], "specializes")
-    cons = constraints(folder, "specializes", ["batch", "seq_len", "n"],
-                       {"x": ["batch", "seq_len"], "y": ["n"]})
+    capture = record(ns["Specializes"](), [(torch.randn(3, 4), torch.randn(8)),
+                                           (torch.randn(5, 6), torch.randn(10)),
+                                           (torch.randn(2, 7), torch.randn(12))],
+                     folder / "specializes.safetensors", no_grad=True)
+    cons = constraints_file(folder / "specializes-constraints.json", ["batch", "seq_len", "n"],
+                            {"x": ["batch", "seq_len"], "y": ["n"]})
     return "%s:Specializes" % path, capture, cons, path
 
 
@@ -182,9 +155,9 @@ def test_fix_loop_says_what_caused_each_fix(specializes, tmp_path):
 
 def test_tied_dims_name_the_line(models, tmp_path):
     path, ns = models
-    capture = record(tmp_path, ns["Ties"](), [(torch.randn(3), torch.randn(3)), (torch.randn(5), torch.randn(5))],
-                     "ties")
-    cons = constraints(tmp_path, "ties", ["da", "db"], {"a": ["da"], "b": ["db"]})
+    capture = record(ns["Ties"](), [(torch.randn(3), torch.randn(3)), (torch.randn(5), torch.randn(5))],
+                     tmp_path / "ties.safetensors", no_grad=True)
+    cons = constraints_file(tmp_path / "ties-constraints.json", ["da", "db"], {"a": ["da"], "b": ["db"]})
     done = cli("export", "--model", "%s:Ties" % path, "--capture", capture, "--constraints", cons,
                "-o", tmp_path / "t.pt2")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -202,8 +175,9 @@ def test_guard_inside_a_library_call_shows_the_users_line(models, tmp_path):
     path, ns = models
     # k (x's last dim) is 8 in every call; the constraints make it dynamic anyway: torch's
     # linear specializes it to the weight's 8, inside torch.
-    capture = record(tmp_path, ns["InLibrary"](), [(torch.randn(3, 8),), (torch.randn(5, 8),)], "library")
-    cons = constraints(tmp_path, "library", ["batch", "k"], {"x": ["batch", "k"]})
+    capture = record(ns["InLibrary"](), [(torch.randn(3, 8),), (torch.randn(5, 8),)],
+                     tmp_path / "library.safetensors", no_grad=True)
+    cons = constraints_file(tmp_path / "library-constraints.json", ["batch", "k"], {"x": ["batch", "k"]})
     done = cli("export", "--model", "%s:InLibrary" % path, "--capture", capture, "--constraints", cons,
                "-o", tmp_path / "l.pt2")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -219,10 +193,11 @@ def test_guard_inside_a_library_call_shows_the_users_line(models, tmp_path):
 
 def test_explain_after_a_success(models, tmp_path):
     path, ns = models
-    capture = record(tmp_path, ns["Explained"](), [(torch.randn(3, 4), torch.randn(8)),
-                                                   (torch.randn(5, 6), torch.randn(10))], "explained")
+    capture = record(ns["Explained"](), [(torch.randn(3, 4), torch.randn(8)), (torch.randn(5, 6), torch.randn(10))],
+                     tmp_path / "explained.safetensors", no_grad=True)
     # y's length left to torch (Dim.AUTO): the model caps it at 32 without an error
-    cons = constraints(tmp_path, "explained", ["batch", "seq_len"], {"x": ["batch", "seq_len"], "y": ["auto"]})
+    cons = constraints_file(tmp_path / "explained-constraints.json", ["batch", "seq_len"],
+                            {"x": ["batch", "seq_len"], "y": ["auto"]})
     base = ["export", "--model", "%s:Explained" % path, "--capture", capture, "--constraints", cons]
     quiet = cli(*base, "-o", tmp_path / "e.pt2")
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr

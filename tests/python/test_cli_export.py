@@ -6,31 +6,20 @@ torch.export, every captured call is replayed through the exported program."""
 
 import json
 import os
-import pathlib
 import re
-import subprocess
 import textwrap
 
 import pytest
 import torch
 
 pytest.importorskip("dimscope.capture")
+from conftest import ROOT, cli, constraints_file, model_file, needs_cli, record  # noqa: E402
 from dimscope.capture import InputRecorder  # noqa: E402
 
-CLI = os.environ.get("DIMSCOPE_CLI")
-pytestmark = pytest.mark.skipif(not CLI, reason="DIMSCOPE_CLI is not set (run through ctest)")
+pytestmark = needs_cli
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-HERE = pathlib.Path(__file__).resolve().parent
 DEMO_CAPTURE = ROOT / "resources" / "demo" / "demo-capture.safetensors"
 DEMO_PROJECT = ROOT / "resources" / "demo" / "demo.dimscope"
-
-
-def cli(*args, timeout=900):
-    env = dict(os.environ)
-    # The worker imports the test models' cache classes (capture_models) by name.
-    env["PYTHONPATH"] = str(HERE) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def verification_rows(out):
@@ -157,24 +146,13 @@ def tutorial(tmp_path_factory):
     """The model file, a capture recorded from it, and the tutorial's constraints
     (dx, dy, d1 with x: (dx, d1), y: (dy, d1))."""
     folder = tmp_path_factory.mktemp("tutorial")
-    model_file = folder / "tutorial_model.py"
-    model_file.write_text(TUTORIAL_MODEL)
-    ns = {}
-    exec(compile(TUTORIAL_MODEL, str(model_file), "exec"), ns)
-    model = ns["make"]()
-    rec = InputRecorder(store_n_calls=3)
-    with rec(model):
-        for n in (6, 8, 5):
-            model(torch.randn(n, 4), torch.randn(n, 4))
-    capture = folder / "tutorial.safetensors"
-    rec.save(capture)
-    constraints = folder / "tutorial-constraints.json"
-    constraints.write_text(json.dumps({
-        "format": "dimscope.constraints", "version": 1,
-        "dims": [{"name": "dx", "min": None, "max": None}, {"name": "dy", "min": None, "max": None},
-                 {"name": "d1", "min": None, "max": None}],
-        "leaves": {"x": ["dx", "d1"], "y": ["dy", "d1"]}}))
-    return "%s:make" % model_file, capture, constraints
+    path = folder / "tutorial_model.py"
+    model = model_file(path, TUTORIAL_MODEL)["make"]()
+    capture = record(model, [(torch.randn(n, 4), torch.randn(n, 4)) for n in (6, 8, 5)],
+                     folder / "tutorial.safetensors")
+    constraints = constraints_file(folder / "tutorial-constraints.json", ["dx", "dy", "d1"],
+                                   {"x": ["dx", "d1"], "y": ["dy", "d1"]})
+    return "%s:make" % path, capture, constraints
 
 
 def test_tutorial_fails_with_violations_and_fixes(tutorial, tmp_path):
@@ -271,7 +249,7 @@ def test_llm_like_cache_model_exports_non_strict_with_inferred_constraints(tmp_p
     finally:
         sys.path.remove(str(tmp_path))
     model = cache_lm.make().eval()
-    rec = InputRecorder(store_n_calls=3)
+    rec = InputRecorder(store_n_calls=3)  # keyword arguments: recorded here, not by record()
     with rec(model), torch.no_grad():
         # prompt of 3 after a past of 4, then two decoding steps (batch 2 throughout)
         for step, (seq, past) in enumerate([(3, 4), (1, 7), (1, 8)]):
@@ -345,12 +323,8 @@ def test_fix_loop_gives_an_unbounded_dim_a_finite_max(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     model = module.SliceFromPast()
-    rec = InputRecorder(store_n_calls=4)
-    with rec(model):
-        for past in (3, 4, 5, 6):
-            model(torch.randn(2, 2, past, 8), torch.ones(2, past + 1))
-    capture = tmp_path / "slice.safetensors"
-    rec.save(capture)
+    capture = record(model, [(torch.randn(2, 2, past, 8), torch.ones(2, past + 1)) for past in (3, 4, 5, 6)],
+                     tmp_path / "slice.safetensors")
     out_pt2 = tmp_path / "slice.pt2"
     done = cli("export", "--model", f"{tmp_path / 'slicemodel.py'}:SliceFromPast", "--capture", capture,
                "--fix-loop", "-o", out_pt2)
@@ -384,24 +358,14 @@ def make():
 
 
 def test_fix_loop_splits_a_shared_dim_before_specializing_it(tmp_path):
-    model_file = tmp_path / "perimage.py"
-    model_file.write_text(PER_IMAGE_MODEL)
-    ns = {}
-    exec(compile(PER_IMAGE_MODEL, str(model_file), "exec"), ns)
-    model = ns["make"]()
-    rec = InputRecorder(store_n_calls=3)
-    with rec(model):
-        for seq in (5, 6, 7):
-            model(torch.randn(2, seq), torch.randn(2, 3, 4, 4))
-    capture = tmp_path / "perimage.safetensors"
-    rec.save(capture)
-    constraints = tmp_path / "perimage-constraints.json"
-    constraints.write_text(json.dumps({
-        "format": "dimscope.constraints", "version": 1,
-        "dims": [{"name": "batch", "min": None, "max": 64}, {"name": "seq_len", "min": None, "max": None}],
-        "leaves": {"x": ["batch", "seq_len"], "images": ["batch", "static", "static", "static"]}}))
+    path = tmp_path / "perimage.py"
+    model = model_file(path, PER_IMAGE_MODEL)["make"]()
+    capture = record(model, [(torch.randn(2, seq), torch.randn(2, 3, 4, 4)) for seq in (5, 6, 7)],
+                     tmp_path / "perimage.safetensors")
+    constraints = constraints_file(tmp_path / "perimage-constraints.json", [("batch", None, 64), "seq_len"],
+                                   {"x": ["batch", "seq_len"], "images": ["batch", "static", "static", "static"]})
     out_pt2 = tmp_path / "perimage.pt2"
-    done = cli("export", "--model", f"{model_file}:make", "--capture", capture, "--constraints", constraints,
+    done = cli("export", "--model", f"{path}:make", "--capture", capture, "--constraints", constraints,
                "--fix-loop", "-o", out_pt2)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert re.search(r"^applied: batch = 2 \(split first: batch is shared by x, images; images now has its own "

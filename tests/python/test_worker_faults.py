@@ -10,7 +10,6 @@ so that other engineers' workers on the same machine are never touched or counte
 
 import json
 import os
-import pathlib
 import select
 import signal
 import subprocess
@@ -21,13 +20,10 @@ import pytest
 import torch
 
 pytest.importorskip("dimscope.capture")
-from dimscope.capture import InputRecorder  # noqa: E402
+from conftest import CLI, LAUNCHER, model_file, needs_cli, record  # noqa: E402
 
-CLI = os.environ.get("DIMSCOPE_CLI")
-pytestmark = pytest.mark.skipif(not CLI, reason="DIMSCOPE_CLI is not set (run through ctest)")
+pytestmark = needs_cli
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-LAUNCHER = ROOT / "scripts" / "torch-python"
 START_S = 240  # a cold worker imports torch on a loaded machine
 
 FAULT_MODELS = r'''
@@ -145,18 +141,10 @@ def disk_full():
 def faults(tmp_path_factory):
     """(model file, capture): two calls of Tiny with different batch sizes."""
     folder = tmp_path_factory.mktemp("faults")
-    model_file = folder / "fault_models.py"
-    model_file.write_text(FAULT_MODELS)
-    ns = {}
-    exec(compile(FAULT_MODELS, str(model_file), "exec"), ns)
-    model = ns["tiny"]()
-    rec = InputRecorder(store_n_calls=2)
-    with rec(model):
-        for n in (3, 5):
-            model(torch.randn(n, 64))
-    capture = folder / "tiny.safetensors"
-    rec.save(capture)
-    return model_file, capture
+    path = folder / "fault_models.py"
+    model = model_file(path, FAULT_MODELS)["tiny"]()
+    capture = record(model, [(torch.randn(n, 64),) for n in (3, 5)], folder / "tiny.safetensors")
+    return path, capture
 
 
 def marked_pids(marker):
