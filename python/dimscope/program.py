@@ -16,8 +16,11 @@ or ``import transformers``, first), and only dimscope's own flattenings are regi
 from __future__ import annotations
 
 import collections
+import contextlib
+import inspect
 import json
 import os
+import re
 import zipfile
 from typing import Any, Dict, Optional
 
@@ -117,13 +120,84 @@ def _as_manifest(record: Dict[str, Any]) -> Dict[str, Any]:
             "calls": [{"inputs": {"kind": "dict", "keys": [str(i) for i in range(len(nodes))], "children": nodes}}]}
 
 
+# What torch's archive keeps as pickled objects (torch 2.8+: data/constants/NAME);
+# torch.export.load unpickles them without weights_only.
+_PICKLED_OBJECTS = ("custom_obj_", "opaque_obj_")
+_FORCE_WEIGHTS_ONLY = "TORCH_FORCE_WEIGHTS_ONLY_LOAD"
+_FORCE_NO_WEIGHTS_ONLY = "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"
+
+
+def _refuse_pickled_objects(pt2_path: str) -> None:
+    try:
+        with zipfile.ZipFile(pt2_path) as archive:
+            pickled = [n for n in archive.namelist() if os.path.basename(n).startswith(_PICKLED_OBJECTS)]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise CaptureError(f"{pt2_path}: not a readable .pt2 archive ({exc})") from exc
+    if pickled:
+        raise CaptureError(f"{pt2_path}: {pickled[0]}: the archive holds a pickled object, which only full "
+                           f"pickle reads; dimscope loads programs with weights_only=True and never unpickles")
+
+
+@contextlib.contextmanager
+def _weights_only_loads():
+    """Every torch.load while the program loads reads tensors and plain values only
+    (weights_only=True), also where torch asks for full pickle: torch 2.6 loads the
+    weights, constants and example inputs with weights_only=False, torch 2.14 falls back
+    to it when weights_only fails. torch reads these variables at each torch.load."""
+    saved = {k: os.environ.get(k) for k in (_FORCE_WEIGHTS_ONLY, _FORCE_NO_WEIGHTS_ONLY)}
+    os.environ[_FORCE_WEIGHTS_ONLY] = "1"
+    os.environ.pop(_FORCE_NO_WEIGHTS_ONLY, None)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _torch_load(pt2_path: str):
+    """torch.export.load with weights_only=True wherever it takes the argument (torch
+    2.6 and 2.14 do not: there _weights_only_loads forces it), refusing what would
+    need full pickle."""
+    import pickle
+
+    import torch
+
+    kwargs = {}
+    try:
+        if "weights_only" in inspect.signature(torch.export.load).parameters:
+            kwargs["weights_only"] = True
+    except (TypeError, ValueError):
+        pass
+    _refuse_pickled_objects(pt2_path)
+    with _weights_only_loads():
+        try:
+            return torch.export.load(pt2_path, **kwargs)
+        except pickle.UnpicklingError as exc:
+            raise CaptureError(f"{pt2_path}: part of the archive needs full pickle to load ({_unpickling_cause(exc)}); "
+                               f"dimscope loads programs with weights_only=True and never unpickles") from exc
+
+
+def _unpickling_cause(exc: Exception) -> str:
+    """The line of torch's weights_only message that names what was refused."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    for line in text.splitlines():
+        if "WeightsUnpickler error:" in line:
+            cause = line.split("WeightsUnpickler error:", 1)[1].strip()
+            return cause.split(" Please use", 1)[0].split(" was not an allowed global", 1)[0][:300]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0][:300] if lines else type(exc).__name__
+
+
 def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[str] | str | None" = None):
     """The ExportedProgram in ``pt2_path``, with the cache flattening it was exported
     with made active first: the one the ``.pt2`` records, else (older files) the one of
     the capture it was exported from (``capture_path``). Raises CaptureError naming the
-    file when a class it needs is not loaded in this process or the record is bad."""
-    import torch
-
+    file when a class it needs is not loaded in this process or the record is bad, or
+    when part of the archive would need full pickle: loading never unpickles (every
+    torch.load reads tensors and plain values only)."""
     pt2_path = os.fspath(pt2_path)
     record = read_flattening(pt2_path)
     if record is not None:
@@ -134,4 +208,4 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     elif capture_path is not None:
         from .capture import read_manifest
         register_capture_flattening(read_manifest(capture_path))
-    return torch.export.load(pt2_path)
+    return _torch_load(pt2_path)
