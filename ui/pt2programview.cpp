@@ -67,8 +67,7 @@ void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<P
     m_summary->setToolTip(program.filePath);
     m_ranges->clear();
     for (const Pt2Range &r : program.ranges) {
-        SymSize size = SymSize::fromExpr(r.expr, std::nullopt);
-        const QString named = Pt2InputsModel::namedSize(size, mapping ? &*mapping : nullptr);
+        const QString named = mapping ? mapping->namedExpression(r.expr) : r.expr.toString();
         const QString range = RangeText::range(r.min, r.max); // the CLI and the .pt2 keep torch's "oo"
         auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, range});
         item->setToolTip(2, tr("torch's range for %1 (%2 = unbounded)").arg(r.key, RangeText::infinity()));

@@ -5,6 +5,7 @@
 #include "terminalsink.h"
 
 #include "capture/capturereader.h"
+#include "pt2/torchrangetext.h"
 #include "shapes/constraintsetjson.h"
 #include "shapes/constraintvalidator.h"
 #include "shapes/jsonspecemitter.h"
@@ -178,7 +179,7 @@ void printTable(QTextStream &out, const Capture &capture, const InferenceResult 
         const QString what = d.isDerived()
             ? QStringLiteral("= %1").arg(fileText(d.relationText()))
             : QStringLiteral("min %1, max %2")
-                  .arg(d.min ? QString::number(*d.min) : QStringLiteral("default"), d.max ? QString::number(*d.max) : QStringLiteral("oo"));
+                  .arg(d.min ? QString::number(*d.min) : QStringLiteral("default"), TorchRangeText::upper(d.max));
         out << "  " << fileText(d.name).leftJustified(nameWidth) << "  " << what.leftJustified(22) << "  " << uses << " dim(s), values "
             << values.join(QLatin1Char(' ')) << "\n";
     }

@@ -19,6 +19,7 @@
 #include "shapes/constraintsetjson.h"
 #include "shapes/examplecall.h"
 #include "project/modelreference.h"
+#include "pt2/torchrangetext.h"
 #include "shapes/jsonspecemitter.h"
 #include "shapes/jsontext.h"
 #include "shapes/captureanalysis.h"
@@ -227,7 +228,7 @@ QString dimsText(const ConstraintSet &set)
             dims << QStringLiteral("%1 = %2").arg(d.name, d.relationText());
         else
             dims << QStringLiteral("%1 [%2, %3]").arg(d.name, d.min ? QString::number(*d.min) : QStringLiteral("-"),
-                                                    d.max ? QString::number(*d.max) : QStringLiteral("oo"));
+                                                    TorchRangeText::upper(d.max));
     }
     return dims.isEmpty() ? QStringLiteral("(no named Dims)") : dims.join(QStringLiteral(", "));
 }

@@ -3,42 +3,20 @@
 
 #include "export/dimintent.h"
 #include "pt2/pt2reader.h"
+#include "pt2/torchrangetext.h"
 #include "util/terminaltext.h"
 
-#include <QRegularExpression>
 #include <QTextStream>
 
 using namespace dimscope;
 
 namespace {
 
-// "batch (s0)", "seq_len + past_len (s1 + s2)", "4".
-QString sizeText(const SymSize &size, const Pt2DimMapping &m)
+// A size in Dim names with torch's spelling beside it (the CLI has no symbols column):
+// "batch (s0)", "total_len = past_len + seq_len (s11 + s70)", "4".
+QString sizeText(const QString &named, const QString &torch)
 {
-    if (size.isStatic)
-        return QString::number(size.value);
-    QString named = size.expr.toString();
-    bool renamed = false;
-    for (const QString &sym : size.expr.symbols()) {
-        const QString dim = m.symbolToDim.value(sym);
-        if (dim.isEmpty())
-            continue;
-        // Replace whole symbol tokens only (s1 must not hit s10).
-        QRegularExpression re(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(sym)));
-        named.replace(re, dim);
-        renamed = true;
-    }
-    // A Dim of the constraints that torch expressed through others (total_len = seq_len + past_len).
-    const QStringList aliases = m.expressionNames.value(size.expr.toString());
-    if (!aliases.isEmpty())
-        named = QStringLiteral("%1 = %2").arg(aliases.join(QStringLiteral(" = ")), named);
-    return renamed || !aliases.isEmpty() ? QStringLiteral("%1 (%2)").arg(named, size.expr.toString()) : named;
-}
-
-QString rangeText(const std::optional<qint64> &min, const std::optional<qint64> &max)
-{
-    return QStringLiteral("[%1, %2]").arg(min ? QString::number(*min) : QStringLiteral("-oo"),
-                                          max ? QString::number(*max) : QStringLiteral("oo"));
+    return named == torch ? named : QStringLiteral("%1 (%2)").arg(named, torch);
 }
 
 } // namespace
@@ -67,7 +45,7 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
         QStringList sizes;
         for (int d = 0; d < in.dims.size(); ++d) {
             const Pt2DimMapping::Dim &dim = in.dims.at(d);
-            QString s = TerminalText::field(sizeText(dim.size, m));
+            QString s = TerminalText::field(sizeText(m.namedSize(dim.size), dim.size.toString()));
             if (dim.status == Pt2DimMapping::Dim::Status::Specialized) {
                 s += QStringLiteral(" (!%1)").arg(dim.intended);
                 ++specialized;
@@ -84,10 +62,8 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
     if (program->ranges.isEmpty())
         out << "  (none: the program is static)\n";
     for (const Pt2Range &r : program->ranges) {
-        const QString dim = r.expr.isBareSymbol() ? m.symbolToDim.value(r.key)
-                                                  : m.expressionNames.value(r.expr.toString()).join(QStringLiteral(" = "));
-        out << "  " << TerminalText::field(dim.isEmpty() ? r.key : QStringLiteral("%1 (%2)").arg(dim, r.key)).leftJustified(24) << " "
-            << rangeText(r.min, r.max) << "\n";
+        out << "  " << TerminalText::field(sizeText(m.namedExpression(r.expr), r.key)).leftJustified(24) << " "
+            << TorchRangeText::range(r.min, r.max) << "\n";
     }
     for (auto it = m.symbolConflicts.begin(); it != m.symbolConflicts.end(); ++it)
         out << "note: " << TerminalText::field(it.key()) << " carries several Dim names: " << TerminalText::escaped(it.value().join(QStringLiteral(", ")))

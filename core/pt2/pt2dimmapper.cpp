@@ -3,6 +3,7 @@
 
 #include "pt2/pt2treespec.h"
 
+#include <QRegularExpression>
 #include <QSet>
 
 namespace dimscope {
@@ -76,6 +77,30 @@ void addUnique(QStringList *list, const QString &value)
 }
 
 } // namespace
+
+QString Pt2DimMapping::namedSize(const SymSize &size) const
+{
+    return size.isStatic ? QString::number(size.value) : namedExpression(size.expr);
+}
+
+QString Pt2DimMapping::namedExpression(const SymExpr &expr) const
+{
+    const QString torch = expr.toString();
+    // One pass over torch's identifiers, whole tokens only (s1 must not hit s10).
+    static const QRegularExpression symbol(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*"));
+    QString named;
+    qsizetype done = 0;
+    for (QRegularExpressionMatchIterator it = symbol.globalMatch(torch); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString dim = symbolToDim.value(m.captured());
+        named += QStringView(torch).mid(done, m.capturedStart() - done);
+        named += dim.isEmpty() ? m.captured() : dim;
+        done = m.capturedEnd();
+    }
+    named += QStringView(torch).mid(done);
+    const QStringList aliases = expressionNames.value(torch);
+    return aliases.isEmpty() ? named : QStringLiteral("%1 = %2").arg(aliases.join(QStringLiteral(" = ")), named);
+}
 
 QString Pt2DimMapping::statusName(Dim::Status s)
 {

@@ -55,6 +55,14 @@ struct Pt2DimMapping {
     QStringList unmatchedLeaves;                 // user leaves no program input corresponds to
     QStringList problems;                        // human-readable findings (specializations, ...)
 
+    // A size in the user's Dim names, the one spelling of the CLI, the result view and
+    // the files: "batch" for s0, "seq_len + past_len" for s1 + s2; a Dim of the
+    // constraints that torch expressed through others leads with its names:
+    // "total_len = past_len + seq_len". Symbols without a Dim name stay as torch wrote
+    // them; a static size is its number.
+    QString namedSize(const SymSize &size) const;
+    QString namedExpression(const SymExpr &expr) const;
+
     static QString statusName(Dim::Status s);
 };
 

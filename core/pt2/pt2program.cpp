@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2/pt2program.h"
 
+#include "pt2/torchrangetext.h"
+
 namespace dimscope {
 
 QString Pt2TensorMeta::shapeString() const
@@ -26,8 +28,7 @@ QString Pt2StateInput::kindName(Kind k)
 
 QString Pt2Range::toString() const
 {
-    return QStringLiteral("[%1, %2]")
-        .arg(min ? QString::number(*min) : QStringLiteral("-oo"), max ? QString::number(*max) : QStringLiteral("oo"));
+    return TorchRangeText::range(min, max);
 }
 
 QString Pt2Program::layoutName() const

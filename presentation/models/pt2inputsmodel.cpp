@@ -4,37 +4,10 @@
 #include "util/terminaltext.h"
 
 #include <QColor>
-#include <QRegularExpression>
 
 namespace dimscope {
 
 Pt2InputsModel::Pt2InputsModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-QString Pt2InputsModel::namedSize(const SymSize &size, const Pt2DimMapping *mapping)
-{
-    if (size.isStatic)
-        return QString::number(size.value);
-    const QString text = size.expr.toString();
-    if (!mapping)
-        return text;
-    const QStringList direct = mapping->expressionNames.value(text);
-    if (!direct.isEmpty())
-        return direct.join(QLatin1Char('|'));
-    // Replace every symbol by its Dim name, leaving unnamed symbols as torch wrote them.
-    QString named = text;
-    static const QRegularExpression symbol(QStringLiteral("\\b[a-z]\\d+\\b"));
-    QRegularExpressionMatchIterator it = symbol.globalMatch(text);
-    QVector<QRegularExpressionMatch> matches;
-    while (it.hasNext())
-        matches << it.next();
-    for (int i = matches.size() - 1; i >= 0; --i) {
-        const QRegularExpressionMatch &m = matches.at(i);
-        const QString dim = mapping->symbolToDim.value(m.captured());
-        if (!dim.isEmpty())
-            named.replace(m.capturedStart(), m.capturedLength(), dim);
-    }
-    return named;
-}
 
 void Pt2InputsModel::setProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping)
 {
@@ -53,7 +26,7 @@ void Pt2InputsModel::setProgram(const Pt2Program &program, const std::optional<P
             const Pt2DimMapping::Input *mi = map && i < map->inputs.size() ? &map->inputs.at(i) : nullptr;
             for (int d = 0; d < in.tensor.sizes.size(); ++d) {
                 const SymSize &s = in.tensor.sizes.at(d);
-                named << namedSize(s, map);
+                named << (map ? map->namedSize(s) : s.toString()); // the CLI's names too
                 symbolic << s.toString();
                 if (mi && d < mi->dims.size()) {
                     const Pt2DimMapping::Dim &md = mi->dims.at(d);
@@ -78,7 +51,7 @@ void Pt2InputsModel::setProgram(const Pt2Program &program, const std::optional<P
         case Pt2UserInput::Kind::SymInt:
             row.dtype = tr("SymInt");
             if (in.symInt) {
-                row.named = namedSize(*in.symInt, map);
+                row.named = map ? map->namedSize(*in.symInt) : in.symInt->toString();
                 row.symbolic = in.symInt->toString();
             }
             break;

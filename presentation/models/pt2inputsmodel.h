@@ -30,9 +30,6 @@ public:
     void clear();
     int flaggedCount() const;
 
-    // A size in the user's names: "past_len", "past_len + 1", or the symbol when unnamed.
-    static QString namedSize(const SymSize &size, const Pt2DimMapping *mapping);
-
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

@@ -3,6 +3,7 @@
 // the example call, checked against the demo capture and project of resources/demo.
 #include "capture/capturereader.h"
 #include "export/dimintent.h"
+#include "pt2/pt2dimmapper.h"
 #include "project/projectfile.h"
 #include "shapes/jsonspecemitter.h"
 
@@ -19,6 +20,7 @@ private slots:
     void constraintsAndSpecAgree();
     void derivedDims();
     void specMismatchNamesThePlace();
+    void sizesInDimNamesOneSpelling();
 
 private:
     std::optional<Capture> m_capture;
@@ -95,6 +97,23 @@ void TstDimIntent::specMismatchNamesThePlace()
     spec.insert(QStringLiteral("dynamic_shapes"), top);
     DimIntent::fromSpec(tree, spec, &error);
     QVERIFY2(error.contains(QStringLiteral("dynamic_shapes['past_key_values']: the spec has 0 entries")), qPrintable(error));
+}
+
+// The one spelling of a size in Dim names, which the CLI's read-back and the result
+// view both print (before, the CLI wrote "total_len = ..." and the view "total_len|...").
+void TstDimIntent::sizesInDimNamesOneSpelling()
+{
+    Pt2DimMapping m;
+    m.symbolToDim = {{QStringLiteral("s1"), QStringLiteral("seq_len")}, {QStringLiteral("s11"), QStringLiteral("past_len")}};
+    m.expressionNames.insert(SymExpr::parse(QStringLiteral("s11 + s1")).toString(),
+                             {QStringLiteral("total_len"), QStringLiteral("kv_len")});
+    // a Dim torch expressed through others leads with its names
+    QCOMPARE(m.namedExpression(SymExpr::parse(QStringLiteral("s11 + s1"))), QStringLiteral("total_len = kv_len = seq_len + past_len"));
+    // whole symbols only: s1 does not hit s11; a symbol without a Dim stays torch's
+    QCOMPARE(m.namedExpression(SymExpr::parse(QStringLiteral("s11"))), QStringLiteral("past_len"));
+    QCOMPARE(m.namedExpression(SymExpr::parse(QStringLiteral("s12"))), QStringLiteral("s12"));
+    QCOMPARE(m.namedSize(SymSize::fromExpr(SymExpr::parse(QStringLiteral("s1 + 1")), std::nullopt)), QStringLiteral("seq_len + 1"));
+    QCOMPARE(m.namedSize(SymSize::fromInt(4)), QStringLiteral("4"));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TstDimIntent)
