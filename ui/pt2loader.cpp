@@ -3,9 +3,6 @@
 
 #include "pt2/pt2reader.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <optional>
 
 namespace dimscope {
@@ -23,32 +20,23 @@ Pt2Loader::~Pt2Loader() = default;
 
 void Pt2Loader::cancel()
 {
-    ++m_generation;
-    m_running = false;
+    m_job.cancel();
 }
 
 void Pt2Loader::open(const QString &path)
 {
-    cancel();
-    const int generation = m_generation;
-    m_running = true;
-    auto *watcher = new QFutureWatcher<ReadResult>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return; // superseded or cancelled
-        m_running = false;
-        const ReadResult r = watcher->result();
-        if (r.program)
-            emit opened(path, *r.program);
-        else
-            emit failed(path, r.error);
-    });
-    watcher->setFuture(QtConcurrent::run([path] {
-        ReadResult r;
-        r.program = Pt2Reader::open(path, &r.error);
-        return r;
-    }));
+    m_job.start(
+        [path](const LatestJob::Control &) {
+            ReadResult r;
+            r.program = Pt2Reader::open(path, &r.error);
+            return r;
+        },
+        [this, path](const ReadResult &r) {
+            if (r.program)
+                emit opened(path, *r.program);
+            else
+                emit failed(path, r.error);
+        });
 }
 
 } // namespace dimscope

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pt2/pt2program.h"
+#include "util/latestjob.h"
 
 #include <QObject>
 #include <QString>
@@ -22,15 +23,14 @@ public:
     void open(const QString &path);
     // Drops the result of the open in flight.
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
 
 signals:
     void opened(const QString &path, const dimscope::Pt2Program &program);
     void failed(const QString &path, const QString &error);
 
 private:
-    int m_generation = 0;
-    bool m_running = false;
+    LatestJob m_job;
 };
 
 } // namespace dimscope
