@@ -2,6 +2,7 @@
 #include "inputsdecorator.h"
 
 #include "dimcolours.h"
+#include "exportresults.h"
 #include "models/inputsmodel.h"
 #include "projectdocument.h"
 
@@ -18,7 +19,7 @@ InputsDecorator::InputsDecorator(ProjectDocument *document, InputsModel *model, 
         applyHighlight();
     });
     connect(document, &ProjectDocument::validationChanged, this, &InputsDecorator::applyValidation);
-    connect(document, &ProjectDocument::explanationsChanged, this, &InputsDecorator::applyExplanations);
+    connect(document->exportResults(), &ExportResults::changed, this, &InputsDecorator::applyExplanations);
 }
 
 void InputsDecorator::refresh()
@@ -96,7 +97,7 @@ void InputsDecorator::applyValidation()
 void InputsDecorator::applyExplanations()
 {
     QHash<QString, QStringList> byLeaf;
-    const QVector<ShapeExplanation> &all = m_document->explanations();
+    const QVector<ShapeExplanation> &all = m_document->exportResults()->explanations();
     if (!all.isEmpty()) {
         for (const LeafConstraint &leaf : m_document->constraints().leaves()) {
             QStringList lines;

@@ -3,13 +3,15 @@
 
 #include "constraintsetcommand.h"
 #include "dimcolours.h"
+#include "exportresults.h"
 #include "shapes/constraintvalidator.h"
 
 #include <QUndoStack>
 
 namespace dimscope {
 
-ProjectDocument::ProjectDocument(QObject *parent) : QObject(parent), m_undoStack(new QUndoStack(this)), m_colours(new DimColours(this))
+ProjectDocument::ProjectDocument(QObject *parent) : QObject(parent), m_undoStack(new QUndoStack(this)), m_colours(new DimColours(this)),
+      m_exportResults(new ExportResults(this))
 {
     connect(m_undoStack, &QUndoStack::cleanChanged, this, &ProjectDocument::updateModified);
 }
@@ -87,7 +89,8 @@ void ProjectDocument::setLoaded(const QString &path, const LoadedCapturePtr &loa
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
     m_savedCapturePath = m_capturePath;
-    setExplanations({}); // they were about the previous capture's export
+    m_exportResults->clear(); // they were about the previous capture (before captureChanged:
+                              // an export of it, cancelled then, is not awaited)
     setLoading(false);
     emit captureChanged();
     emit constraintsChanged();
@@ -122,14 +125,6 @@ void ProjectDocument::setSavedCapturePath(const QString &path)
     updateModified();
 }
 
-void ProjectDocument::setExplanations(const QVector<ShapeExplanation> &explanations)
-{
-    if (explanations.isEmpty() && m_explanations.isEmpty())
-        return;
-    m_explanations = explanations;
-    emit explanationsChanged();
-}
-
 void ProjectDocument::clear()
 {
     m_undoStack->clear();
@@ -147,7 +142,7 @@ void ProjectDocument::clear()
     }
     m_savedModelRef = m_modelRef;
     m_savedOptions = m_options;
-    setExplanations({});
+    m_exportResults->clear();
     emit projectPathChanged();
     emit captureChanged();
     emit constraintsChanged();

@@ -23,6 +23,7 @@ namespace dimscope {
 
 class ConstraintValidator;
 class DimColours;
+class ExportResults;
 
 // The open work: one loaded capture (its tree, summaries and inference), the user's
 // ConstraintSet (every edit an undoable step), the model reference and export options,
@@ -102,10 +103,9 @@ public:
     bool save(const QString &path, QString *error);
     bool isModified() const;
 
-    // torch's shape decisions in this document's last export (the Why panel, the Dims'
-    // tooltips); cleared when another capture is opened into the document.
-    const QVector<ShapeExplanation> &explanations() const { return m_explanations; }
-    void setExplanations(const QVector<ShapeExplanation> &explanations);
+    // What this document's exports produced (or the .pt2 opened as the document), and
+    // torch's shape decisions; cleared when another capture, or none, is opened.
+    ExportResults *exportResults() const { return m_exportResults; }
 
 signals:
     void captureChanged();
@@ -116,7 +116,6 @@ signals:
     void modifiedChanged(bool modified);
     void projectPathChanged();
     void loadingChanged(bool loading);
-    void explanationsChanged();
 
 private:
     friend class ConstraintSetCommand;
@@ -127,6 +126,7 @@ private:
 
     QUndoStack *m_undoStack;
     DimColours *m_colours;
+    ExportResults *m_exportResults;
     LoadedCapturePtr m_loaded;
     bool m_loading = false;
     std::unique_ptr<ConstraintValidator> m_validator;
@@ -138,7 +138,6 @@ private:
     bool m_modelRefFromProject = false;
     bool m_openingProject = false;
     ExportOptions m_options;
-    QVector<ShapeExplanation> m_explanations;
     QString m_savedModelRef;
     QString m_savedCapturePath;
     ExportOptions m_savedOptions;

@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportcontroller.h"
 
-#include "models/explanationsmodel.h"
-
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
-#include "exportpanel.h"
-#include "exportresultview.h"
+#include "exportresults.h"
 #include "modelconsent.h"
 #include "project/modelreference.h"
 #include "openmodeldialog.h"
 #include "projectdocument.h"
 #include "pt2loader.h"
 #include "settingskeys.h"
-#include "shapes/examplecalladvice.h"
-#include "shapes/exporthints.h"
 #include "shapes/suggestedfixapplier.h"
 
 #include <QAction>
@@ -39,15 +34,11 @@ PythonRuntime runtimeFromSettings()
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
     : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this)),
-      m_panel(new ExportPanel), m_result(new ExportResultView), m_pt2Loader(new Pt2Loader(this))
+      m_pt2Loader(new Pt2Loader(this))
 {
     createActions();
     connect(m_pt2Loader, &Pt2Loader::opened, this, &ExportController::showPt2);
     connect(m_pt2Loader, &Pt2Loader::failed, this, &ExportController::pt2OpenFailed);
-    connect(m_panel, &ExportPanel::cancelRequested, this, &ExportController::cancel);
-    connect(m_result, &ExportResultView::applyFixesRequested, this, &ExportController::applyFixes);
-    connect(m_result, &ExportResultView::reexportRequested, this, &ExportController::reexport);
-    connect(m_result, &ExportResultView::useExampleCallRequested, this, &ExportController::reexportWithExampleCall);
     connectService();
     if (m_document) {
         connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::resetForNewDocument);
@@ -61,11 +52,6 @@ ExportController::~ExportController()
     // controller.
     m_service->disconnect(this);
     delete m_service;
-    // The panel and the view belong to docks once shown; free them if they never were.
-    if (m_panel && !m_panel->parent())
-        delete m_panel;
-    if (m_result && !m_result->parent())
-        delete m_result;
 }
 
 void ExportController::createActions()
@@ -89,7 +75,7 @@ void ExportController::createActions()
     connect(m_cancel, &QAction::triggered, this, &ExportController::cancel);
 }
 
-// The service's events in the panel, the actions and the window's messages.
+// The service's events in the actions and the window's messages.
 void ExportController::connectService()
 {
     connect(m_service, &ExportService::stateChanged, this, [this](ExportService::WorkerState state) {
@@ -102,29 +88,19 @@ void ExportController::connectService()
     });
     connect(m_service, &ExportService::workerFailedToStart, this,
             [this](const QString &why) { emit message(tr("The export worker did not start: %1").arg(why)); });
-    connect(m_service, &ExportService::progress, m_panel, &ExportPanel::setProgress);
-    connect(m_service, &ExportService::logLine, m_panel, &ExportPanel::appendLog);
-    connect(m_service, &ExportService::step, m_panel,
-            [this](const QString &text) { m_panel->appendLog(QStringLiteral("dimscope"), text); });
-    connect(m_service, &ExportService::finished, this, &ExportController::onFinished);
+    connect(m_service, &ExportService::finished, this, &ExportController::updateActions);
 }
 
-// Another capture or project replaced the document (or it was closed): what the
-// controller shows and holds was about the previous one. An export still running for
-// it is cancelled and its outcome dropped when it comes.
+// Another capture or project replaced the document (or it was closed): an export
+// still running for it is cancelled (the document's results, cleared first, no longer
+// await it) and the output file chosen for it is forgotten.
 void ExportController::resetForNewDocument()
 {
-    ++m_documentGeneration;
     if (isExporting())
         m_service->cancel();
     m_outputPath.clear();
-    m_lastProgram.reset();
-    m_lastMapping.reset();
     m_lastError.clear();
-    m_result->clear();
-    m_panel->clear();
     updateActions();
-    emit resultCleared();
 }
 
 void ExportController::reloadRuntime() { m_service->setRuntime(runtimeFromSettings()); }
@@ -197,7 +173,7 @@ bool ExportController::chooseOutputFile()
 void ExportController::fail(const QString &text)
 {
     m_lastError = text;
-    m_panel->finished(false, text);
+    emit exportRefused(text);
     emit message(text);
 }
 
@@ -259,69 +235,25 @@ bool ExportController::startExport(const QString &device, Consent consent)
     options.device = device;
     const ExportRequest request = ExportRequest::make(m_document->modelRef(), m_document->capturePath(), output, options);
     m_lastDevice = device;
-    m_exportGeneration = m_documentGeneration;
-    m_panel->started(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
+    emit exportStarted(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
+    m_document->exportResults()->follow(m_service);
     // The capture and constraints as they are now: edits made while it runs do not
     // change what it exports nor how its programs are read back.
     m_service->start(m_document->capture(), m_document->constraints(), request, PhasedExport::Options::from(options));
     updateActions();
-    emit exportStarted(device, output);
     return true;
 }
 
 void ExportController::cancel() { m_service->cancel(); }
 
-ExportResult ExportController::lastResult() const
-{
-    return m_lastOutcome.programs.isEmpty() ? m_lastOutcome.firstAttempt : m_lastOutcome.programs.first().result;
-}
-
-void ExportController::onFinished(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks)
-{
-    if (m_exportGeneration != m_documentGeneration) { // exported a document no longer open
-        updateActions();
-        return;
-    }
-    m_lastOutcome = outcome;
-    m_lastProgram = readBacks.isEmpty() ? std::nullopt : readBacks.first().program;
-    m_lastMapping = readBacks.isEmpty() ? std::nullopt : readBacks.first().mapping;
-    updateActions();
-    m_result->showOutcome(outcome, readBacks);
-    if (outcome.programs.isEmpty() && m_document && m_document->hasCapture() && outcome.firstAttempt.failure.hasFixes()) {
-        const WorkerFailure &failure = outcome.firstAttempt.failure;
-        m_result->showFixPreviews(
-            FixPreview::make(m_document->constraints(), m_document->validator(), failure.fixes, failure.explanations));
-        // torch's fixes come from the call it traced; another call may need none.
-        const ExportHints hints = m_document->exportHints();
-        const int options = m_document->exportOptions().exampleCall;
-        m_result->showExampleCallAdvice(ExampleCallAdvice::make(hints, options >= 0 ? options : hints.automaticCall()));
-    }
-    if (m_document)
-        m_document->setExplanations(ExplanationsModel::collect(outcome));
-    const ExportResult result = lastResult();
-    if (outcome.cancelled)
-        m_panel->finished(false, tr("Export cancelled; the next export starts a fresh worker."));
-    else if (outcome.servesEveryCall() && outcome.programs.size() == 1 && result.ok)
-        m_panel->finished(true, tr("Exported %1; %2 of %3 captured calls replay.")
-                                    .arg(QDir::toNativeSeparators(result.output))
-                                    .arg(result.verification.size())
-                                    .arg(result.verification.size()));
-    else if (outcome.servesEveryCall())
-        m_panel->finished(true, tr("Exported %n program(s): %1.", nullptr, int(outcome.programs.size()))
-                                    .arg(outcome.summary()));
-    else if (!outcome.programs.isEmpty())
-        m_panel->finished(false, tr("Exported %n program(s), but %1.", nullptr, int(outcome.programs.size()))
-                                     .arg(outcome.summary()));
-    else
-        m_panel->finished(false, tr("Export failed (%1): %2").arg(result.failure.kind, result.failure.message));
-    emit exportDone(result);
-}
-
 QStringList ExportController::applyFixes()
 {
-    const ExportResult last = lastResult();
+    if (!m_document)
+        return {};
+    // The document's results are those of its own exports (a new document clears them).
+    const ExportResult last = m_document->exportResults()->lastResult();
     const WorkerFailure &failure = last.failure;
-    if (!m_document || !failure.hasFixes() || m_exportGeneration != m_documentGeneration)
+    if (!failure.hasFixes())
         return {};
     // The bare fix lines are all the applier needs; torch's message would add its
     // violation lines, which the result view already shows.
@@ -333,7 +265,6 @@ QStringList ExportController::applyFixes()
         unapplied << QStringLiteral("%1: %2").arg(u.line, u.reason);
     if (r.constraints != m_document->constraints())
         m_document->replaceConstraints(r.constraints, tr("Apply torch's suggested fixes"));
-    m_result->showFixOutcome(applied, unapplied);
     emit fixesApplied(applied, unapplied);
     return unapplied;
 }
@@ -358,9 +289,8 @@ void ExportController::openPt2(const QString &path)
 
 void ExportController::showPt2(const QString &path, const Pt2Program &program)
 {
-    m_lastProgram = program;
-    m_lastMapping.reset();
-    m_result->showProgram(program);
+    if (m_document)
+        m_document->exportResults()->setOpenedProgram(path, program);
     emit pt2Opened(path);
 }
 

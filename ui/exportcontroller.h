@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "export/exportresult.h"
 #include "export/exportservice.h"
-#include "export/phasedexportoutcome.h"
-#include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
-#include "capture/capture.h"
-#include "shapes/constraintset.h"
 
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
-
-#include <optional>
 
 class QAction;
 class QWidget;
@@ -21,17 +14,16 @@ class QWidget;
 namespace dimscope {
 
 class ExportClient;
-class ExportPanel;
-class ExportResultView;
 class ProjectDocument;
 class Pt2Loader;
 
 // Export from the menu, the widget side of core's ExportService (the worker, the
 // PhasedExport pipeline the CLI's --fix-loop runs, the read-back): the Export on
-// CPU / CUDA actions, the Export panel (progress, log, Cancel), the result view and
-// the dialogs (Open Model…, output file, the project model's consent). Builds each
-// export from the document: its capture, model reference, current constraints and
-// export options (ExportRequest::fromOptions, as the CLI does).
+// CPU / CUDA actions, Cancel, Apply fixes and Re-export, and the dialogs (Open Model…,
+// output file, the project model's consent). Builds each export from the document:
+// its capture, model reference, current constraints and export options
+// (ExportRequest::make, as the CLI does). What an export produced is not kept here:
+// the document's ExportResults follow the export and own its outcome.
 class ExportController : public QObject
 {
     Q_OBJECT
@@ -44,8 +36,6 @@ public:
 
     ExportService *service() const { return m_service; }
     ExportClient *client() const { return m_service->client(); }
-    ExportPanel *panel() const { return m_panel; }
-    ExportResultView *resultView() const { return m_result; }
 
     QAction *exportCpuAction() const { return m_cpu; }
     QAction *exportCudaAction() const { return m_cuda; }
@@ -73,8 +63,8 @@ public:
     QString outputPath() const;
     void setOutputPath(const QString &path) { m_outputPath = path; }
 
-    // Starts an export on `device` ("cpu", "cuda"). Returns false, with the reason
-    // shown in the result view, when it cannot start (no capture, no model, busy).
+    // Starts an export on `device` ("cpu", "cuda"). Returns false, with the reason in
+    // lastError() and exportRefused, when it cannot start (no capture, no model, busy).
     // `consent`: Given when the user asked for this export by name (dimscope
     // --export=cpu PROJECT): a project's model then runs without the question.
     enum class Consent { Ask, Given };
@@ -87,8 +77,8 @@ public:
     // The failure page's "Use Call N and Re-export": the document's export options
     // take call N as the example (one change, saved with the project), then export.
     bool reexportWithExampleCall(int call);
-    // Shows a .pt2 in the result view (no capture needed; the window clears the
-    // document first, so the program is the document). The program is read off
+    // Shows a .pt2 as the document's results (no capture needed; the window clears
+    // the document first, so the program is the document). The program is read off
     // the GUI thread; pt2Opened or pt2OpenFailed follows, unless a newer open
     // supersedes this one.
     void openPt2(const QString &path);
@@ -96,28 +86,22 @@ public:
     // is shown. Returns false when cancelled.
     bool openModelDialog();
 
-    // The shown program's export round, or the first attempt's when none exported.
-    ExportResult lastResult() const;
-    // Everything the last export produced: its programs and the calls none serves.
-    const PhasedExportOutcome &lastOutcome() const { return m_lastOutcome; }
     bool isExporting() const { return m_service->isExporting(); }
-    std::optional<Pt2Program> lastProgram() const { return m_lastProgram; }
-    std::optional<Pt2DimMapping> lastMapping() const { return m_lastMapping; }
+    // Why the last startExport() did not start; empty when it started.
     QString lastError() const { return m_lastError; }
 
 signals:
     void stateChanged(dimscope::ExportService::WorkerState state);
     void environmentChanged();
-    void exportStarted(const QString &device, const QString &output);
-    void exportDone(const dimscope::ExportResult &result);
+    // Before the worker is asked: what is exported, on what, to where.
+    void exportStarted(const QString &what);
+    void exportRefused(const QString &why);
     void fixesApplied(const QStringList &applied, const QStringList &unapplied);
     void pt2Opening(const QString &path);
     void pt2Opened(const QString &path);
     void pt2OpenFailed(const QString &path, const QString &error);
     // Open Model… chose a .pt2: a document of its own, for the window to open.
     void pt2Requested(const QString &path);
-    // The result view and the log were emptied: another document was opened.
-    void resultCleared();
     // A short message for the window's banner or status bar.
     void message(const QString &text);
 
@@ -126,7 +110,6 @@ private:
     void connectService();
     void updateActions();
     void resetForNewDocument();
-    void onFinished(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks);
     bool mayRunModel(Consent consent);
     void fail(const QString &message);
     bool chooseOutputFile();
@@ -136,8 +119,6 @@ private:
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
     ExportService *m_service;
-    ExportPanel *m_panel;
-    ExportResultView *m_result;
     Pt2Loader *m_pt2Loader;
     QAction *m_cpu;
     QAction *m_cuda;
@@ -147,14 +128,7 @@ private:
 
     QString m_lastDevice = QStringLiteral("cpu");
     QString m_outputPath;
-    PhasedExportOutcome m_lastOutcome;
-    std::optional<Pt2Program> m_lastProgram;
-    std::optional<Pt2DimMapping> m_lastMapping;
     QString m_lastError;
-    // Bumped for each document opened; an export's outcome is shown (and its fixes
-    // applied) only while the document it exported is still the open one.
-    int m_documentGeneration = 0;
-    int m_exportGeneration = -1;
 };
 
 } // namespace dimscope

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportpanel.h"
 
+#include "export/exportservice.h"
+#include "exportresults.h"
+
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,8 +15,8 @@
 
 namespace dimscope {
 
-ExportPanel::ExportPanel(QWidget *parent)
-    : QWidget(parent), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
+ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, QWidget *parent)
+    : QWidget(parent), m_results(results), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
       m_cancel(new QPushButton(tr("Cancel"), this))
 {
     m_stage->setObjectName(QStringLiteral("exportStage"));
@@ -44,6 +47,24 @@ ExportPanel::ExportPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(row);
     layout->addWidget(m_log, 1);
+    followService(service);
+    connect(m_results, &ExportResults::changed, this, &ExportPanel::showResults);
+}
+
+void ExportPanel::followService(ExportService *service)
+{
+    connect(service, &ExportService::progress, this, &ExportPanel::setProgress);
+    connect(service, &ExportService::logLine, this, &ExportPanel::appendLog);
+    connect(service, &ExportService::step, this, [this](const QString &text) { appendLog(QStringLiteral("dimscope"), text); });
+}
+
+// The outcome's line when an export finished; idle and empty when the document changed.
+void ExportPanel::showResults()
+{
+    if (m_results->hasOutcome())
+        finished(m_results->succeeded(), m_results->summary());
+    else if (m_results->isEmpty())
+        clear();
 }
 
 void ExportPanel::clear()

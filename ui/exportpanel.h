@@ -10,13 +10,19 @@ class QPushButton;
 
 namespace dimscope {
 
+class ExportResults;
+class ExportService;
+
 // The Export dock: what the worker is doing (stage, progress), its output streamed
-// line by line, and Cancel (kills the worker; the next export starts a fresh one).
+// line by line (both from the ExportService), the outcome in a line (from the
+// document's ExportResults), and Cancel (kills the worker; the next export starts a
+// fresh one).
 class ExportPanel : public QWidget
 {
     Q_OBJECT
 public:
-    explicit ExportPanel(QWidget *parent = nullptr);
+    // `service` and `results` outlive the panel.
+    ExportPanel(ExportService *service, const ExportResults *results, QWidget *parent = nullptr);
 
     void started(const QString &what);
     void setProgress(const QString &stage, const QString &message, double fraction);
@@ -34,6 +40,10 @@ signals:
     void cancelRequested();
 
 private:
+    void followService(ExportService *service);
+    void showResults();
+
+    const ExportResults *m_results;
     QLabel *m_stage;
     QProgressBar *m_progress;
     QPlainTextEdit *m_log;

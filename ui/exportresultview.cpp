@@ -2,6 +2,7 @@
 #include "exportresultview.h"
 
 #include "export/exportphases.h"
+#include "exportresults.h"
 #include "failureadvice.h"
 #include "models/programsmodel.h"
 #include "models/verificationmodel.h"
@@ -28,8 +29,8 @@
 
 namespace dimscope {
 
-ExportResultView::ExportResultView(QWidget *parent)
-    : QWidget(parent), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)),
+ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent)
+    : QWidget(parent), m_results(results), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)),
       m_programsModel(new ProgramsModel(this)), m_programsView(new QTableView(this)), m_program(new Pt2ProgramView),
       m_verification(new VerificationModel(this)), m_verificationView(new QTableView), m_violations(new QTreeWidget),
       m_fixes(new QListWidget), m_apply(new QPushButton(tr("Apply fixes"))), m_reexport(new QPushButton(tr("Re-export"))),
@@ -64,6 +65,18 @@ ExportResultView::ExportResultView(QWidget *parent)
     layout->addWidget(m_programsView);
     layout->addWidget(m_filter);
     layout->addWidget(m_pages, 1);
+    connect(m_results, &ExportResults::changed, this, &ExportResultView::showResults);
+    showResults();
+}
+
+void ExportResultView::showResults()
+{
+    if (m_results->hasOutcome())
+        showOutcome();
+    else if (m_results->program())
+        showProgram(*m_results->program());
+    else
+        clear();
 }
 
 // Copy / Export as CSV on every result table, and one search over those of the page
@@ -181,8 +194,6 @@ bool ExportResultView::showsFailure() const { return m_pages->currentWidget() ==
 
 void ExportResultView::clear()
 {
-    m_outcome = {};
-    m_readBacks.clear();
     m_selected = -1;
     m_programsModel->clear();
     m_programsView->hide();
@@ -243,16 +254,16 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
     refreshFilter();
 }
 
-void ExportResultView::showOutcome(const PhasedExportOutcome &outcome, const QVector<ReadBack> &readBacks)
+void ExportResultView::showOutcome()
 {
-    m_outcome = outcome;
-    m_readBacks = readBacks;
-    m_readBacks.resize(outcome.programs.size());
+    const PhasedExportOutcome &outcome = m_results->outcome();
     m_selected = -1;
     m_programsModel->setPrograms(outcome.programs);
     if (outcome.programs.isEmpty()) {
         m_programsView->hide();
         showResult(outcome.firstAttempt, std::nullopt, std::nullopt, QString());
+        showFixPreviews(m_results->fixPreviews());
+        showExampleCallAdvice(m_results->exampleCallAdvice());
         return;
     }
     bool fixed = false;
@@ -266,13 +277,14 @@ void ExportResultView::showOutcome(const PhasedExportOutcome &outcome, const QVe
 
 void ExportResultView::selectProgram(int row)
 {
-    if (row < 0 || row >= m_outcome.programs.size())
+    const PhasedExportOutcome &outcome = m_results->outcome();
+    if (row < 0 || row >= outcome.programs.size())
         return;
     m_selected = row;
-    const ExportedProgram &p = m_outcome.programs.at(row);
-    const ReadBack &back = m_readBacks.at(row);
+    const ExportedProgram &p = outcome.programs.at(row);
+    const ProgramReadBack &back = m_results->readBacks().at(row);
     showResult(p.result, back.program, back.mapping, back.error);
-    if (m_outcome.programs.size() > 1 || !m_outcome.unserved.isEmpty())
+    if (outcome.programs.size() > 1 || !outcome.unserved.isEmpty())
         m_headline->setText(outcomeHeadline());
     const QModelIndex index = m_programsModel->index(row, 0);
     if (m_programsView->selectionModel()->currentIndex().row() != row)
@@ -284,15 +296,16 @@ void ExportResultView::selectProgram(int row)
 // which program is shown.
 QString ExportResultView::outcomeHeadline() const
 {
-    const ExportedProgram &shown = m_outcome.programs.at(m_selected);
-    QString text = m_outcome.servesEveryCall()
-                       ? tr("<b style='color:#1b7f2a'>Exported %n program(s)</b>", nullptr, int(m_outcome.programs.size()))
+    const PhasedExportOutcome &outcome = m_results->outcome();
+    const ExportedProgram &shown = outcome.programs.at(m_selected);
+    QString text = outcome.servesEveryCall()
+                       ? tr("<b style='color:#1b7f2a'>Exported %n program(s)</b>", nullptr, int(outcome.programs.size()))
                        : tr("<b style='color:#c0392b'>Exported %n program(s), but not every captured call is served</b>",
-                            nullptr, int(m_outcome.programs.size()));
-    text += QStringLiteral(" — ") + m_outcome.summary().toHtmlEscaped() + QLatin1Char('.');
-    if (!m_outcome.unserved.isEmpty() && !m_outcome.firstAttempt.failure.message.isEmpty())
+                            nullptr, int(outcome.programs.size()));
+    text += QStringLiteral(" — ") + outcome.summary().toHtmlEscaped() + QLatin1Char('.');
+    if (!outcome.unserved.isEmpty() && !outcome.firstAttempt.failure.message.isEmpty())
         text += QStringLiteral("<br>") + tr("The program for every call failed: %1")
-                                             .arg(m_outcome.firstAttempt.failure.message.toHtmlEscaped());
+                                             .arg(outcome.firstAttempt.failure.message.toHtmlEscaped());
     text += QStringLiteral("<br>") + tr("Shown: %1, serving calls %2 (%3).")
                                          .arg(shown.result.output.toHtmlEscaped(), ExportPhases::callsText(shown.calls),
                                               shown.description.toHtmlEscaped());
@@ -301,8 +314,6 @@ QString ExportResultView::outcomeHeadline() const
 
 void ExportResultView::showProgram(const Pt2Program &program)
 {
-    m_outcome = {};
-    m_readBacks.clear();
     m_selected = -1;
     m_programsModel->clear();
     m_programsView->hide();
@@ -357,7 +368,7 @@ void ExportResultView::showFixPreviews(const QVector<FixPreview> &previews)
 
 void ExportResultView::showFailure(const WorkerFailure &failure)
 {
-    showExampleCallAdvice({}); // the controller shows one for this failure, when there is one
+    showExampleCallAdvice({}); // showOutcome() shows the results' one for this failure
     m_violations->clear();
     m_fixes->clear();
     for (const WorkerViolation &v : failure.violations)

@@ -4,8 +4,6 @@
 #include "export/exportresult.h"
 #include "export/fixpreview.h"
 #include "shapes/examplecalladvice.h"
-#include "export/phasedexportoutcome.h"
-#include "export/programreadback.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 
@@ -25,12 +23,14 @@ class QItemSelection;
 
 namespace dimscope {
 
+class ExportResults;
 class ProgramsModel;
 class TableFilter;
 class Pt2ProgramView;
 class VerificationModel;
 
-// The outcome of an export, or a .pt2 opened on its own. Success: the programs
+// The document's ExportResults, shown as they change: the outcome of an export, or a
+// .pt2 opened on its own. Success: the programs
 // exported (one, or one per phase of the captured calls, with the calls each serves),
 // and for the selected one its inputs with their sizes in Dim names, ranges and the
 // verification table of its calls.
@@ -41,35 +41,17 @@ class ExportResultView : public QWidget
 {
     Q_OBJECT
 public:
-    // A program as read back from its .pt2 (nullopt program with `error` when it
-    // could not be).
-    using ReadBack = ProgramReadBack;
     // The failure's violations table: the last column stretches.
     enum ViolationsColumn { LeafDimsColumn, DimsColumn, WhereColumn, ViolationColumn, ViolationColumnCount };
 
-    explicit ExportResultView(QWidget *parent = nullptr);
+    // Shows `results` (which outlive the view) as they are and whenever they change.
+    explicit ExportResultView(const ExportResults *results, QWidget *parent = nullptr);
 
-    // What one export produced: `readBacks` parallel to outcome.programs. With no
-    // program, the first attempt's failure.
-    void showOutcome(const PhasedExportOutcome &outcome, const QVector<ReadBack> &readBacks);
     // Shows program `row` of the outcome: its interface and the replay of its calls.
     void selectProgram(int row);
     int selectedProgram() const { return m_selected; }
-
-    // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
-    void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
-                    const std::optional<Pt2DimMapping> &mapping, const QString &programError);
-    // A .pt2 opened without an export: its interface only.
-    void showProgram(const Pt2Program &program);
-    // Each suggested fix of the failure shown, with the model line behind it and the
-    // captured calls it would break (FixPreview), before the user applies them.
-    void showFixPreviews(const QVector<FixPreview> &previews);
-    // A captured call that would make a better example than the one the failed export
-    // traced (ExampleCallAdvice), with a button to re-export with it; invalid: hidden.
-    void showExampleCallAdvice(const ExampleCallAdvice &advice);
     // After "Apply fixes": what was applied and the lines that could not be.
     void showFixOutcome(const QStringList &applied, const QStringList &unapplied);
-    void clear();
 
     QLabel *headline() const { return m_headline; }
     ProgramsModel *programsModel() const { return m_programsModel; }
@@ -98,6 +80,21 @@ signals:
     void useExampleCallRequested(int call);
 
 private:
+    void showResults();
+    void clear();
+    // What one export produced. With no program, the first attempt's failure.
+    void showOutcome();
+    // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
+    void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
+                    const std::optional<Pt2DimMapping> &mapping, const QString &programError);
+    // A .pt2 opened without an export: its interface only.
+    void showProgram(const Pt2Program &program);
+    // Each suggested fix of the failure shown, with the model line behind it and the
+    // captured calls it would break (FixPreview), before the user applies them.
+    void showFixPreviews(const QVector<FixPreview> &previews);
+    // A captured call that would make a better example than the one the failed export
+    // traced (ExampleCallAdvice), with a button to re-export with it; invalid: hidden.
+    void showExampleCallAdvice(const ExampleCallAdvice &advice);
     QWidget *createSuccessPage();
     QWidget *createFailurePage();
     void addTableTools();
@@ -107,13 +104,12 @@ private:
     void fitViolationColumns();
     QString outcomeHeadline() const;
 
+    const ExportResults *m_results;
     QLabel *m_headline;
     QStackedWidget *m_pages;
     // the programs of the last export
     ProgramsModel *m_programsModel;
     QTableView *m_programsView;
-    PhasedExportOutcome m_outcome;
-    QVector<ReadBack> m_readBacks;
     int m_selected = -1;
     // success
     Pt2ProgramView *m_program;

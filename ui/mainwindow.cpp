@@ -7,6 +7,7 @@
 #include "dimspanel.h"
 #include "documentopener.h"
 #include "exportcontroller.h"
+#include "exportresults.h"
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
 #include "inputsview.h"
@@ -272,7 +273,7 @@ void MainWindow::updateTitle()
 {
     const QString shown = !m_document->projectPath().isEmpty() ? m_document->projectPath()
                           : m_document->hasCapture()           ? m_document->capturePath()
-                                                               : m_programShown;
+                                                               : m_document->exportResults()->openedProgramPath();
     if (shown.isEmpty()) {
         setWindowFilePath(QString());
         setWindowTitle(QStringLiteral("dimscope"));
@@ -306,8 +307,9 @@ void MainWindow::showNode(int node)
 void MainWindow::updateStatus()
 {
     const LoadedCapturePtr shown = m_document->loaded();
-    if (!shown && !m_programShown.isEmpty()) {
-        m_statusSummary->setText(tr("Exported program %1").arg(QDir::toNativeSeparators(m_programShown)));
+    const QString program = m_document->exportResults()->openedProgramPath();
+    if (!shown && !program.isEmpty()) {
+        m_statusSummary->setText(tr("Exported program %1").arg(QDir::toNativeSeparators(program)));
     } else if (!shown) {
         m_statusSummary->setText(tr("Open a capture (Ctrl+O) or drop one here."));
     } else {

@@ -21,6 +21,8 @@ class Capture;
 class DimsPanel;
 class ExplanationsPanel;
 class ExportController;
+class ExportPanel;
+class ExportResultView;
 class ProjectController;
 class InputsView;
 class LeafDetailsPanel;
@@ -63,8 +65,11 @@ public:
     QUndoStack *undoStack() const;
     // The open work (capture, constraints, undo history, project file).
     ProjectDocument *document() const { return m_document; }
-    // Export from the menu: the worker, the Export and result docks (mainwindowexport.cpp).
+    // Export from the menu: the worker, the actions and dialogs (mainwindowexport.cpp).
     ExportController *exportController() const { return m_export; }
+    // The Export dock's panel and the Exported Program tab: the document's ExportResults.
+    ExportPanel *exportPanel() const { return m_exportPanel; }
+    ExportResultView *exportResultView() const { return m_resultView; }
     QMenu *recentMenu() const { return m_recentMenu; }
     // The main area: the welcome page while nothing is open, else the document's tabs.
     WelcomePage *welcomePage() const { return m_welcome; }
@@ -115,6 +120,7 @@ private:
     // mainwindowexport.cpp
     void createExportDocks();
     void createExplanationsDock();
+    void connectResultView();
     // mainwindowview.cpp
     void createCentre(QWidget *banner);
     void updateCentre();
@@ -135,13 +141,12 @@ private:
     PlotPanel *m_plot;
     DimsPanel *m_dims;
     ExplanationsPanel *m_explanations = nullptr;
+    ExportPanel *m_exportPanel = nullptr;
+    ExportResultView *m_resultView = nullptr;
     QMenu *m_recentMenu = nullptr;
     WelcomePage *m_welcome = nullptr;
     QStackedWidget *m_centre = nullptr;
     QTabWidget *m_tabs = nullptr;
-    // The file whose program the Exported Program tab shows (the exported capture, or
-    // the .pt2 opened as the document); empty when the tab is hidden.
-    QString m_programShown;
     bool m_cudaNoticePending = false;
     bool m_welcomeMode = false;
     bool m_defaultDockSizesPending = false; // no saved layout: size the docks when first shown

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow's export side, kept apart from mainwindow.cpp: the Export dock (the
-// streamed log) and the Why dock, shown when the ExportController has something for
-// them. The exported program itself is a tab of the main area (mainwindowview.cpp).
+// streamed log) and the Why dock, which follow the document's ExportResults, and the
+// ExportController's actions behind the result view's buttons. The exported program
+// itself is a tab of the main area (mainwindowview.cpp).
 #include "mainwindow.h"
 
 #include "dimspanel.h"
 #include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
+#include "exportresults.h"
+#include "exportresultview.h"
 #include "messagebanner.h"
 #include "projectdocument.h"
 
@@ -18,14 +21,19 @@ namespace dimscope {
 
 void MainWindow::createExportDocks()
 {
+    m_exportPanel = new ExportPanel(m_export->service(), m_document->exportResults());
     auto *panelDock = new QDockWidget(tr("Export"), this);
     panelDock->setObjectName(QStringLiteral("exportDock"));
-    panelDock->setWidget(m_export->panel());
+    panelDock->setWidget(m_exportPanel);
     panelDock->setMinimumWidth(220);
-    connect(m_export, &ExportController::exportStarted, this, [panelDock] {
+    connect(m_export, &ExportController::exportStarted, this, [this, panelDock](const QString &what) {
+        m_exportPanel->started(what);
         panelDock->show();
         panelDock->raise();
     });
+    connect(m_export, &ExportController::exportRefused, m_exportPanel,
+            [this](const QString &why) { m_exportPanel->finished(false, why); });
+    connect(m_exportPanel, &ExportPanel::cancelRequested, m_export, &ExportController::cancel);
     createExplanationsDock();
     connect(m_export, &ExportController::message, this,
             [this](const QString &text) { m_banner->showMessage(MessageBanner::Kind::Error, text); });
@@ -51,15 +59,22 @@ void MainWindow::createExplanationsDock()
     auto *dock = new QDockWidget(tr("Why"), this);
     dock->setObjectName(QStringLiteral("explanationsDock"));
     dock->setWidget(m_explanations);
-    connect(m_document, &ProjectDocument::explanationsChanged, this, [this, dock] {
-        m_explanations->setExplanations(m_document->explanations());
-        if (m_document->explanations().isEmpty()) {
-            dock->hide();
-            return;
-        }
-        dock->show();
+    ExportResults *results = m_document->exportResults();
+    connect(results, &ExportResults::changed, this, [this, results, dock] {
+        m_explanations->setExplanations(results->explanations());
+        dock->setVisible(!results->explanations().isEmpty());
     });
     connect(m_dims, &DimsPanel::dimSelected, m_explanations, &ExplanationsPanel::showDim);
+}
+
+// The result view's buttons are the export controller's actions.
+void MainWindow::connectResultView()
+{
+    connect(m_resultView, &ExportResultView::applyFixesRequested, m_export, &ExportController::applyFixes);
+    connect(m_resultView, &ExportResultView::reexportRequested, m_export, &ExportController::reexport);
+    connect(m_resultView, &ExportResultView::useExampleCallRequested, m_export,
+            &ExportController::reexportWithExampleCall);
+    connect(m_export, &ExportController::fixesApplied, m_resultView, &ExportResultView::showFixOutcome);
 }
 
 } // namespace dimscope

@@ -9,6 +9,7 @@
 #include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
+#include "exportresults.h"
 #include "exportresultview.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
@@ -65,7 +66,9 @@ void MainWindow::createCentre(QWidget *banner)
     m_tabs->setObjectName(QStringLiteral("documentTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_inputs, tr("Inputs"));
-    m_tabs->addTab(m_export->resultView(), tr("Exported Program"));
+    m_resultView = new ExportResultView(m_document->exportResults());
+    connectResultView();
+    m_tabs->addTab(m_resultView, tr("Exported Program"));
     m_tabs->setTabToolTip(InputsTab, tr("Every input leaf of the captured calls, with its dims and their constraints"));
     m_tabs->setTabToolTip(ProgramTab, tr("The exported program: its inputs in Dim names, and each captured call replayed"));
     m_centre = new QStackedWidget(this);
@@ -82,19 +85,12 @@ void MainWindow::createCentre(QWidget *banner)
 
     connect(m_document, &ProjectDocument::captureChanged, this, &MainWindow::updateCentre);
     connect(m_document, &ProjectDocument::loadingChanged, this, &MainWindow::updateCentre);
-    connect(m_export, &ExportController::resultCleared, this, [this] {
-        m_programShown.clear();
+    // An export's outcome or an opened .pt2 comes to the front; none, the inputs.
+    connect(m_document->exportResults(), &ExportResults::changed, this, [this] {
+        updateTitle();
         updateCentre();
-    });
-    connect(m_export, &ExportController::exportDone, this, [this] {
-        m_programShown = m_document->capturePath();
-        updateCentre();
-        m_tabs->setCurrentIndex(ProgramTab);
-    });
-    connect(m_export, &ExportController::pt2Opened, this, [this](const QString &path) {
-        m_programShown = path;
-        updateCentre();
-        m_tabs->setCurrentIndex(ProgramTab);
+        if (!m_document->exportResults()->isEmpty())
+            m_tabs->setCurrentIndex(ProgramTab);
     });
     // The constructor calls updateCentre() once the docks are arranged and restored.
 }
@@ -104,7 +100,7 @@ void MainWindow::createCentre(QWidget *banner)
 void MainWindow::updateCentre()
 {
     const bool haveCapture = m_document->hasCapture();
-    const bool haveProgram = !m_programShown.isEmpty();
+    const bool haveProgram = !m_document->exportResults()->isEmpty();
     m_tabs->setTabVisible(InputsTab, haveCapture);
     m_tabs->setTabVisible(ProgramTab, haveProgram);
     const bool welcome = !haveCapture && !haveProgram && !m_document->isLoading();
@@ -192,8 +188,8 @@ void MainWindow::arrangeDocks()
     for (QDockWidget *d : {dims, details, plot})
         d->show();
     // The log and the decisions appear when an export gives them something to show.
-    log->setVisible(m_export->isExporting() || !m_programShown.isEmpty());
-    why->setVisible(!m_document->explanations().isEmpty());
+    log->setVisible(m_export->isExporting() || !m_document->exportResults()->isEmpty());
+    why->setVisible(!m_document->exportResults()->explanations().isEmpty());
     plot->raise();
     applyDefaultDockSizes();
 }
@@ -241,8 +237,8 @@ void MainWindow::createFocusActions(QMenu *view)
         {"actionFocusDetails", tr("&Leaf Details"), [this] { return m_details; }},
         {"actionFocusPlot", tr("&Plot"), [this] { return m_plot; }},
         {"actionFocusProgram", tr("Exported &Program"),
-         [this] { m_tabs->setCurrentIndex(ProgramTab); return m_export->resultView(); }},
-        {"actionFocusLog", tr("Export &Log"), [this] { return m_export->panel(); }},
+         [this] { m_tabs->setCurrentIndex(ProgramTab); return m_resultView; }},
+        {"actionFocusLog", tr("Export &Log"), [this] { return m_exportPanel; }},
         {"actionFocusWhy", tr("&Why"), [this] { return m_explanations; }},
     };
     for (int i = 0; i < targets.size(); ++i) {

@@ -2,6 +2,7 @@
 #include "models/dimsmodel.h"
 
 #include "dimcolours.h"
+#include "exportresults.h"
 #include "projectdocument.h"
 #include "rangetext.h"
 #include "shapes/constraintset.h"
@@ -18,7 +19,7 @@ DimsModel::DimsModel(ProjectDocument *document, QObject *parent) : QAbstractTabl
 {
     connect(document, &ProjectDocument::constraintsChanged, this, &DimsModel::rebuild);
     connect(document, &ProjectDocument::validationChanged, this, &DimsModel::refreshStatus);
-    connect(document, &ProjectDocument::explanationsChanged, this, [this] {
+    connect(document->exportResults(), &ExportResults::changed, this, [this] {
         if (rowCount() > 0)
             emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn), {Qt::ToolTipRole});
     });
@@ -31,7 +32,7 @@ DimsModel::~DimsModel() = default;
 // line behind each decision (the Why panel lists them all).
 QVariant DimsModel::explanationTip(const QString &name) const
 {
-    const QVector<ShapeExplanation> about = ShapeExplanation::about(m_document->explanations(), name);
+    const QVector<ShapeExplanation> about = ShapeExplanation::about(m_document->exportResults()->explanations(), name);
     if (about.isEmpty())
         return {};
     QStringList lines{tr("In the last export torch decided:")};

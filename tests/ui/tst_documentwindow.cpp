@@ -13,6 +13,7 @@
 #include "inputsview.h"
 #include "kvcapture.h"
 #include "leafdetailspanel.h"
+#include "exportresults.h"
 #include "mainwindow.h"
 #include "messagebanner.h"
 #include "models/pt2inputsmodel.h"
@@ -222,11 +223,11 @@ void TestDocumentWindow::exportedProgramFillsTheMainArea()
     QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::InputsTab)); // the .pt2 replaced the capture
     QVERIFY(!window.document()->hasCapture());
     QVERIFY(window.windowTitle().startsWith(QLatin1String("llm-like-cache.pt2")));
-    ExportResultView *result = window.exportController()->resultView();
+    ExportResultView *result = window.exportResultView();
     QVERIFY(result->programView()->inputsModel()->rowCount() > 0);
     // Unbounded ranges read ∞ as everywhere else in the window, not torch's "oo"
     // (the fixture's ranges are all bounded: unbound one).
-    Pt2Program program = *window.exportController()->lastProgram();
+    Pt2Program program = *window.document()->exportResults()->program();
     QVERIFY(!program.ranges.isEmpty());
     program.ranges.first().max.reset();
     result->programView()->setProgram(program);
@@ -250,15 +251,15 @@ void TestDocumentWindow::openingAnotherDocumentClearsTheResult()
     MainWindow window;
     window.show();
     QVERIFY(openPt2AndWait(window, samplePt2()));
-    ExportController *exporter = window.exportController();
-    exporter->panel()->appendLog(QStringLiteral("stdout"), QStringLiteral("a line of the previous export"));
-    QVERIFY(exporter->lastProgram().has_value());
+    ExportResults *results = window.document()->exportResults();
+    window.exportPanel()->appendLog(QStringLiteral("stdout"), QStringLiteral("a line of the previous export"));
+    QVERIFY(results->program().has_value());
     QVERIFY(openAndWait(window, demoCapture()));
     QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::ProgramTab));
     QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::InputsTab));
-    QCOMPARE(exporter->resultView()->programView()->inputsModel()->rowCount(), 0);
-    QVERIFY(!exporter->lastProgram().has_value());
-    QVERIFY(exporter->panel()->logView()->toPlainText().isEmpty());
+    QCOMPARE(window.exportResultView()->programView()->inputsModel()->rowCount(), 0);
+    QVERIFY(!results->program().has_value());
+    QVERIFY(window.exportPanel()->logView()->toPlainText().isEmpty());
     QVERIFY(window.windowTitle().startsWith(QLatin1String("demo-capture.safetensors")));
 }
 

@@ -7,6 +7,7 @@
 #include "deterministictestmain.h"
 #include "dimspanel.h"
 #include "explanationspanel.h"
+#include "exportresults.h"
 #include "mainwindow.h"
 #include "models/dimsmodel.h"
 #include "models/explanationsmodel.h"
@@ -235,7 +236,12 @@ private slots:
         QVector<ShapeExplanation> list = decisions(QStringLiteral("/nowhere/model.py"));
         list[1].dims = {dims.first()};
         list[1].expression = dims.first() + QStringLiteral(" != 1");
-        doc->setExplanations(list);
+        // (A failed export's outcome carries them.)
+        PhasedExportOutcome outcome;
+        outcome.firstAttempt = ExportResult::fromFailure(
+            WorkerFailure::make(QStringLiteral("constraint_violation"), QStringLiteral("Constraints violated")));
+        outcome.firstAttempt.failure.explanations = list;
+        doc->exportResults()->setOutcome(outcome, {});
         QVERIFY(dock->isVisible());
         // Under the Dims they are about, both in view; the program stays in the main area.
         QCOMPARE(window.dockWidgetArea(dock), Qt::RightDockWidgetArea);
@@ -264,7 +270,7 @@ private slots:
         QCOMPARE(panel->model()->rowCount(), 2);
         // Another capture in the document: the decisions were about the previous one.
         doc->setCapture(QStringLiteral("/tmp/y.safetensors"), capture, ShapeInference::infer(capture));
-        QVERIFY(doc->explanations().isEmpty());
+        QVERIFY(doc->exportResults()->explanations().isEmpty());
         QCOMPARE(panel->model()->rowCount(), 0);
         QVERIFY(dimsModel->index(0, DimsModel::NameColumn).data(Qt::ToolTipRole).toString().isEmpty());
         QVERIFY(!inputs->index(0, InputsModel::ConstraintColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("torch decided")));

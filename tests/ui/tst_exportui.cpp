@@ -9,6 +9,7 @@
 #include "exportcontroller.h"
 #include "exportpanel.h"
 #include "explanationspanel.h"
+#include "exportresults.h"
 #include "exportresultview.h"
 #include "models/explanationsmodel.h"
 #include "models/dimsmodel.h"
@@ -273,9 +274,9 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     ExportController *exporter = window.exportController();
     QVERIFY(exporter);
     // Testers first: they must see the models being populated.
-    QAbstractItemModelTester verificationTester(exporter->resultView()->verificationModel(),
+    QAbstractItemModelTester verificationTester(window.exportResultView()->verificationModel(),
                                                 QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester inputsTester(exporter->resultView()->programView()->inputsModel(),
+    QAbstractItemModelTester inputsTester(window.exportResultView()->programView()->inputsModel(),
                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAction *cpu = action(&window, "actionExportCpu");
     QAction *cuda = action(&window, "actionExportCuda");
@@ -291,30 +292,30 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     exporter->setOutputPath(output);
     QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
 
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     cpu->trigger();
     QCOMPARE(exporter->state(), ExportController::WorkerState::Exporting);
     QVERIFY(!cpu->isEnabled()); // one export at a time
-    QVERIFY(exporter->panel()->cancelButton()->isEnabled());
+    QVERIFY(window.exportPanel()->cancelButton()->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
-    const ExportResult result = exporter->lastResult();
-    QVERIFY2(result.ok, qPrintable(result.failure.toText() + exporter->panel()->logView()->toPlainText().right(3000)));
+    const ExportResult result = window.document()->exportResults()->lastResult();
+    QVERIFY2(result.ok, qPrintable(result.failure.toText() + window.exportPanel()->logView()->toPlainText().right(3000)));
     QVERIFY(QFileInfo(output).isFile());
     QCOMPARE(exporter->state(), ExportController::WorkerState::Idle);
     QVERIFY(cpu->isEnabled());
-    QVERIFY(!exporter->panel()->cancelButton()->isEnabled());
-    QVERIFY(!exporter->panel()->logView()->toPlainText().isEmpty());
+    QVERIFY(!window.exportPanel()->cancelButton()->isEnabled());
+    QVERIFY(!window.exportPanel()->logView()->toPlainText().isEmpty());
 
     // The verification table: every captured call, each accepted.
-    const VerificationModel *verification = exporter->resultView()->verificationModel();
+    const VerificationModel *verification = window.exportResultView()->verificationModel();
     QCOMPARE(verification->rowCount(), window.document()->capture().calls.size());
     QCOMPARE(verification->acceptedCount(), verification->rowCount());
     for (const QString &status : column(verification, VerificationModel::StatusColumn))
         QCOMPARE(status, QStringLiteral("accepted"));
-    QVERIFY(!exporter->resultView()->showsFailure());
+    QVERIFY(!window.exportResultView()->showsFailure());
 
     // The program read back: symbols mapped back to the demo's Dim names.
-    const Pt2InputsModel *inputs = exporter->resultView()->programView()->inputsModel();
+    const Pt2InputsModel *inputs = window.exportResultView()->programView()->inputsModel();
     QVERIFY(inputs->rowCount() > 0);
     const QString named = column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char('\n'));
     const QString symbolic = column(inputs, Pt2InputsModel::SymbolsColumn).join(QLatin1Char('\n'));
@@ -327,7 +328,7 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::ProgramTab));
     QVERIFY(window.documentTabs()->isTabVisible(MainWindow::InputsTab));
     shot(&window, QStringLiteral("demo-export.png"));
-    QVERIFY(exporter->resultView()->programView()->rangesView()->topLevelItemCount() > 0);
+    QVERIFY(window.exportResultView()->programView()->rangesView()->topLevelItemCount() > 0);
 
     // The worker reported its environment: Preferences text, status bar, CUDA reason.
     QVERIFY(exporter->torchVersion().startsWith(QLatin1Char('2')));
@@ -354,7 +355,7 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QVERIFY(!window.document()->hasCapture());
     QVERIFY(!window.documentTabs()->isTabVisible(MainWindow::InputsTab));
     QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::ProgramTab));
-    QCOMPARE(inputs->rowCount(), exporter->lastProgram()->inputs.size());
+    QCOMPARE(inputs->rowCount(), window.document()->exportResults()->program()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);
 }
@@ -373,12 +374,12 @@ void TestExportUi::prefillExampleProposesABetterCall()
     options.fixLoop = false;
     doc->setExportOptions(options);
     exporter->setOutputPath(m_dir.filePath(QStringLiteral("prefill.pt2")));
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     QVERIFY(exporter->startExport(QStringLiteral("cpu")));
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
-    ExportResultView *result = exporter->resultView();
+    ExportResultView *result = window.exportResultView();
     QVERIFY(result->showsFailure());
-    QVERIFY(exporter->lastResult().failure.fixes.contains(QStringLiteral("past_len = 0")));
+    QVERIFY(window.document()->exportResults()->lastResult().failure.fixes.contains(QStringLiteral("past_len = 0")));
     QLabel *advice = result->exampleCallAdviceLabel();
     QVERIFY(advice->isVisibleTo(&window));
     QVERIFY2(advice->text().startsWith(QStringLiteral("The export traced call 0, where past_len = 0")), qPrintable(advice->text()));
@@ -391,10 +392,10 @@ void TestExportUi::prefillExampleProposesABetterCall()
     use->click();
     QCOMPARE(doc->exportOptions().exampleCall, proposed);
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
-    const ExportResult second = exporter->lastResult();
+    const ExportResult second = window.document()->exportResults()->lastResult();
     QVERIFY2(second.ok, qPrintable(second.failure.toText()));
     QCOMPARE(second.exampleCall, proposed);
-    QCOMPARE(exporter->resultView()->verificationModel()->acceptedCount(), doc->capture().calls.size());
+    QCOMPARE(window.exportResultView()->verificationModel()->acceptedCount(), doc->capture().calls.size());
     QVERIFY(!result->exampleCallAdviceLabel()->isVisibleTo(&window));
 }
 
@@ -492,10 +493,10 @@ void TestExportUi::whyPanelNamesTheModelsLines()
     QVERIFY(openProject(window, projectPath));
     ModelConsent::approve(window.document()->projectPath(), window.document()->modelRef());
     exporter->setOutputPath(m_dir.filePath(model + QStringLiteral(".pt2")));
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     action(&window, "actionExportCpu")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
-    QCOMPARE(exporter->lastResult().failure.kind, QStringLiteral("constraint_violation"));
+    QCOMPARE(window.document()->exportResults()->lastResult().failure.kind, QStringLiteral("constraint_violation"));
 
     const ExplanationsModel *why = window.explanationsPanel()->model();
     QStringList rows;
@@ -511,7 +512,7 @@ void TestExportUi::whyPanelNamesTheModelsLines()
         QVERIFY2(rows.contains(row), qPrintable(row + QStringLiteral(" not in:\n") + rows.join(QLatin1Char('\n'))));
     }
     // No decision is placed in torch's own files.
-    for (const ShapeExplanation &e : window.document()->explanations())
+    for (const ShapeExplanation &e : window.document()->exportResults()->explanations())
         QVERIFY2(!e.location.file.contains(QLatin1String("/torch/")), qPrintable(e.toText()));
 }
 
@@ -519,9 +520,9 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
 {
     MainWindow window;
     ExportController *exporter = window.exportController();
-    QAbstractItemModelTester verificationTester(exporter->resultView()->verificationModel(),
+    QAbstractItemModelTester verificationTester(window.exportResultView()->verificationModel(),
                                                 QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester inputsTester(exporter->resultView()->programView()->inputsModel(),
+    QAbstractItemModelTester inputsTester(window.exportResultView()->programView()->inputsModel(),
                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(openProject(window, m_dir.filePath(QStringLiteral("tutorial.dimscope"))));
     ProjectDocument *doc = window.document();
@@ -531,24 +532,24 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
 
     // Cancel while the worker starts: a clear outcome, and the next export starts a
     // fresh worker.
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     action(&window, "actionExportCpu")->trigger();
-    QVERIFY(exporter->panel()->cancelButton()->isEnabled());
-    exporter->panel()->cancelButton()->click();
+    QVERIFY(window.exportPanel()->cancelButton()->isEnabled());
+    window.exportPanel()->cancelButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 30000);
-    QCOMPARE(exporter->lastResult().failure.kind, QStringLiteral("cancelled"));
+    QCOMPARE(window.document()->exportResults()->lastResult().failure.kind, QStringLiteral("cancelled"));
     QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
-    QVERIFY(exporter->panel()->stageLabel()->text().contains(QLatin1String("cancelled")));
+    QVERIFY(window.exportPanel()->stageLabel()->text().contains(QLatin1String("cancelled")));
     QVERIFY(!exporter->client()->isWorkerRunning());
     QVERIFY(!window.banner()->isVisible() || !window.banner()->text().contains(QLatin1String("did not start")));
     done.clear();
 
     action(&window, "actionExportCpu")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
-    ExportResult result = exporter->lastResult();
+    ExportResult result = window.document()->exportResults()->lastResult();
     QVERIFY(!result.ok);
     QCOMPARE(result.failure.kind, QStringLiteral("constraint_violation"));
-    ExportResultView *view = exporter->resultView();
+    ExportResultView *view = window.exportResultView();
     QVERIFY(view->showsFailure());
     QVERIFY(view->headline()->text().contains(QLatin1String("constraint_violation")));
     // Each violation with the Dims and the leaf dims it names.
@@ -607,8 +608,8 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
         QCOMPARE(QFileInfo(why->shownFile()).fileName(), QStringLiteral("tutorial.py"));
         QVERIFY(why->sourceView()->toPlainText().contains(QLatin1String("> 5          return w + torch.ones(4)")));
     }
-    QVERIFY2(sawD1, qPrintable(doc->explanations().isEmpty() ? QStringLiteral("no explanations")
-                                                               : doc->explanations().first().toText()));
+    QVERIFY2(sawD1, qPrintable(doc->exportResults()->explanations().isEmpty() ? QStringLiteral("no explanations")
+                                                               : doc->exportResults()->explanations().first().toText()));
     const int d1Row = [&] {
         for (int r = 0; r < window.dimsPanel()->model()->rowCount(); ++r)
             if (window.dimsPanel()->model()->index(r, DimsModel::NameColumn).data().toString() == QLatin1String("d1"))
@@ -642,7 +643,7 @@ void TestExportUi::tutorialFailsApplyFixesThenReexport()
     // symbol of x[0]/y[0] named dx.
     view->reexportButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, kExportTimeout);
-    result = exporter->lastResult();
+    result = window.document()->exportResults()->lastResult();
     QVERIFY2(result.ok, qPrintable(result.failure.toText()));
     QVERIFY(!view->showsFailure());
     QCOMPARE(view->verificationModel()->acceptedCount(), 3);
@@ -670,7 +671,7 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
 
     MainWindow window;
     ExportController *exporter = window.exportController();
-    ExportResultView *view = exporter->resultView();
+    ExportResultView *view = window.exportResultView();
     QAbstractItemModelTester programsTester(view->programsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester verificationTester(view->verificationModel(),
                                                 QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -685,11 +686,11 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     const QString output = m_dir.filePath(QStringLiteral("llama.pt2"));
     exporter->setOutputPath(output);
 
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     action(&window, "actionExportCpu")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
-    const PhasedExportOutcome &outcome = exporter->lastOutcome();
-    const QString log = exporter->panel()->logView()->toPlainText().right(4000);
+    const PhasedExportOutcome &outcome = window.document()->exportResults()->outcome();
+    const QString log = window.exportPanel()->logView()->toPlainText().right(4000);
     QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary() + QLatin1Char('\n') + log));
     QVERIFY2(outcome.programs.size() >= 2, qPrintable(outcome.summary())); // prefill and decode differ under SDPA
     QCOMPARE(outcome.servedCalls().size(), doc->capture().calls.size());
@@ -700,7 +701,7 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     QVERIFY(view->programsView()->isVisibleTo(view));
     QCOMPARE(view->programsModel()->rowCount(), outcome.programs.size());
     QVERIFY(view->headline()->text().contains(QLatin1String("every captured call")));
-    QVERIFY(exporter->panel()->stageLabel()->text().contains(QLatin1String("program")));
+    QVERIFY(window.exportPanel()->stageLabel()->text().contains(QLatin1String("program")));
     for (int row = 0; row < outcome.programs.size(); ++row) {
         const ExportedProgram &p = outcome.programs.at(row);
         QVERIFY2(QFileInfo(p.result.output).isFile(), qPrintable(p.result.output));
@@ -777,7 +778,7 @@ void TestExportUi::projectModelRunsOnlyAfterTheUserSaysSo()
         QVERIFY(!exporter->client()->isWorkerRunning()); // nothing ran
         QVERIFY(exporter->lastError().contains(QLatin1String("was not run")));
 
-        QSignalSpy done(exporter, &ExportController::exportDone);
+        QSignalSpy done(exporter->service(), &ExportService::finished);
         shown.clear();
         answer("runModelButton", &shown);
         QVERIFY(exporter->startExport(QStringLiteral("cpu")));
@@ -828,7 +829,7 @@ void TestExportUi::disguisedDimscopeReferenceNeverRuns()
     ExportController *exporter = window.exportController();
     QVERIFY(openProject(window, started.filePath(QStringLiteral("open-me.dimscope"))));
     exporter->setOutputPath(started.filePath(QStringLiteral("out.pt2")));
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     ConsentAnswerer no{QString()};
     const bool ran = exporter->startExport(QStringLiteral("cpu"));
     const QString error = exporter->lastError();
@@ -895,7 +896,7 @@ void TestExportUi::projectModelBesideItRunsWhereverTheGuiStarted()
     const QString besideIt = QFileInfo(projectDir.filePath(QStringLiteral("tutorial.py"))).canonicalFilePath();
     QCOMPARE(window.document()->modelRef(), projectDir.filePath(QStringLiteral("tutorial.py:Tutorial")));
     exporter->setOutputPath(projectDir.filePath(QStringLiteral("beside.pt2")));
-    QSignalSpy done(exporter, &ExportController::exportDone);
+    QSignalSpy done(exporter->service(), &ExportService::finished);
     ConsentAnswerer yes(QStringLiteral("runModelButton"));
     QVERIFY(exporter->startExport(QStringLiteral("cpu")));
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
@@ -906,7 +907,7 @@ void TestExportUi::projectModelBesideItRunsWhereverTheGuiStarted()
     QVERIFY2(!QFile::exists(marker), "the tutorial.py of the folder the GUI started in ran");
     // The project's model ran: torch exported it (the tutorial's inferred constraints
     // pass, or fail on torch's own terms), no import failure.
-    const QString kind = exporter->lastResult().failure.kind;
+    const QString kind = window.document()->exportResults()->lastResult().failure.kind;
     QVERIFY2(kind.isEmpty() || kind == QLatin1String("constraint_violation"), qPrintable(kind + QLatin1Char(' ') + exporter->lastError()));
     // Saving writes the reference back relative to the project, as it was.
     QString error;

@@ -4,7 +4,9 @@
 // and Dim names, each leaf dim once, the violation's text taking the free width; no
 // "Suggested fixes" box without fixes, and a model that does not import says what to do.
 #include "deterministictestmain.h"
+#include "exportresults.h"
 #include "exportresultview.h"
+#include "projectdocument.h"
 
 #include "export/exportresult.h"
 #include "export/phasedexportoutcome.h"
@@ -77,8 +79,9 @@ private slots:
 
 void TestFailureView::violationsNameKeyPathsAndDimsOnce()
 {
-    ExportResultView view;
-    view.showOutcome(failedOutcome(kCacheViolation), {});
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    document.exportResults()->setOutcome(failedOutcome(kCacheViolation), {});
     QVERIFY(view.showsFailure());
     auto *table = view.findChild<QTreeWidget *>(QStringLiteral("violationsView"));
     QVERIFY(table);
@@ -104,11 +107,12 @@ void TestFailureView::violationsNameKeyPathsAndDimsOnce()
 
 void TestFailureView::violationColumnTakesTheFreeWidth()
 {
-    ExportResultView view;
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
     view.resize(1400, 700);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.showOutcome(failedOutcome(kCacheViolation), {});
+    document.exportResults()->setOutcome(failedOutcome(kCacheViolation), {});
     auto *table = view.findChild<QTreeWidget *>(QStringLiteral("violationsView"));
     QTRY_VERIFY(table->isVisible());
     QHeaderView *header = table->header();
@@ -130,10 +134,11 @@ void TestFailureView::violationColumnTakesTheFreeWidth()
 
 void TestFailureView::modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox()
 {
-    ExportResultView view;
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
     // First a failure with fixes, then the import failure: nothing of the first stays.
-    view.showOutcome(failedOutcome(kCacheViolation), {});
-    view.showOutcome(failedOutcome(kModelImport), {});
+    document.exportResults()->setOutcome(failedOutcome(kCacheViolation), {});
+    document.exportResults()->setOutcome(failedOutcome(kModelImport), {});
     QVERIFY(view.showsFailure());
     QVERIFY(view.headline()->text().contains(QLatin1String("No module named 'nonexistent_pkg'")));
     QVERIFY(!view.findChild<QWidget *>(QStringLiteral("fixesBox"))->isVisibleTo(&view));

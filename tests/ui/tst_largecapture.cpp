@@ -14,6 +14,7 @@
 #include "dimspanel.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
+#include "exportresults.h"
 #include "mainwindow.h"
 #include "models/dimsmodel.h"
 #include "models/inputsfilterproxy.h"
@@ -602,8 +603,9 @@ void TestLargeCapture::openingALargePt2KeepsGuiResponsive()
     // Then the program shows and the GUI thread served its events while it was read.
     QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(1).toString()));
     QCOMPARE(opened.first().at(0).toString(), path);
-    QVERIFY(exporter->lastProgram());
-    QCOMPARE(exporter->lastProgram()->inputs.size(), sync->inputs.size());
+    const std::optional<Pt2Program> shown = m_window->document()->exportResults()->program();
+    QVERIFY(shown);
+    QCOMPARE(shown->inputs.size(), sync->inputs.size());
     checkStall("open a large .pt2", meter, qMin(kLoadStallBoundMs, syncCpuMs / 2));
 }
 

@@ -5,6 +5,7 @@
 // equal in every call, each call as the example with its 0/1 Dims).
 #include "deterministictestmain.h"
 #include "exportoptionsdialog.h"
+#include "exportresults.h"
 #include "exportresultview.h"
 #include "filedialoganswer.h"
 #include "projectdocument.h"
@@ -60,8 +61,9 @@ private slots:
 
 void TestResultTables::searchHidesRowsAndCounts()
 {
-    ExportResultView view;
-    view.showOutcome(verificationOutcome(), {});
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    document.exportResults()->setOutcome(verificationOutcome(), {});
     QTableView *table = verificationTable(view);
     QVERIFY(table && table->isVisibleTo(&view));
     QCOMPARE(table->model()->rowCount(), 4);
@@ -74,7 +76,7 @@ void TestResultTables::searchHidesRowsAndCounts()
     for (int row : {0, 2, 3})
         QVERIFY(table->isRowHidden(row));
     // A new export's table is searched with the same text.
-    view.showOutcome(verificationOutcome(), {});
+    document.exportResults()->setOutcome(verificationOutcome(), {});
     QVERIFY(table->isRowHidden(0) && !table->isRowHidden(1));
     QCOMPARE(count->text(), QStringLiteral("1 of 4 shown"));
     // Escape clears the search: every row again, no count.
@@ -87,12 +89,13 @@ void TestResultTables::searchHidesRowsAndCounts()
 
 void TestResultTables::copyPutsSelectedRowsWithHeaderOnTheClipboard()
 {
-    ExportResultView view;
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
     view.resize(900, 500);
     view.show();
     view.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&view)); // Ctrl+C goes to the focused table of the active window
-    view.showOutcome(verificationOutcome(), {});
+    document.exportResults()->setOutcome(verificationOutcome(), {});
     QTableView *table = verificationTable(view);
     table->selectRow(3);
     table->setFocus();
@@ -107,8 +110,9 @@ void TestResultTables::copyPutsSelectedRowsWithHeaderOnTheClipboard()
 
 void TestResultTables::exportCsvFromTheContextMenuWritesShownRows()
 {
-    ExportResultView view;
-    view.showOutcome(verificationOutcome(), {});
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    document.exportResults()->setOutcome(verificationOutcome(), {});
     QTableView *table = verificationTable(view);
     view.findChild<QLineEdit *>(QStringLiteral("resultFilter"))->setText(QStringLiteral("rejected"));
     // The table's context menu is its actions: Copy, Export as CSV…

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "export/exportresult.h"
+#include "export/fixpreview.h"
+#include "export/phasedexportoutcome.h"
+#include "export/programreadback.h"
+#include "pt2/pt2dimmapper.h"
+#include "pt2/pt2program.h"
+#include "shapes/examplecalladvice.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace dimscope {
+
+class ExportService;
+class ProjectDocument;
+
+// What the document's exports produced, with one owner: the last export's outcome,
+// its programs read back in Dim names, torch's fixes previewed against the document's
+// constraints and a better example call; or the .pt2 opened as the document; and
+// torch's shape decisions (the Why dock, the Dims' and leaves' tooltips). The
+// ProjectDocument holds it and clears it when another capture (or none) is opened;
+// the result view, the Export dock and the Why dock follow changed().
+class ExportResults : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ExportResults(ProjectDocument *document);
+
+    // Nothing to show: no export finished and no .pt2 opened since the document was.
+    bool isEmpty() const { return !m_hasOutcome && !m_openedProgram; }
+    bool hasOutcome() const { return m_hasOutcome; }
+    const PhasedExportOutcome &outcome() const { return m_outcome; }
+    // Parallel to outcome().programs.
+    const QVector<ProgramReadBack> &readBacks() const { return m_readBacks; }
+    // The first program's round, or the first attempt's when none exported.
+    ExportResult lastResult() const;
+    // The first program read back, or the .pt2 opened on its own; its mapping to Dim
+    // names (none for a .pt2 opened on its own).
+    std::optional<Pt2Program> program() const;
+    std::optional<Pt2DimMapping> mapping() const;
+    // The .pt2 opened as the document; empty otherwise.
+    QString openedProgramPath() const { return m_openedProgramPath; }
+    // For a failure with fixes: each fix with its cause and the calls it would break,
+    // and a captured call that would make a better example.
+    const QVector<FixPreview> &fixPreviews() const { return m_fixPreviews; }
+    ExampleCallAdvice exampleCallAdvice() const { return m_exampleCallAdvice; }
+    const QVector<ShapeExplanation> &explanations() const { return m_explanations; }
+    // The outcome in one line for the Export dock, and whether it delivered.
+    bool succeeded() const;
+    QString summary() const;
+
+    // `service` is about to export this document: its outcome becomes the results when
+    // it finishes, unless clear() (another document) comes first.
+    void follow(ExportService *service);
+    void setOutcome(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks);
+    // A .pt2 read on its own, as the (otherwise empty) document.
+    void setOpenedProgram(const QString &path, const Pt2Program &program);
+    // Empty again, and an export being followed is no longer awaited. Emits changed()
+    // even when it was empty: the Export dock's log goes too.
+    void clear();
+
+signals:
+    void changed();
+
+private:
+    void reset();
+    void previewFixes();
+
+    ProjectDocument *m_document;
+    QPointer<QObject> m_awaited; // the connection to the followed export's finished()
+    bool m_hasOutcome = false;
+    PhasedExportOutcome m_outcome;
+    QVector<ProgramReadBack> m_readBacks;
+    QVector<FixPreview> m_fixPreviews;
+    ExampleCallAdvice m_exampleCallAdvice;
+    QVector<ShapeExplanation> m_explanations;
+    std::optional<Pt2Program> m_openedProgram;
+    QString m_openedProgramPath;
+};
+
+} // namespace dimscope
