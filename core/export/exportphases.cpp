@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportphases.h"
 
+#include "shapes/captureanalysis.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
 #include <QMap>
 #include <QSet>
 #include <QStringList>
+
+#include <algorithm>
 
 namespace dimscope {
 
@@ -64,7 +68,178 @@ bool varies(const QVector<qint64> &values)
     return false;
 }
 
+using CallShapes = QVector<QHash<QString, QVector<qint64>>>; // per call: path -> shape
+using DimUses = QVector<QPair<QString, int>>;                   // (leaf path, dim)
+
+CallShapes shapesByCall(const Capture &capture)
+{
+    CallShapes out;
+    for (const CapturedCall &call : capture.calls) {
+        QHash<QString, QVector<qint64>> shapes;
+        for (const Leaf &l : call.inputs.leaves) {
+            if (l.isTensor())
+                shapes.insert(l.path, l.shape);
+        }
+        out << shapes;
+    }
+    return out;
+}
+
+// Dim name -> the leaf dims assigned to it.
+QHash<QString, DimUses> usesByDim(const ConstraintSet &set)
+{
+    QHash<QString, DimUses> out;
+    for (const LeafConstraint &leaf : set.leaves()) {
+        for (int d = 0; d < leaf.dims.size(); ++d) {
+            if (leaf.dims.at(d).isNamed())
+                out[leaf.dims.at(d).dim] << qMakePair(leaf.path, d);
+        }
+    }
+    return out;
+}
+
+// The size of the leaf dims `uses` in each call (-1 where the call has none of them,
+// -2 where they disagree).
+QVector<qint64> valuesPerCall(const CallShapes &shapes, const DimUses &uses)
+{
+    QVector<qint64> out(shapes.size(), -1);
+    for (int c = 0; c < shapes.size(); ++c) {
+        for (const auto &use : uses) {
+            const auto it = shapes.at(c).constFind(use.first);
+            if (it == shapes.at(c).constEnd() || use.second >= it->size())
+                continue;
+            qint64 &v = out[c];
+            v = v == -1 || v == it->at(use.second) ? it->at(use.second) : -2;
+        }
+    }
+    return out;
+}
+
+// a and b with x = a * r + b at every point, a >= 1, from at least two distinct r.
+std::optional<QPair<qint64, qint64>> linearFit(const QVector<QPair<qint64, qint64>> &points)
+{
+    QSet<qint64> rs;
+    for (const auto &p : points)
+        rs.insert(p.second);
+    if (rs.size() < 2)
+        return std::nullopt;
+    const auto lo = *std::min_element(points.begin(), points.end(),
+                                      [](const auto &x, const auto &y) { return x.second < y.second; });
+    const auto hi = *std::max_element(points.begin(), points.end(),
+                                      [](const auto &x, const auto &y) { return x.second < y.second; });
+    const qint64 dx = hi.first - lo.first, dr = hi.second - lo.second;
+    if (dx <= 0 || dx % dr != 0)
+        return std::nullopt;
+    const qint64 a = dx / dr, b = lo.first - a * lo.second;
+    for (const auto &p : points) {
+        if (p.first != a * p.second + b)
+            return std::nullopt;
+    }
+    return qMakePair(a, b);
+}
+
+// The user's constraints for one phase: a Dim (or a Dim.DYNAMIC dim) that holds 0 or 1
+// in every call of the phase becomes static (torch would specialize it, and the phase
+// is defined by it); everything else stays as the user set it. Returns what changed.
+QStringList narrowToPhase(const Capture &phase, ConstraintSet *set)
+{
+    QStringList notes;
+    const auto constantSmall = [](const QVector<qint64> &values) {
+        qint64 v = -1;
+        for (qint64 x : values) {
+            if (x == -2 || (x >= 0 && v >= 0 && x != v))
+                return qint64(-1);
+            v = x >= 0 ? x : v;
+        }
+        return v >= 0 && v <= 1 ? v : qint64(-1);
+    };
+    const CallShapes shapes = shapesByCall(phase);
+    const QHash<QString, DimUses> uses = usesByDim(*set);
+    for (const DimDecl &dim : QVector<DimDecl>(set->dims())) {
+        if (dim.isDerived() || !set->dim(dim.name))
+            continue;
+        const qint64 v = constantSmall(valuesPerCall(shapes, uses.value(dim.name)));
+        if (v >= 0 && set->specializeDim(dim.name).isEmpty())
+            notes << QStringLiteral("%1 static (%2 in every call)").arg(dim.name).arg(v);
+    }
+    for (const LeafConstraint &leaf : QVector<LeafConstraint>(set->leaves())) {
+        for (int d = 0; d < leaf.dims.size(); ++d) {
+            if (leaf.dims.at(d).kind != DimAssignment::Kind::Dynamic)
+                continue;
+            const qint64 v = constantSmall(valuesPerCall(shapes, {qMakePair(leaf.path, d)}));
+            if (v >= 0 && set->makeStatic(leaf.path, d).isEmpty())
+                notes << QStringLiteral("%1 dim %2 static (%3 in every call)").arg(leaf.path).arg(d).arg(v);
+        }
+    }
+    return notes;
+}
+
 } // namespace
+
+std::optional<DimDecl> ExportPhases::derivedRelation(const Capture &capture, const ConstraintSet &set,
+                                                     const QString &dim)
+{
+    const DimDecl *decl = set.dim(dim);
+    if (!decl || decl->isDerived())
+        return std::nullopt;
+    const CallShapes shapes = shapesByCall(capture);
+    const QHash<QString, DimUses> uses = usesByDim(set);
+    const QVector<qint64> xs = valuesPerCall(shapes, uses.value(dim));
+    for (const DimDecl &root : set.dims()) {
+        if (root.isDerived() || root.name == dim)
+            continue;
+        const QVector<qint64> rs = valuesPerCall(shapes, uses.value(root.name));
+        QVector<QPair<qint64, qint64>> points;
+        bool usable = true;
+        for (int c = 0; c < xs.size() && usable; ++c) {
+            if (xs[c] == -1)
+                continue;
+            usable = xs[c] >= 0 && rs[c] >= 0;
+            points << qMakePair(xs[c], rs[c]);
+        }
+        if (!usable || points.isEmpty())
+            continue;
+        if (const auto fit = linearFit(points))
+            return DimDecl::makeDerived(dim, root.name, fit->first, fit->second);
+    }
+    return std::nullopt;
+}
+
+QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, const ConstraintSet &given,
+                                         const ConstraintSet &proposal)
+{
+    QVector<int> all;
+    for (int c = 0; c < capture.calls.size(); ++c)
+        all << c;
+    QVector<QVector<int>> groups = split(capture, all);
+    if (groups.size() <= 1)
+        return {PlannedPhase{{}, QStringLiteral("every call"), given, QStringLiteral("the constraints given"), {}}};
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const QVector<int> &x, const QVector<int> &y) { return x.size() > y.size(); });
+    const bool edited = given != proposal;
+    const InferenceOptions options = InferenceOptions::defaultsFor(capture);
+    QVector<PlannedPhase> phases;
+    for (const QVector<int> &group : std::as_const(groups)) {
+        PlannedPhase phase{group, describe(capture, group), given, {}, {}};
+        const Capture calls = subset(capture, group);
+        if (edited) {
+            const QStringList narrowed = narrowToPhase(calls, &phase.constraints);
+            phase.source = narrowed.isEmpty()
+                ? QStringLiteral("the user's constraints")
+                : QStringLiteral("the user's constraints, with %1").arg(narrowed.join(QStringLiteral(", ")));
+        } else {
+            const InferenceResult inferred = CaptureAnalysis::infer(calls, options);
+            phase.constraints = inferred.constraints;
+            phase.source = QStringLiteral("inferred from its calls");
+            if (inferred.hasErrors())
+                phase.error = QStringLiteral("the constraints inferred from calls %1 are unusable: %2")
+                                  .arg(callsText(group), inferred.texts(InferenceMessage::Severity::Error)
+                                                             .join(QStringLiteral("; ")));
+        }
+        phases << phase;
+    }
+    return phases;
+}
 
 Capture ExportPhases::subset(const Capture &capture, const QVector<int> &calls)
 {

@@ -2,9 +2,13 @@
 #pragma once
 
 #include "capture/capture.h"
+#include "shapes/constraintset.h"
+#include "shapes/dimdecl.h"
 
 #include <QString>
 #include <QVector>
+
+#include <optional>
 
 namespace dimscope {
 
@@ -28,6 +32,32 @@ QVector<QVector<int>> split(const Capture &capture, const QVector<int> &calls);
 // capture but are constant within `calls` ("past_key_values.key_cache[0] dim 2 = 0"),
 // at most `limit` of them, or the inputs only these calls pass.
 QString describe(const Capture &capture, const QVector<int> &calls, int limit = 3);
+
+// One phase planned before the first trace: its calls (empty: every call, when one
+// program can serve them all), what sets them apart and the constraints to export it with.
+struct PlannedPhase {
+    QVector<int> calls;
+    QString description;
+    ConstraintSet constraints;
+    QString source; // where the constraints come from, for the log
+    QString error;  // non-empty: the phase's constraints are unusable (inference errors)
+};
+
+// The phases of an export, decided before any torch.export: the capture's calls split
+// by structure and torch's 0/1 boundary (split). One group: one phase with `given` as
+// is. Several: when `given` is dimscope's proposal for the whole capture (`proposal`,
+// nothing edited), each phase gets the constraints inferred from its own calls (a
+// decode phase then has total_len = past_len + 1, which every decode call satisfies);
+// when the user changed it, each phase keeps the user's constraints and only a Dim
+// that sits at 0 or 1 in every call of the phase becomes static there (torch
+// specializes it; the phase is defined by it), so no edit is dropped. Phases with the
+// most calls first (they keep OUT.pt2), then by their first call.
+QVector<PlannedPhase> plan(const Capture &capture, const ConstraintSet &given, const ConstraintSet &proposal);
+
+// The relation `dim = a * root + b` (root another root Dim of `set`, a >= 1) that every
+// call of `capture` using `dim` satisfies, with root taking at least two values among
+// them (one value proves nothing); nullopt when none. `dim` must be a root Dim.
+std::optional<DimDecl> derivedRelation(const Capture &capture, const ConstraintSet &set, const QString &dim);
 
 // "0, 4" / "1-3, 5-7"
 QString callsText(const QVector<int> &calls);

@@ -14,6 +14,8 @@
 #include <QJsonDocument>
 #include <QSet>
 
+#include <algorithm>
+
 namespace dimscope {
 
 namespace {
@@ -56,10 +58,39 @@ void PhasedExport::start(const Capture &capture, const ConstraintSet &constraint
     m_attempt = 0;
     m_pass = 0;
     m_servedBeforePass = 0;
+    m_tried.clear();
     m_stopRequested = false;
     m_running = true;
-    m_queue.append(Attempt{{}, QStringLiteral("every call"), constraints, base.output, base.call});
+    planPhases(constraints);
     runNext();
+}
+
+// The phases before the first trace (ExportPhases::plan). Without phases, or when every
+// call has one structure, one attempt for every call with the constraints as given.
+void PhasedExport::planPhases(const ConstraintSet &constraints)
+{
+    const Attempt everyCall{{}, QStringLiteral("every call"), constraints, m_base.output, m_base.call,
+                            QStringLiteral("the constraints given")};
+    if (!m_options.phases) {
+        m_queue.append(everyCall);
+        return;
+    }
+    const InferenceResult proposal = CaptureAnalysis::infer(m_capture, InferenceOptions::defaultsFor(m_capture));
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(m_capture, constraints, proposal.constraints);
+    if (phases.size() == 1 && phases.first().calls.isEmpty()) {
+        m_queue.append(everyCall);
+        return;
+    }
+    m_pass = 1; // the planned phases are the first pass
+    for (const ExportPhases::PlannedPhase &phase : phases) {
+        if (!phase.error.isEmpty()) {
+            emit attemptSkipped(m_attempt, phase.calls, phase.error);
+            continue;
+        }
+        // The example call asked for serves the phase it belongs to.
+        m_queue.append(Attempt{phase.calls, phase.description, phase.constraints, {},
+                               int(phase.calls.indexOf(m_base.call)), phase.source});
+    }
 }
 
 void PhasedExport::stop()
@@ -91,13 +122,12 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     m_justSplit.clear();
     ++m_attempt;
     m_currentCapture = attempt.calls.isEmpty() ? m_capture : ExportPhases::subset(m_capture, attempt.calls);
-    m_currentExampleCall = attempt.exampleCall >= 0 && attempt.calls.isEmpty()
+    m_tried.append({attempt.calls, attempt.constraints});
+    m_currentExampleCall = attempt.exampleCall >= 0 && attempt.exampleCall < m_currentCapture.calls.size()
                                ? attempt.exampleCall
                                : chooseExampleCall(ShapeTable(m_currentCapture), attempt.constraints);
-    if (attempt.calls.isEmpty())
-        m_current.output = m_base.output;
-    else // the first program keeps OUT.pt2, the next ones OUT.phaseN.pt2 in the order they serve
-        m_current.output = ExportPhases::outputPath(m_base.output, int(m_outcome.programs.size()) + 1);
+    // The first program keeps OUT.pt2, the next ones OUT.phaseN.pt2 in the order they serve.
+    m_current.output = ExportPhases::outputPath(m_base.output, int(m_outcome.programs.size()) + 1);
     emit attemptStarted(m_attempt, attempt.calls, attempt.description, attempt.constraints);
 
     ExportRequest request = m_base;
@@ -166,20 +196,61 @@ QStringList PhasedExport::rejoinSplitDims(const QStringList &fixes)
     return notes;
 }
 
+// Before a suggested minimum (`NAME = Dim('NAME', min=M)`): when every call of the
+// phase has NAME = a * ROOT + b and that relation keeps NAME >= M wherever torch traces
+// ROOT (>= 2: torch specializes 0 and 1), the relation is applied instead (decode's
+// total_len = past_len + 1 rather than total_len >= 3, which rejects the decode step
+// after a 1-token prompt). Returns the notes of both choices; *rest gets the fixes
+// still to apply.
+QStringList PhasedExport::preferRelations(const QStringList &fixes, QStringList *rest)
+{
+    QStringList notes;
+    for (const QString &line : fixes) {
+        const SuggestedFix fix = ExportErrorParser::parseFix(line);
+        const std::optional<DimDecl> relation = fix.kind == SuggestedFix::Kind::Range && fix.min
+            ? ExportPhases::derivedRelation(m_currentCapture, m_current.constraints, fix.name)
+            : std::nullopt;
+        const DimDecl *root = relation ? m_current.constraints.dim(relation->root) : nullptr;
+        if (!root) {
+            *rest << line;
+            continue;
+        }
+        const qint64 lowest = relation->a * std::max<qint64>(root->min.value_or(2), 2) + relation->b;
+        const bool withinMax = !fix.max || (root->max && relation->a * *root->max + relation->b <= *fix.max);
+        const QString holds = QStringLiteral("every call of this phase has %1 = %2").arg(fix.name, relation->relationText());
+        if (lowest < *fix.min || !withinMax
+            || !m_current.constraints.makeDerived(fix.name, relation->root, relation->a, relation->b).isEmpty()) {
+            *rest << line;
+            m_minimumNotes.insert(line, QStringLiteral("torch's minimum: %1, but that allows %2 = %3 < %4")
+                                            .arg(holds, fix.name).arg(lowest).arg(*fix.min));
+            continue;
+        }
+        notes << QStringLiteral("%1 = %2 (instead of %3: %4, which keeps %1 >= %5 for %6 >= %7)")
+                     .arg(fix.name, relation->relationText(), line, holds)
+                     .arg(lowest)
+                     .arg(relation->root)
+                     .arg(std::max<qint64>(root->min.value_or(2), 2));
+    }
+    return notes;
+}
+
 bool PhasedExport::apply(const QStringList &fixes, QString *error)
 {
     const ConstraintSet before = m_current.constraints;
+    m_minimumNotes.clear();
     const QStringList rejoins = rejoinSplitDims(fixes);
-    QStringList rest;
-    const QStringList splits = rejoins + splitSharedDims(fixes, &rest, error);
+    QStringList unsplit, rest;
+    const QStringList splits = rejoins + splitSharedDims(fixes, &unsplit, error);
     if (!error->isEmpty()) {
         m_current.constraints = before;
         return false;
     }
+    const QStringList relations = preferRelations(unsplit, &rest);
     const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_current.constraints, rest.join(QLatin1Char('\n')));
-    QStringList applied = splits, unapplied;
+    QStringList applied = splits + relations, unapplied;
     for (const SuggestedFix &f : r.applied)
-        applied << f.line;
+        applied << (m_minimumNotes.contains(f.line) ? QStringLiteral("%1 (%2)").arg(f.line, m_minimumNotes.value(f.line))
+                                                    : f.line);
     for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
         unapplied << QStringLiteral("%1 (%2)").arg(u.line, u.reason);
     const QString invalid = r.constraints.checkInvariants();
@@ -200,15 +271,30 @@ void PhasedExport::onAttemptFinished(bool success, const QString &why)
     Q_UNUSED(success);
     const ExportResult last = m_loop->rounds().isEmpty() ? ExportResult{} : m_loop->rounds().last();
     m_outcome.rounds += m_loop->rounds();
+    const int traces = int(m_loop->rounds().size());
+    QStringList failed;
+    for (int r = 0; r < traces; ++r) {
+        if (!m_loop->rounds().at(r).ok)
+            failed << QStringLiteral("round %1: %2").arg(r + 1).arg(m_loop->rounds().at(r).failure.kind);
+    }
+    m_outcome.traces += traces;
+    for (const QString &f : std::as_const(failed))
+        m_outcome.failedTraces << QStringLiteral("%1 %2").arg(
+            m_current.calls.isEmpty() ? QStringLiteral("every call") : QStringLiteral("calls ") + ExportPhases::callsText(m_current.calls), f);
     if (m_attempt == 1)
         m_outcome.firstAttempt = last;
     if (last.failure.kind == QLatin1String("cancelled"))
         m_outcome.cancelled = true;
     const QVector<int> served = servedBy(last);
     if (!served.isEmpty())
-        m_outcome.programs.append(
-            ExportedProgram{last, m_current.constraints, served, m_current.description, m_currentFixes});
-    emit attemptFinished(m_attempt, !served.isEmpty(), why);
+        m_outcome.programs.append(ExportedProgram{last, m_current.constraints, served, m_current.description,
+                                                  m_currentFixes, m_current.source, traces, failed});
+    // The log says how many traces this program took (the common case: one).
+    emit attemptFinished(m_attempt, !served.isEmpty(),
+                         QStringLiteral("%1 (torch.export calls: %2%3)")
+                             .arg(why)
+                             .arg(traces)
+                             .arg(failed.isEmpty() ? QString() : QStringLiteral(", failed: ") + failed.join(QStringLiteral(", "))));
     runNext();
 }
 
@@ -239,7 +325,10 @@ void PhasedExport::planNextPass()
                                          inferred.texts(InferenceMessage::Severity::Error).join(QStringLiteral("; "))));
             continue;
         }
-        m_queue.append(Attempt{group, ExportPhases::describe(m_capture, group), inferred.constraints, {}, -1});
+        if (m_tried.contains(qMakePair(group, inferred.constraints)))
+            continue; // the same calls with the same constraints failed already
+        m_queue.append(Attempt{group, ExportPhases::describe(m_capture, group), inferred.constraints, {}, -1,
+                               QStringLiteral("inferred from its calls")});
     }
 }
 

@@ -17,20 +17,25 @@ class ExportClient;
 class FixLoop;
 
 // The export pipeline both front ends run (the CLI's `export`, the GUI's Export on
-// CPU/CUDA): one program for every captured call when torch can; with `fixLoop`,
+// CPU/CUDA). With `phases`, the calls are split into phases before the first trace
+// (ExportPhases::plan: by structure and torch's 0/1 boundary), each exported with its
+// own constraints (inferred from its calls, or the user's edited ones narrowed to the
+// phase), so that the common case (generate()'s prefill and decode) needs one
+// torch.export per program; one phase for calls of one structure. With `fixLoop`,
 // torch's suggested fixes are applied to a copy of the constraints and the export
-// retried (FixLoop); with `phases`, the calls that program does not serve are split
-// into phases (ExportPhases::split), each exported with the constraints inferred from
-// its own calls into OUT.phaseN.pt2 and replayed on them, until every call is served
-// or a pass serves nothing new. A call is never dropped silently: the outcome lists
-// the calls no program serves. Asynchronous; one run at a time.
+// retried (FixLoop), preferring a relation every call of the phase satisfies over a
+// suggested minimum. Calls no program serves yet are split again in later passes,
+// until every call is served or a pass serves nothing new. The first program is
+// OUT.pt2, the next ones OUT.phaseN.pt2. A call is never dropped silently: the
+// outcome lists the calls no program serves, and counts the torch.export calls.
+// Asynchronous; one run at a time.
 class PhasedExport : public QObject
 {
     Q_OBJECT
 public:
     struct Options {
         bool fixLoop = true;  // apply torch's suggested fixes and export again
-        bool phases = true;   // a program per phase for calls the first program does not serve
+        bool phases = true;   // a program per phase (planned up front, then for calls still unserved)
         int maxRounds = 8;    // fix loop rounds per program
         int maxPasses = 4;    // splitting passes over the still unserved calls
 
@@ -57,7 +62,7 @@ public:
     const PhasedExportOutcome &outcome() const { return m_outcome; }
 
 signals:
-    // attempt: 1 for the program for every call, then 2, 3, … per phase.
+    // attempt: 1, 2, … per phase (calls empty: every call).
     void attemptStarted(int attempt, const QVector<int> &calls, const QString &description,
                         const dimscope::ConstraintSet &constraints);
     void attemptSkipped(int attempt, const QVector<int> &calls, const QString &why);
@@ -75,13 +80,16 @@ private:
         QString description;
         ConstraintSet constraints;
         QString output;
-        int exampleCall = -1; // -1: chosen from the constraints
+        int exampleCall = -1; // in `calls` (every call when empty); -1: chosen from the constraints
+        QString source;       // where the constraints come from
     };
 
     void runNext();
     void runAttempt(const Attempt &attempt);
     void onAttemptFinished(bool success, const QString &why);
+    void planPhases(const ConstraintSet &constraints);
     void planNextPass();
+    QStringList preferRelations(const QStringList &fixes, QStringList *rest);
     void finish();
     bool apply(const QStringList &fixes, QString *error);
     QStringList splitSharedDims(const QStringList &fixes, QStringList *rest, QString *error);
@@ -99,9 +107,11 @@ private:
     QStringList m_currentFixes;
     QStringList m_splitDims; // Dims of the current attempt already split per input
     QHash<QString, QStringList> m_justSplit; // split in the last round: Dim -> its new Dims
+    QHash<QString, QString> m_minimumNotes;  // fix line -> why its minimum won over a relation
     int m_attempt = 0;
     int m_pass = 0;
     int m_servedBeforePass = 0;
+    QVector<QPair<QVector<int>, ConstraintSet>> m_tried; // each attempt's calls and constraints
     bool m_running = false;
     bool m_stopRequested = false;
     PhasedExportOutcome m_outcome;

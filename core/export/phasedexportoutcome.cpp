@@ -33,4 +33,16 @@ QString PhasedExportOutcome::summary() const
     return QStringLiteral("every captured call (%1) replays through its %2 programs").arg(callCount).arg(programs.size());
 }
 
+QString PhasedExportOutcome::tracesText() const
+{
+    const QString counted = QStringLiteral("%1 torch.export call%2 for %3 program%4")
+                                .arg(traces)
+                                .arg(traces == 1 ? QString() : QStringLiteral("s"))
+                                .arg(programs.size())
+                                .arg(programs.size() == 1 ? QString() : QStringLiteral("s"));
+    if (failedTraces.isEmpty())
+        return counted + QStringLiteral(", none failed");
+    return counted + QStringLiteral("; failed: ") + failedTraces.join(QStringLiteral("; "));
+}
+
 } // namespace dimscope

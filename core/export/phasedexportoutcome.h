@@ -18,11 +18,14 @@ struct ExportedProgram {
     QVector<int> calls;          // capture call indices it serves
     QString description;         // what sets its calls apart ("every call", "… dim 2 = 0")
     QStringList appliedFixes;    // torch's fixes the fix loop applied on the way
+    QString constraintsSource;   // "inferred from its calls", "the user's constraints, with …"
+    int traces = 0;              // torch.export calls made for it, the failed rounds included
+    QStringList failedTraces;    // "round 1: constraint_violation", one per failed round
 };
 
 // Everything one export produced (PhasedExport): the programs, the calls none serves,
-// and the last round of the first attempt (the program for every call), whose failure
-// explains why phases were needed.
+// and the last round of the first attempt (the program for every call, or the first
+// planned phase), whose failure explains a program that could not be exported.
 struct PhasedExportOutcome {
     QVector<ExportedProgram> programs;
     QVector<int> unserved;
@@ -32,6 +35,10 @@ struct PhasedExportOutcome {
     QVector<ExportResult> rounds;
     int callCount = 0;
     bool cancelled = false;
+    // torch.export calls over the whole run (a phase that exported nothing included) and
+    // each failed one, named "calls 1-3, 5-7 round 1: constraint_violation".
+    int traces = 0;
+    QStringList failedTraces;
 
     bool servesEveryCall() const { return !programs.isEmpty() && unserved.isEmpty(); }
     // The calls served, over all programs, in capture order.
@@ -39,6 +46,9 @@ struct PhasedExportOutcome {
     // "every captured call (8) replays through its 2 programs",
     // "calls 0, 4 (2 of 8) are served by no exported program", "export cancelled".
     QString summary() const;
+    // "2 torch.export calls for 2 programs, none failed",
+    // "3 torch.export calls for 2 programs; failed: calls 1-3, 5-7 round 1: constraint_violation".
+    QString tracesText() const;
 };
 
 } // namespace dimscope

@@ -2,8 +2,10 @@
 // PhasedExport against the real Python worker, driven and observed through its
 // signals alone: a model whose code branches on a size of 1 (like generate()'s
 // decode step) cannot be served by one program for calls of sizes 1 and >= 2, so the
-// pipeline exports a second program for the calls the first rejects, and every call
-// replays through one of them. Needs the torch runtime (scripts/setup).
+// pipeline plans a phase for each before the first trace, and every call replays
+// through one of them; a decoder-like model (a cache of length 0 at prefill, a mask
+// as long as the cache plus the new tokens) needs one torch.export per program.
+// Needs the torch runtime (scripts/setup).
 #include "capture/capturereader.h"
 #include "export/exportclient.h"
 #include "export/exportphases.h"
@@ -30,6 +32,8 @@ private slots:
     void initTestCase();
     void callsOneProgramRejectsGetTheirOwnProgram();
     void withoutPhasesTheRejectedCallsAreListed();
+    void decoderPhasesNeedOneTraceEach();
+    void aRelationEveryCallSatisfiesBeatsASuggestedMinimum();
 
 private:
     PhasedExportOutcome run(const PhasedExport::Options &options, const QString &output, QSignalSpy **attempts);
@@ -117,6 +121,135 @@ void TestPhasedExport::withoutPhasesTheRejectedCallsAreListed()
     QCOMPARE(outcome.unserved, (QVector<int>{0, 2}));
     QVERIFY(!outcome.servesEveryCall());
     QCOMPARE(outcome.summary(), QStringLiteral("calls 0, 2 (2 of 5) are served by no exported program"));
+}
+
+// Prefill (prompt of 5 or 8, empty cache) and decode (one token, the mask as long as
+// the cache plus one) calls: the constraints inferred over every call make the mask's
+// length a root Dim, and tracing a decode call finds mask = past + 1, a failed
+// torch.export. Planned up front, the decode phase's own calls give the relation and
+// the prefill phase a static cache length: two programs, two traces.
+void TestPhasedExport::decoderPhasesNeedOneTraceEach()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString recordError = test::recordCapture(
+        dir.path(), QStringLiteral("decoder"),
+        QStringLiteral("import torch\n"
+                       "class Decoder(torch.nn.Module):\n"
+                       "    def forward(self, ids, mask, past):\n"
+                       "        h = torch.cat([past, ids.float()], dim=1)\n"
+                       "        if ids.shape[1] == 1:  # the decode step\n"
+                       "            return h * mask\n"
+                       "        return h + mask\n"),
+        QStringLiteral("Decoder"),
+        QStringLiteral("for prompt in (5, 8):\n"
+                       "    m(torch.ones(2, prompt, dtype=torch.long), torch.ones(2, prompt), torch.zeros(2, 0))\n"
+                       "    for past in range(prompt, prompt + 3):\n"
+                       "        m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"),
+        dir.filePath(QStringLiteral("calls.safetensors")), 8);
+    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
+    QString error;
+    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+    QVERIFY2(capture, qPrintable(error));
+    const InferenceResult inferred = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture));
+    QVERIFY(!inferred.hasErrors());
+
+    ExportClient client;
+    PhasedExport pipeline(&client);
+    QSignalSpy finished(&pipeline, &PhasedExport::finished);
+    QSignalSpy attemptsDone(&pipeline, &PhasedExport::attemptFinished);
+    ExportRequest base;
+    base.model = dir.filePath(QStringLiteral("decoder.py:Decoder"));
+    base.capture = dir.filePath(QStringLiteral("calls.safetensors"));
+    base.output = dir.filePath(QStringLiteral("decoder.pt2"));
+    pipeline.start(*capture, inferred.constraints, base, PhasedExport::Options{});
+    QVERIFY(finished.wait(kTimeout));
+    client.shutdown();
+    const PhasedExportOutcome &outcome = pipeline.outcome();
+    QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary()));
+    QCOMPARE(outcome.programs.size(), 2);
+    QCOMPARE(outcome.rounds.size(), 2); // no failed torch.export on the way
+    QCOMPARE(outcome.programs.at(0).calls, (QVector<int>{1, 2, 3, 5, 6, 7}));
+    QCOMPARE(outcome.programs.at(1).calls, (QVector<int>{0, 4}));
+    for (const ExportedProgram &p : outcome.programs) {
+        QCOMPARE(p.traces, 1);
+        QVERIFY(p.failedTraces.isEmpty());
+        QVERIFY(p.appliedFixes.isEmpty());
+        QCOMPARE(p.constraintsSource, QStringLiteral("inferred from its calls"));
+    }
+    QCOMPARE(outcome.traces, 2);
+    QCOMPARE(outcome.tracesText(), QStringLiteral("2 torch.export calls for 2 programs, none failed"));
+    // The log says it per program.
+    QCOMPARE(attemptsDone.size(), 2);
+    for (const QList<QVariant> &args : std::as_const(attemptsDone))
+        QVERIFY2(args.at(2).toString().endsWith(QLatin1String("(torch.export calls: 1)")), qPrintable(args.at(2).toString()));
+    // The decode program's mask length follows the cache: past + 1, not a minimum.
+    const ConstraintSet &decode = outcome.programs.at(0).constraints;
+    const DimAssignment mask = decode.assignment(QStringLiteral("mask"), 1);
+    QVERIFY(mask.isNamed() && decode.dim(mask.dim));
+    QCOMPARE(decode.dim(mask.dim)->relationText(), decode.assignment(QStringLiteral("past"), 1).dim + QStringLiteral(" + 1"));
+}
+
+// Decode calls only, with the user's constraints making the mask's length a root Dim
+// (min 2): the model's `mask.shape[1] > 2` makes torch suggest `min=3`; every call has
+// mask = past + 1, which keeps it >= 3 wherever torch traces past (>= 2), so the fix
+// loop applies that relation instead and says why (issue 27: a decode step after a
+// 1-token prompt has a mask of 2).
+void TestPhasedExport::aRelationEveryCallSatisfiesBeatsASuggestedMinimum()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString recordError = test::recordCapture(
+        dir.path(), QStringLiteral("step"),
+        QStringLiteral("import torch\n"
+                       "class Step(torch.nn.Module):\n"
+                       "    def forward(self, ids, mask, past):\n"
+                       "        h = torch.cat([past, ids.float()], dim=1)\n"
+                       "        if mask.shape[1] > 2:\n"
+                       "            return h * mask.sum(1, keepdim=True)\n"
+                       "        return h\n"),
+        QStringLiteral("Step"),
+        QStringLiteral("for past in range(4, 8):\n"
+                       "    m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"),
+        dir.filePath(QStringLiteral("calls.safetensors")), 4);
+    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
+    QString error;
+    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+    QVERIFY2(capture, qPrintable(error));
+    ConstraintSet edited = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture)).constraints;
+    const QString mask = edited.assignment(QStringLiteral("mask"), 1).dim;
+    const QString past = edited.assignment(QStringLiteral("past"), 1).dim;
+    QVERIFY(!mask.isEmpty() && !past.isEmpty() && mask != past);
+    if (edited.dim(mask)->isDerived())
+        QVERIFY(edited.makeRoot(mask, 2).isEmpty()); // the user's edit: the mask's own Dim
+
+    ExportClient client;
+    PhasedExport pipeline(&client);
+    QSignalSpy finished(&pipeline, &PhasedExport::finished);
+    QSignalSpy applied(&pipeline, &PhasedExport::fixesApplied);
+    ExportRequest base;
+    base.model = dir.filePath(QStringLiteral("step.py:Step"));
+    base.capture = dir.filePath(QStringLiteral("calls.safetensors"));
+    base.output = dir.filePath(QStringLiteral("step.pt2"));
+    pipeline.start(*capture, edited, base, PhasedExport::Options{});
+    QVERIFY(finished.wait(kTimeout));
+    client.shutdown();
+    const PhasedExportOutcome &outcome = pipeline.outcome();
+    QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary()));
+    QCOMPARE(outcome.programs.size(), 1);
+    const ExportedProgram &program = outcome.programs.first();
+    QCOMPARE(program.traces, 2);
+    QCOMPARE(program.failedTraces.size(), 1);
+    const DimDecl *decl = program.constraints.dim(mask);
+    QVERIFY(decl && decl->isDerived());
+    QCOMPARE(decl->relationText(), past + QStringLiteral(" + 1"));
+    QCOMPARE(applied.size(), 1);
+    const QStringList lines = applied.first().at(2).toStringList();
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.first().startsWith(QStringLiteral("%1 = %2 + 1 (instead of %1 = Dim('%1', min=3): every call of "
+                                                     "this phase has %1 = %2 + 1, which keeps %1 >= 3 for %2 >= 2)")
+                                          .arg(mask, past)),
+             qPrintable(lines.first()));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestPhasedExport)

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ExportPhases::plan and derivedRelation without torch: a capture shaped like two
+// generate() runs of a transformers decoder (what tinymodels.py records: the prefill's
+// empty cache at length 0, the 2D mask as long as past + new tokens) is split into its
+// decode and prefill phases before any trace, each with constraints that hold in its
+// own calls; a user's edits survive in every phase.
+#include "capturebuilder.h"
+#include "export/exportphases.h"
+#include "shapes/captureanalysis.h"
+
+#include "deterministictestmain.h"
+
+using namespace dimscope;
+
+namespace {
+
+// Prompts of 5 and 8 tokens, 4 steps each: calls 0 and 4 prefill, the others decode.
+Capture generateCapture()
+{
+    QStringList text;
+    for (int prompt : {5, 8}) {
+        for (int step = 0; step < 4; ++step) {
+            const int seq = step == 0 ? prompt : 1;
+            const int past = step == 0 ? 0 : prompt + step - 1;
+            text << QStringLiteral("input_ids=2x%1:i64 attention_mask=2x%2:i64 past_key_values=cache(2:2x2x%3x8)")
+                        .arg(seq)
+                        .arg(past + seq)
+                        .arg(past);
+        }
+    }
+    Capture capture = test::makeCapture(text.join(QLatin1Char('|')));
+    capture.modelClass = QStringLiteral("transformers.models.llama.modeling_llama.LlamaForCausalLM");
+    capture.transformersVersion = QStringLiteral("5.12.0");
+    return capture;
+}
+
+ConstraintSet proposalFor(const Capture &capture)
+{
+    return CaptureAnalysis::infer(capture, InferenceOptions::defaultsFor(capture)).constraints;
+}
+
+// The Dim a leaf dim is assigned to in `set` ("" when not a named Dim).
+QString dimOf(const ConstraintSet &set, const QString &path, int dim)
+{
+    const DimAssignment a = set.assignment(path, dim);
+    return a.isNamed() ? a.dim : QString();
+}
+
+} // namespace
+
+class TstExportPhases : public QObject
+{
+    Q_OBJECT
+private slots:
+    void generateCaptureIsSplitBeforeTheFirstTrace();
+    void decodePhaseCarriesTheMaskRelation();
+    void oneStructureIsOnePhaseWithTheGivenConstraints();
+    void userEditsSurviveInEveryPhase();
+    void derivedRelationNeedsEveryCallAndTwoValues();
+};
+
+void TstExportPhases::generateCaptureIsSplitBeforeTheFirstTrace()
+{
+    const Capture capture = generateCapture();
+    const ConstraintSet proposal = proposalFor(capture);
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 2);
+    // The phase with the most calls first: it keeps OUT.pt2.
+    QCOMPARE(phases.at(0).calls, (QVector<int>{1, 2, 3, 5, 6, 7}));
+    QCOMPARE(phases.at(1).calls, (QVector<int>{0, 4}));
+    for (const ExportPhases::PlannedPhase &p : phases) {
+        QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+        QCOMPARE(p.source, QStringLiteral("inferred from its calls"));
+        QVERIFY(p.constraints.checkInvariants().isEmpty());
+    }
+    // The prefill phase: the cache length is 0 in each of its calls, so static there
+    // (torch would specialize it); the prompt length stays a Dim.
+    const ConstraintSet &prefill = phases.at(1).constraints;
+    QVERIFY(dimOf(prefill, QStringLiteral("past_key_values.key_cache[0]"), 2).isEmpty());
+    QVERIFY(!dimOf(prefill, QStringLiteral("input_ids"), 1).isEmpty());
+    QVERIFY(!dimOf(prefill, QStringLiteral("input_ids"), 0).isEmpty()); // the batch
+}
+
+void TstExportPhases::decodePhaseCarriesTheMaskRelation()
+{
+    const Capture capture = generateCapture();
+    const ConstraintSet proposal = proposalFor(capture);
+    // Over every call the mask's length is its own Dim (prefill: the prompt; decode: past + 1).
+    const QString total = dimOf(proposal, QStringLiteral("attention_mask"), 1);
+    QVERIFY(!total.isEmpty());
+    QVERIFY(!proposal.dim(total)->isDerived());
+    const ConstraintSet decode = ExportPhases::plan(capture, proposal, proposal).at(0).constraints;
+    const QString mask = dimOf(decode, QStringLiteral("attention_mask"), 1);
+    const QString past = dimOf(decode, QStringLiteral("past_key_values.key_cache[0]"), 2);
+    QVERIFY(!mask.isEmpty() && !past.isEmpty());
+    const DimDecl *decl = decode.dim(mask);
+    QVERIFY(decl);
+    // total_len = past_len + 1, not a root Dim torch then raises to min 3.
+    QVERIFY2(decl->isDerived() && decl->root == past && decl->a == 1 && decl->b == 1,
+             qPrintable(decl->relationText()));
+}
+
+void TstExportPhases::oneStructureIsOnePhaseWithTheGivenConstraints()
+{
+    Capture capture = test::makeCapture(QStringLiteral("x=2x3|x=4x3|x=5x3"));
+    ConstraintSet given;
+    QVERIFY(given.addRootDim(QStringLiteral("rows"), 2, 64).isEmpty());
+    QVERIFY(given.setLeaf(QStringLiteral("x"), {DimAssignment::named(QStringLiteral("rows")), DimAssignment::makeStatic()})
+                .isEmpty());
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, given, proposalFor(capture));
+    QCOMPARE(phases.size(), 1);
+    QVERIFY(phases.first().calls.isEmpty()); // every call
+    QCOMPARE(phases.first().description, QStringLiteral("every call"));
+    QVERIFY(phases.first().constraints == given);
+}
+
+void TstExportPhases::userEditsSurviveInEveryPhase()
+{
+    const Capture capture = generateCapture();
+    const ConstraintSet proposal = proposalFor(capture);
+    ConstraintSet edited = proposal;
+    const QString batch = dimOf(proposal, QStringLiteral("input_ids"), 0);
+    const QString past = dimOf(proposal, QStringLiteral("past_key_values.key_cache[0]"), 2);
+    QVERIFY(!batch.isEmpty() && !past.isEmpty());
+    QVERIFY(edited.setRange(batch, 1, 64).isEmpty()); // the user's edit
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, edited, proposal);
+    QCOMPARE(phases.size(), 2);
+    for (const ExportPhases::PlannedPhase &p : phases) {
+        const DimDecl *b = p.constraints.dim(batch);
+        QVERIFY2(b && b->min == 1 && b->max == 64, qPrintable(p.source));
+        QVERIFY(p.source.startsWith(QLatin1String("the user's constraints")));
+    }
+    // Decode: nothing sits at 0 or 1 but input_ids' auto dim; the user's set as is.
+    QVERIFY(phases.at(0).constraints == edited);
+    // Prefill: the cache length is 0 in each of its calls, so static there, and said so.
+    QVERIFY(!phases.at(1).constraints.dim(past));
+    QVERIFY(dimOf(phases.at(1).constraints, QStringLiteral("past_key_values.key_cache[0]"), 2).isEmpty());
+    QVERIFY2(phases.at(1).source.contains(past + QStringLiteral(" static (0 in every call)")),
+             qPrintable(phases.at(1).source));
+}
+
+void TstExportPhases::derivedRelationNeedsEveryCallAndTwoValues()
+{
+    const Capture capture = generateCapture();
+    const ConstraintSet proposal = proposalFor(capture);
+    const QString total = dimOf(proposal, QStringLiteral("attention_mask"), 1);
+    const QString past = dimOf(proposal, QStringLiteral("past_key_values.key_cache[0]"), 2);
+    // Over every call (prefill: total = prompt, past = 0) no relation holds.
+    QVERIFY(!ExportPhases::derivedRelation(capture, proposal, total));
+    const std::optional<DimDecl> decode
+        = ExportPhases::derivedRelation(ExportPhases::subset(capture, {1, 2, 3, 5, 6, 7}), proposal, total);
+    QVERIFY(decode);
+    QCOMPARE(decode->root, past);
+    QCOMPARE(decode->relationText(), past + QStringLiteral(" + 1"));
+    // One decode call: past_len has one value, which proves nothing.
+    QVERIFY(!ExportPhases::derivedRelation(ExportPhases::subset(capture, {2}), proposal, total));
+    // A Dim that is not in the set has no relation.
+    QVERIFY(!ExportPhases::derivedRelation(capture, proposal, QStringLiteral("nosuchdim")));
+}
+
+DIMSCOPE_GUILESS_TEST_MAIN(TstExportPhases)
+#include "tst_exportphases.moc"
