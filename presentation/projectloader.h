@@ -2,6 +2,7 @@
 #pragma once
 
 #include "project/projectfile.h"
+#include "util/latestjob.h"
 
 #include <QObject>
 #include <QString>
@@ -22,15 +23,14 @@ public:
 
     void read(const QString &path);
     void cancel(); // drops the result of the read in flight
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
 
 signals:
     void projectRead(const QString &path, const dimscope::ProjectFile &project);
     void failed(const QString &path, const QString &error);
 
 private:
-    int m_generation = 0;
-    bool m_running = false;
+    LatestJob m_job;
 };
 
 } // namespace dimscope
