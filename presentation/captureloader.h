@@ -3,17 +3,16 @@
 
 #include "models/loadedcapture.h"
 #include "shapes/captureanalysis.h"
+#include "util/latestjob.h"
 
 #include <QObject>
 
-#include <atomic>
 #include <functional>
-#include <memory>
 
 namespace dimscope {
 
 // Opens a capture and builds its tree off the GUI thread. A new start() supersedes the
-// job in flight: its results are dropped (generation counter) and it is asked to stop.
+// job in flight (LatestJob): its results are dropped and it is asked to stop.
 class CaptureLoader : public QObject
 {
     Q_OBJECT
@@ -27,7 +26,7 @@ public:
 
     void start(const QString &label, OpenFunction open);
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
 
 signals:
     void progress(const QString &label, int done, int total);
@@ -35,9 +34,7 @@ signals:
     void failed(const QString &label, const QString &error);
 
 private:
-    int m_generation = 0;
-    bool m_running = false;
-    std::shared_ptr<std::atomic_bool> m_cancel;
+    LatestJob m_job;
 };
 
 } // namespace dimscope

@@ -25,7 +25,7 @@ namespace dimscope {
 //
 // The owner may be destroyed while a job runs: the job's cancel flag is set, and nothing
 // it returns or posts reaches the owner after that (the job itself runs to its end on the
-// pool; what it captured must not refer to the owner).
+// pool: the work must not touch the owner; the closures it posts, and deliver, may).
 class LatestJob : public QObject
 {
     Q_OBJECT
