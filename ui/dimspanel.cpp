@@ -26,6 +26,16 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
       m_filterCount(new QLabel(this)), m_problem(new WrappingLabel(this))
 {
     setObjectName(QStringLiteral("dimsPanel"));
+    setUpFilter();
+    setUpTable();
+    setUpProblemLabel();
+    layOut(makeToolBar());
+    followModel(document);
+    updateActions();
+}
+
+void DimsPanel::setUpFilter()
+{
     m_filter->setObjectName(QStringLiteral("dimsFilter"));
     m_filter->setPlaceholderText(tr("Filter Dims"));
     m_filter->setClearButtonEnabled(true);
@@ -33,7 +43,10 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     connect(m_filter, &QLineEdit::textChanged, this, &DimsPanel::applyFilter);
     m_filterCount->setObjectName(QStringLiteral("dimsFilterCount"));
     m_filterCount->hide();
+}
 
+void DimsPanel::setUpTable()
+{
     m_table->setObjectName(QStringLiteral("dimsTable"));
     TableActions::attach(m_table, tr("Dims")); // Copy (Ctrl+C) and Export as CSV…, as the result tables
     // Tab moves on to the next widget instead of walking the cells (a focus trap:
@@ -54,13 +67,21 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     m_table->setAlternatingRowColors(true);
     auto *delegate = new DimEditDelegate(this);
     m_table->setItemDelegate(delegate);
+    connect(delegate, &DimEditDelegate::editProblem, this, &DimsPanel::showProblem);
+}
 
+// Edits the model or the cell editor refused are explained under the table (showProblem).
+void DimsPanel::setUpProblemLabel()
+{
     m_problem->setObjectName(QStringLiteral("dimsProblem"));
     m_problem->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
     m_problem->hide();
-    connect(delegate, &DimEditDelegate::editProblem, this, &DimsPanel::showProblem);
     connect(m_model, &DimsModel::editRejected, this, &DimsPanel::showProblem);
+}
 
+// Add, Rename, Delete and Merge…, with the keys of the ones that act on the table.
+QToolBar *DimsPanel::makeToolBar()
+{
     auto *bar = new QToolBar(this);
     bar->setIconSize(QSize(16, 16));
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -101,7 +122,11 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     m_merge->setObjectName(QStringLiteral("actionMergeDims"));
     m_merge->setToolTip(tr("Merge another Dim into the selected one: the other Dim's dimensions use the selected "
                            "Dim, which keeps its name and range, and the other Dim is deleted"));
+    return bar;
+}
 
+void DimsPanel::layOut(QToolBar *bar)
+{
     // Tab goes filter -> table -> on out of the panel (creation order put the table first).
     setTabOrder(m_filter, m_table);
     auto *top = new QHBoxLayout;
@@ -115,7 +140,11 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
     layout->addLayout(top);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_problem);
+}
 
+// The actions and the filter follow the selection, the model and the capture.
+void DimsPanel::followModel(ProjectDocument *document)
+{
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
         updateActions();
         emit dimSelected(currentDim());
@@ -130,7 +159,6 @@ DimsPanel::DimsPanel(ProjectDocument *document, QWidget *parent)
         updateActions();
     });
     connect(document, &ProjectDocument::captureChanged, this, &DimsPanel::updateActions);
-    updateActions();
 }
 
 DimsPanel::~DimsPanel() = default;

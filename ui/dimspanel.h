@@ -8,6 +8,7 @@ class QInputDialog;
 class QLabel;
 class QLineEdit;
 class QTableView;
+class QToolBar;
 
 namespace dimscope {
 
@@ -43,6 +44,12 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    void setUpFilter();
+    void setUpTable();
+    void setUpProblemLabel();
+    QToolBar *makeToolBar();
+    void layOut(QToolBar *bar);
+    void followModel(ProjectDocument *document);
     void showProblem(const QString &text);
     void mergeSelected();
     // The Dim the user picks to merge into `keep` (empty when cancelled).
