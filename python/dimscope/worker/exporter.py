@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import guardcheck
+from . import freshcheck, guardcheck
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -657,9 +657,19 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
     t = time.perf_counter()
     progress("save", "saving %s" % output, None)
-    save_atomically(program, output, inputs)
-    timings["save"] = time.perf_counter() - t
+    fresh = {}
+
+    def in_a_fresh_process(saved):
+        # Loaded in a new interpreter the way users load it, before it replaces anything.
+        progress("fresh_process", "loading %s in a new interpreter" % output, None)
+        fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output))
+
+    save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None)
+    timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
+    if fresh:
+        timings["fresh_process"] = fresh["seconds"]
+        result["fresh_process"] = fresh
     result.update(describe_program(program))
     result["explanations"] = explanations
     if deferred is not None:

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Fresh-process verification: a saved program is loaded in a new interpreter through
+`dimscope.load_program`, the path docs/real-models.md gives users, and one call is
+replayed there. A program that loads or runs only inside the worker (where the
+model's classes and dimscope's registrations happen to be active already) fails the
+export with that cause (docs/worker-protocol.md, "Fresh-process verification").
+
+The worker side (`check`) writes the call's inputs as tensors and plain values
+(torch.save, read back with weights_only=True) and the inputs' tree structure as
+torch's JSON treespec, starts `python -m dimscope.worker.freshcheck` in a private
+folder and compares what comes back with the program's outputs in the worker.
+The new interpreter is started the way this one was started (the provisioned root's
+loader included): a bare `sys.executable` in such a root fails on the host's glibc.
+"""
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from .errors import WorkerError
+
+_TIMEOUT_S = 600
+_INPUTS, _SPEC, _OUTPUTS = "inputs.pt", "inputs_spec.json", "outputs.pt"
+_BUILTIN_MODULES = ("builtins", "collections", "torch")
+_DIFFER = "outputs differ beyond atol=1e-4, rtol=1e-3"
+
+
+def interpreter_command():
+    """The command line that starts this interpreter again: the kernel's view of this
+    process's arguments (/proc/self/cmdline, which keeps a dynamic loader and its
+    options in front of the interpreter) without the interpreter's own options."""
+    orig = list(getattr(sys, "orig_argv", None) or [])
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            argv = [a.decode("utf-8", "surrogateescape") for a in f.read().split(b"\0")[:-1]]
+    except OSError:
+        argv = []
+    if orig and len(argv) >= len(orig) and argv[len(argv) - len(orig) + 1:] == orig[1:]:
+        return argv[:len(argv) - len(orig) + 1]
+    return [sys.executable]
+
+
+def _spec_classes(program):
+    """The custom classes of the program's input and output specs."""
+    from torch.utils import _pytree as pytree
+
+    found, stack = [], [program.call_spec.in_spec, program.call_spec.out_spec]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        cls = getattr(node, "type", None)
+        if isinstance(cls, type) and cls in pytree.SUPPORTED_NODES and cls not in found:
+            found.append(cls)
+        stack.extend(node.children() if callable(getattr(node, "children", None))
+                     else getattr(node, "children_specs", None) or [])
+    return found
+
+
+def needed_imports(program):
+    """[(module, file)] a user imports before loading the program: the modules that
+    define its input and output classes (a cache class, a ModelOutput), as this process
+    has them. `file`: the module's source, for a module loaded from a path under a name
+    of its own (a model file), which importing the name would not find."""
+    out = []
+    for cls in _spec_classes(program):
+        name = cls.__module__
+        if name.split(".")[0] in _BUILTIN_MODULES or name in (m for m, _ in out):
+            continue
+        origin = getattr(getattr(sys.modules.get(name), "__spec__", None), "origin", None) or ""
+        out.append((name, origin if origin.endswith(".py") else ""))
+    return out
+
+
+def _leaves(tree):
+    from torch.utils import _pytree as pytree
+
+    return pytree.tree_flatten(tree)[0]
+
+
+def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **k: None, shown_as=None):
+    """Loads `pt2_path` in a new interpreter and replays (args, kwargs) there; returns
+    the result's `fresh_process` entry, raises WorkerError("fresh_process") when the
+    program does not load or run there, or gives other outputs than here. `shown_as`:
+    the file's name in messages (the output, while `pt2_path` is its staged copy)."""
+    shown = shown_as or pt2_path
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from .exporter import _guards_suppressed, compare_outputs
+
+    t = time.perf_counter()
+    module = program.module()
+    # As verify runs it: torch 2.6 would otherwise learn this call's sizes in the
+    # program's ShapeEnv and reject every later call of other sizes (exporter.verify).
+    with torch.no_grad(), _guards_suppressed(module):
+        expected = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    leaves, spec = pytree.tree_flatten((args, kwargs))
+    imports = needed_imports(program)
+    folder = tempfile.mkdtemp(prefix="dimscope-fresh-")
+    try:
+        torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in leaves],
+                   os.path.join(folder, _INPUTS))
+        with open(os.path.join(folder, _SPEC), "w", encoding="utf-8") as f:
+            json.dump({"spec": pytree.treespec_dumps(spec), "device": str(device),
+                       "imports": [list(i) for i in imports]}, f)
+        command = interpreter_command() + (["-P"] if sys.version_info >= (3, 11) else []) + [
+            "-m", "dimscope.worker.freshcheck", os.path.abspath(pt2_path), folder]
+        try:
+            done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=_TIMEOUT_S,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as e:
+            raise WorkerError("fresh_process", "loading %s in a new interpreter did not end within %d s"
+                              % (shown, _TIMEOUT_S)) from e
+        if done.returncode != 0:
+            raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
+                              "dimscope.load_program (call %d): %s" % (shown, call_index, _last_error(done)))
+        actual = torch.load(os.path.join(folder, _OUTPUTS), weights_only=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    rows, ok, message = compare_outputs([x.cpu() if isinstance(x, torch.Tensor) else x
+                                         for x in _leaves(expected)], actual)
+    if not ok:
+        raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
+                          "(call %d): %s" % (shown, call_index, message or _DIFFER))
+    seconds = time.perf_counter() - t
+    log("fresh process: %s loads through dimscope.load_program and replays call %d in a new interpreter "
+        "(%.1f s)" % (os.path.basename(shown), call_index, seconds))
+    return {"status": "ok", "call": call_index, "seconds": seconds,
+            "imports": [name for name, _ in imports]}
+
+
+def _last_error(done):
+    """The exception line of the child's last traceback, else the end of its output."""
+    text = (done.stderr or "").strip() or (done.stdout or "").strip()
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if starts:
+        for line in lines[starts[-1] + 1:]:
+            if line.strip() and not line.startswith((" ", "\t")):
+                return line.strip()[:2000]
+    lines = [line for line in lines if line.strip()]
+    return (lines[-1] if lines else "exit code %d" % done.returncode)[:2000]
+
+
+# ------------------------------------------------------------------ the new interpreter
+
+def _import(name, path):
+    import importlib
+    import importlib.util
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if not path:
+            raise
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv):
+    pt2_path, folder = argv[1], argv[2]
+    with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
+        meta = json.load(f)
+    for name, path in meta["imports"]:  # what a user imports first: the model's classes
+        _import(name, path)
+    import torch
+    from torch.utils import _pytree as pytree
+
+    import dimscope
+
+    program = dimscope.load_program(pt2_path)
+    leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
+    device = torch.device(meta["device"])
+    leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
+    args, kwargs = pytree.tree_unflatten(leaves, pytree.treespec_loads(meta["spec"]))
+    with torch.no_grad():
+        outputs = program.module()(*args, **kwargs)
+    torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)],
+               os.path.join(folder, _OUTPUTS))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

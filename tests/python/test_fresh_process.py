@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Fresh-process verification (issue 24 item 1): every export is loaded in a new
+interpreter through dimscope.load_program, the path users load it by, and replays its
+example call there; a program that does not load or run there fails the export.
+(Loading without unpickling: test_load_program.py.)"""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from conftest import ROOT
+from dimscope import caches, demo
+from dimscope.capture import load_capture
+from dimscope.exceptions import WorkerError
+from dimscope.worker import exporter, freshcheck
+from test_demo import demo_export_spec
+
+
+@pytest.fixture(scope="module")
+def demo_program(tmp_path_factory):
+    """The demo exported as the worker exports it: its example inputs hold DemoCache."""
+    capture = load_capture(ROOT / "resources" / "demo" / "demo-capture.safetensors")
+    out = tmp_path_factory.mktemp("demo") / "demo.pt2"
+    result = exporter.run_export(demo.make_model(), capture.calls, demo_export_spec(1, 0, 1), str(out))
+    return out, result
+
+
+def test_every_export_loads_and_replays_in_a_fresh_process(demo_program):
+    _, result = demo_program
+    fresh = result["fresh_process"]
+    assert fresh["status"] == "ok" and fresh["call"] == result["example_call"], fresh
+    assert fresh["imports"] == ["dimscope.demo"] and fresh["seconds"] > 0, fresh
+
+
+PAIR_MODULE = '''
+import torch
+
+
+class Pair:
+    """Registered with torch's pytree by whoever loaded this module, not by the module."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+class AddPair(torch.nn.Module):
+    def forward(self, pair):
+        return pair.a + pair.b
+'''
+
+
+def test_a_program_that_loads_only_in_the_worker_fails(tmp_path):
+    import importlib.util
+
+    import torch.utils._pytree as pytree
+
+    (tmp_path / "pair_model.py").write_text(PAIR_MODULE)
+    spec = importlib.util.spec_from_file_location("dimscope_test_pair_model", tmp_path / "pair_model.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    pytree.register_pytree_node(module.Pair, lambda p: ([p.a, p.b], None), lambda c, _: module.Pair(*c),
+                                serialized_type_name="dimscope_test_pair_model.Pair",
+                                flatten_with_keys_fn=lambda p: ([(pytree.GetAttrKey("a"), p.a),
+                                                                 (pytree.GetAttrKey("b"), p.b)], None))
+    caches._ensure_fx_flatten_spec(module.Pair)  # torch 2.6's program.module() needs it
+    try:
+        args = (module.Pair(torch.randn(2), torch.randn(2)),)
+        program = torch.export.export(module.AddPair(), args)
+        path = tmp_path / "pair.pt2"
+        assert freshcheck.needed_imports(program) == [(spec.name, str(tmp_path / "pair_model.py"))]
+        with pytest.raises(WorkerError, match=r"pair\.pt2 does not load and run in a new interpreter through "
+                                              r"dimscope\.load_program \(call 0\): .*Pair"):
+            # as run_export saves: checked before the rename, so nothing is left behind
+            exporter.save_atomically(program, str(path), check=lambda saved: freshcheck.check(
+                program, saved, args, {}, "cpu", 0, shown_as=str(path)))
+        assert not path.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".dimscope-save")]
+    finally:
+        caches._deregister(module.Pair)
+        sys.modules.pop(spec.name, None)
+
+
+def test_the_new_interpreter_starts_like_this_one():
+    """Started through the provisioned root's loader when this one was: a bare
+    sys.executable there dies on the host's glibc."""
+    command = freshcheck.interpreter_command()
+    with open("/proc/self/cmdline", "rb") as f:
+        first = f.read().split(b"\0")[0].decode()
+    assert command[0] == first, (command, first)
+    done = subprocess.run(command + ["-c", "import torch; print(torch.__version__)"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == torch.__version__, done.stderr
