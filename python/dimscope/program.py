@@ -22,14 +22,14 @@ import json
 import os
 import re
 import zipfile
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import torch.utils._pytree as _pytree
 
 from .cachelayers import registered_layout
 from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
-                     _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, qualified_name, register_capture_flattening,
-                     registration_module)
+                     _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, loaded_object, qualified_name,
+                     register_capture_flattening, registration_module)
 from .exceptions import CaptureError
 
 EXTRA_FILE = "dimscope_flattening.json"
@@ -54,6 +54,23 @@ def _flavour_registered(cls: type) -> Optional[Dict[str, Any]]:
     return {"flavour": PYTREE} if module is not None else None
 
 
+def _children(spec: Any) -> List[Any]:
+    """A treespec's child specs (torch 2.14 deprecates the children_specs attribute)."""
+    children = getattr(spec, "children", None)
+    return list(children()) if callable(children) else list(getattr(spec, "children_specs", None) or [])
+
+
+def _spec_types(spec: Any) -> List[type]:
+    """The classes of a treespec's nodes."""
+    found, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        if isinstance(getattr(node, "type", None), type):
+            found.append(node.type)
+        stack.extend(_children(node))
+    return found
+
+
 def flattening_record(program: Any) -> Dict[str, Dict[str, Any]]:
     """{class name: entry} for the custom classes of the program's input and output
     specs (loading needs the output classes too: a model's ModelOutput, registered by
@@ -70,8 +87,51 @@ def flattening_record(program: Any) -> Dict[str, Dict[str, Any]]:
             entry = _flavour_registered(cls)
             if entry is not None:
                 found[qualified_name(cls)] = entry
-        stack.extend(getattr(node, "children_specs", None) or [])
+        stack.extend(_children(node))
     return found
+
+
+_TRANSFORMERS_REGISTRATION = ["from transformers.integrations.executorch import register_dynamic_cache_export_support",
+                              "register_dynamic_cache_export_support()"]
+_DIMSCOPE_REGISTRATIONS = {KEY_VALUE_DICT: "register_key_value_cache",
+                           ENCODER_DECODER: "register_encoder_decoder_cache",
+                           DYNAMIC_LAYERS: "register_dynamic_layers", STATIC_LAYERS: "register_static_layers"}
+
+
+def plain_load_registrations(program: Any) -> List[str]:
+    """The Python lines a user runs before a plain ``torch.export.load`` of this program
+    (without ``dimscope.load_program``): import the modules of its input and output
+    classes (which registers a ModelOutput, or a class registering itself), then, per
+    class, the registration active when it was exported: transformers' own
+    (``register_dynamic_cache_export_support``) where transformers' flattening was the
+    one, else dimscope's function for its flavour (transformers' flattening rebuilds
+    every layer of a DynamicCache as a full layer, and has none for the other kinds)."""
+    lines: List[str] = []
+    calls: List[str] = []
+    record = flattening_record(program)
+    inputs = _spec_types(program.call_spec.in_spec)
+    for name in sorted(record):
+        cls = loaded_object(name)
+        if not isinstance(cls, type):
+            continue
+        if f"import {cls.__module__}" not in lines:
+            lines.append(f"import {cls.__module__}")
+        entry, module = record[name], registration_module(cls) or ""
+        flavour = entry["flavour"]
+        if flavour in (KEY_VALUE_DICT, ENCODER_DECODER) and module.startswith("transformers."):
+            calls += [line for line in _TRANSFORMERS_REGISTRATION if line not in calls]
+        elif flavour in _DIMSCOPE_REGISTRATIONS:
+            function = _DIMSCOPE_REGISTRATIONS[flavour]
+            extra = f", {entry['layers']!r}" if flavour == DYNAMIC_LAYERS else ""
+            calls += [f"from dimscope.caches import {function}", f"{function}({name}{extra})"]
+        elif flavour == PYTREE and module.startswith("transformers.") and cls in inputs:
+            # transformers registers a ModelOutput without the keyed flattening that the
+            # input check of torch.export's module() needs (an encoder-decoder's
+            # encoder_outputs): dimscope adds it, as load_program does. An output class
+            # needs its module imported only.
+            calls += ["from dimscope.caches import register_capture_flattening",
+                      f"register_capture_flattening({{'flattening': {{{name!r}: 'pytree'}}}})"]
+    return lines + calls
 
 
 def extra_files(program: Any) -> Dict[str, str]:

@@ -34,6 +34,17 @@ def test_every_export_loads_and_replays_in_a_fresh_process(demo_program):
     assert fresh["imports"] == ["dimscope.demo"] and fresh["seconds"] > 0, fresh
 
 
+def test_the_registrations_for_plain_torch_export_load_work(demo_program):
+    """What a user runs before torch.export.load without dimscope.load_program (issue 27
+    item 5), run in the new interpreter before dimscope's loader: the demo's cache
+    flattens the way dimscope registers it."""
+    _, result = demo_program
+    plain = result["fresh_process"]["plain_load"]
+    assert plain == {"status": "ok", "message": None, "registrations": [
+        "import dimscope.demo", "from dimscope.caches import register_key_value_cache",
+        "register_key_value_cache(dimscope.demo.DemoCache)"]}, plain
+
+
 PAIR_MODULE = '''
 import torch
 

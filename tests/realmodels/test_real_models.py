@@ -147,6 +147,15 @@ def test_generate_capture_exports_end_to_end(name, workdir):
     shapes = read_back_inputs(text)
     for path, _ in served:
         assert pathlib.Path(path).is_file() and path in shapes, (path, list(shapes))
+    for path, _ in served:
+        # Loaded and run in a new interpreter through dimscope.load_program, and there
+        # first with plain torch.export.load after the registrations the worker wrote
+        # for it (issue 24 item 1, issue 27 item 5).
+        file = re.escape(pathlib.Path(path).name)
+        assert re.search(rf"fresh process: {file} loads through dimscope\.load_program and replays call \d+ ",
+                         result.stderr), result.stderr[-4000:]
+        assert re.search(rf"plain torch\.export\.load of {file} works after: import ", result.stderr), \
+            result.stderr[-4000:]
     if name in ONE_PROGRAM:
         assert len(served) == 1, served
     traces = [int(n) for n in re.findall(r"^fix loop: .*\(torch\.export calls: (\d+)", text, re.M)]

@@ -88,12 +88,13 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
     the result's `fresh_process` entry, raises WorkerError("fresh_process") when the
     program does not load or run there, or gives other outputs than here. `shown_as`:
     the file's name in messages (the output, while `pt2_path` is its staged copy)."""
-    shown = shown_as or pt2_path
     import torch
     from torch.utils import _pytree as pytree
 
+    from ..program import plain_load_registrations
     from .exporter import _guards_suppressed, compare_outputs
 
+    shown = shown_as or pt2_path
     t = time.perf_counter()
     module = program.module()
     # As verify runs it: torch 2.6 would otherwise learn this call's sizes in the
@@ -102,13 +103,14 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
         expected = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
     leaves, spec = pytree.tree_flatten((args, kwargs))
     imports = needed_imports(program)
+    registrations = plain_load_registrations(program)
     folder = tempfile.mkdtemp(prefix="dimscope-fresh-")
     try:
         torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in leaves],
                    os.path.join(folder, _INPUTS))
         with open(os.path.join(folder, _SPEC), "w", encoding="utf-8") as f:
             json.dump({"spec": pytree.treespec_dumps(spec), "device": str(device),
-                       "imports": [list(i) for i in imports]}, f)
+                       "imports": [list(i) for i in imports], "registrations": registrations}, f)
         command = interpreter_command() + (["-P"] if sys.version_info >= (3, 11) else []) + [
             "-m", "dimscope.worker.freshcheck", os.path.abspath(pt2_path), folder]
         try:
@@ -123,8 +125,8 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
         actual = torch.load(os.path.join(folder, _OUTPUTS), weights_only=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    rows, ok, message = compare_outputs([x.cpu() if isinstance(x, torch.Tensor) else x
-                                         for x in _leaves(expected)], actual)
+    expected = [x.cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(expected)]
+    _, ok, message = compare_outputs(expected, actual["load_program"])
     if not ok:
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
                           "(call %d): %s" % (shown, call_index, message or _DIFFER))
@@ -132,7 +134,27 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
     log("fresh process: %s loads through dimscope.load_program and replays call %d in a new interpreter "
         "(%.1f s)" % (os.path.basename(shown), call_index, seconds))
     return {"status": "ok", "call": call_index, "seconds": seconds,
-            "imports": [name for name, _ in imports]}
+            "imports": [name for name, _ in imports],
+            "plain_load": _plain_load_entry(expected, actual, registrations, shown, log)}
+
+
+def _plain_load_entry(expected, actual, registrations, shown, log):
+    """How plain torch.export.load with `registrations` did in the new interpreter (before
+    dimscope.load_program ran there): a user's way to load without dimscope's loader.
+    Reported, not an export failure: dimscope.load_program is the documented path."""
+    from .exporter import compare_outputs
+
+    message = actual.get("plain_error")
+    if message is None:
+        _, ok, text = compare_outputs(expected, actual["plain"])
+        message = None if ok else (text or _DIFFER)
+    snippet = "; ".join(registrations) or "no registration"
+    if message is None:
+        log("plain torch.export.load of %s works after: %s" % (os.path.basename(shown), snippet))
+    else:
+        log("plain torch.export.load of %s fails after %s: %s" % (os.path.basename(shown), snippet, message),
+            stream="warning")
+    return {"status": "ok" if message is None else "failed", "message": message, "registrations": registrations}
 
 
 def _last_error(done):
@@ -177,15 +199,24 @@ def main(argv):
 
     import dimscope
 
-    program = dimscope.load_program(pt2_path)
-    leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
-    device = torch.device(meta["device"])
-    leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
-    args, kwargs = pytree.tree_unflatten(leaves, pytree.treespec_loads(meta["spec"]))
-    with torch.no_grad():
-        outputs = program.module()(*args, **kwargs)
-    torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)],
-               os.path.join(folder, _OUTPUTS))
+    def replay(program):
+        leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
+        device = torch.device(meta["device"])
+        leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
+        args, kwargs = pytree.tree_unflatten(leaves, pytree.treespec_loads(meta["spec"]))
+        with torch.no_grad():
+            outputs = program.module()(*args, **kwargs)
+        return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)]
+
+    # First as a user without dimscope's loader: the registrations, then torch.export.load.
+    plain, plain_error = None, None
+    try:
+        exec("\n".join(meta["registrations"]), {})  # the worker's own lines (plain_load_registrations)
+        plain = replay(torch.export.load(pt2_path))
+    except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
+        plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
+    outputs = replay(dimscope.load_program(pt2_path))
+    torch.save({"load_program": outputs, "plain": plain, "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
 
 
 if __name__ == "__main__":
