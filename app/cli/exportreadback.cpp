@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportreadback.h"
 
-#include "export/dimintent.h"
-#include "pt2/pt2reader.h"
+#include "export/programreadback.h"
 #include "pt2/torchrangetext.h"
 #include "util/terminaltext.h"
 
@@ -21,15 +20,14 @@ QString sizeText(const QString &named, const QString &torch)
 
 } // namespace
 
-int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, const DimIntent &intent)
+int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, const ProgramReadBack &back)
 {
-    QString error;
-    const auto program = Pt2Reader::open(pt2, &error);
-    if (!program) {
-        err << "reading the exported program back failed: " << TerminalText::escaped(error) << "\n";
+    if (!back.program || !back.mapping) {
+        err << "reading the exported program back failed: " << TerminalText::escaped(back.error) << "\n";
         return -1;
     }
-    const Pt2DimMapping m = intent.map(*program);
+    const Pt2Program *program = &*back.program;
+    const Pt2DimMapping &m = *back.mapping;
     out << "\nread back " << TerminalText::escaped(pt2) << " (" << program->layoutName() << ", torch "
         << (program->torchVersion.isEmpty() ? QStringLiteral("?") : TerminalText::field(program->torchVersion)) << "):\n";
     int specialized = 0;
@@ -81,7 +79,7 @@ int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, 
         for (const QString &l : lost)
             err << "  " << TerminalText::escaped(l) << "\n";
     } else {
-        out << "every dim the constraints made dynamic (" << intent.wantedDynamicCount() << ") is symbolic in the program\n";
+        out << "every dim the constraints made dynamic (" << back.wantedDynamic << ") is symbolic in the program\n";
     }
     return specialized;
 }

@@ -6,12 +6,12 @@
 class QTextStream;
 
 namespace dimscope {
-struct DimIntent;
+struct ProgramReadBack;
 }
 
-// After a successful export: reads the .pt2 back with Pt2Reader and prints, per user
-// input, its sizes with torch's symbols mapped to the user's Dim names, the range
+// After a successful export: prints a program as ExportRun read it back, per user
+// input its sizes in the user's Dim names (torch's symbols beside them), the range
 // constraints, and every dim the constraints made dynamic that came out static.
-// Returns the number of such specialized dims, or -1 when the archive cannot be read
-// (the error is printed).
-int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, const dimscope::DimIntent &intent);
+// Returns the number of such specialized dims, or -1 when the archive could not be
+// read (the error is printed).
+int printExportReadBack(QTextStream &out, QTextStream &err, const QString &pt2, const dimscope::ProgramReadBack &back);

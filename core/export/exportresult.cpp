@@ -159,6 +159,36 @@ QVector<ShapeExplanation> ShapeExplanation::about(const QVector<ShapeExplanation
     return out;
 }
 
+QJsonObject SourceLocation::toJson() const
+{
+    if (!isValid())
+        return {};
+    return QJsonObject{{QStringLiteral("file"), file}, {QStringLiteral("line"), line},
+                       {QStringLiteral("function"), function}, {QStringLiteral("code"), code}};
+}
+
+QJsonObject ShapeExplanation::toJson() const
+{
+    QJsonArray sourcesJson, stackJson;
+    for (const ViolationSource &v : sources)
+        sourcesJson.append(QJsonObject{{QStringLiteral("source"), v.source}, {QStringLiteral("path"), v.path},
+                                       {QStringLiteral("dim"), v.dim}});
+    for (const StackFrame &f : stack) {
+        QJsonObject frame = f.location.toJson();
+        frame.insert(QStringLiteral("library"), f.library);
+        stackJson.append(frame);
+    }
+    return QJsonObject{{QStringLiteral("kind"), kind},
+                       {QStringLiteral("expression"), expression},
+                       {QStringLiteral("torch_expression"), torchExpression},
+                       {QStringLiteral("dims"), QJsonArray::fromStringList(dims)},
+                       {QStringLiteral("value"), value ? QJsonValue(double(*value)) : QJsonValue()},
+                       {QStringLiteral("reason"), reason.isEmpty() ? QJsonValue() : QJsonValue(reason)},
+                       {QStringLiteral("sources"), sourcesJson},
+                       {QStringLiteral("location"), location.isValid() ? QJsonValue(location.toJson()) : QJsonValue()},
+                       {QStringLiteral("stack"), stackJson}};
+}
+
 SourceLocation SourceLocation::fromJson(const QJsonObject &o)
 {
     SourceLocation s;

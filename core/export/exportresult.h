@@ -32,6 +32,8 @@ struct SourceLocation {
     // "FILE:LINE in FUNCTION: CODE"
     QString toText() const;
     static SourceLocation fromJson(const QJsonObject &o);
+    // {file, line, function, code}; {} when invalid.
+    QJsonObject toJson() const;
 };
 
 // One frame of the model's code at a shape decision: library frames (torch,
@@ -61,6 +63,9 @@ struct ShapeExplanation {
     QString toText() const;
     static ShapeExplanation fromJson(const QJsonObject &o);
     static QVector<ShapeExplanation> listFromJson(const QJsonValue &v);
+    // As the worker protocol writes it (sources without dim_name; a null location
+    // when torch gave none).
+    QJsonObject toJson() const;
     // Those that involve the Dim `name`.
     static QVector<ShapeExplanation> about(const QVector<ShapeExplanation> &all, const QString &name);
 };

@@ -5,19 +5,16 @@
 #include "export/exportphases.h"
 #include "export/pythonruntime.h"
 
-#include <QFutureWatcher>
 #include <QJsonArray>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace dimscope {
 
 ExportService::ExportService(const PythonRuntime &runtime, QObject *parent)
-    : QObject(parent), m_client(new ExportClient(this)), m_pipeline(new PhasedExport(m_client, this))
+    : QObject(parent), m_client(new ExportClient(this)), m_run(new ExportRun(m_client, this))
 {
     m_client->setRuntime(runtime);
     connectClient();
-    connectPipeline();
+    connectRun();
 }
 
 ExportService::~ExportService()
@@ -25,8 +22,8 @@ ExportService::~ExportService()
     // Nothing the client does while it stops the worker may reach this half-destroyed
     // service.
     m_client->disconnect(this);
-    m_pipeline->disconnect(this);
-    delete m_pipeline;
+    m_run->disconnect(this);
+    delete m_run;
     delete m_client;
 }
 
@@ -80,32 +77,32 @@ void ExportService::connectClient()
             [this](int, const QString &stream, const QString &text) { emit logLine(stream, text); });
 }
 
-// The pipeline's steps as one-line texts (the worker's own lines come through logLine).
-void ExportService::connectPipeline()
+// The run's steps as one-line texts (the worker's own lines come through logLine).
+void ExportService::connectRun()
 {
-    connect(m_pipeline, &PhasedExport::attemptStarted, this,
+    connect(m_run, &ExportRun::attemptStarted, this,
             [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &) {
                 if (attempt > 1)
                     emit step(tr("phase %1: calls %2 (%3), with the constraints inferred from them")
                                   .arg(attempt)
                                   .arg(ExportPhases::callsText(calls), description));
             });
-    connect(m_pipeline, &PhasedExport::attemptSkipped, this,
+    connect(m_run, &ExportRun::attemptSkipped, this,
             [this](int, const QVector<int> &, const QString &why) { emit step(why); });
-    connect(m_pipeline, &PhasedExport::roundStarted, this, [this](int, int round) {
+    connect(m_run, &ExportRun::roundStarted, this, [this](int, int round) {
         if (round > 1)
             emit step(tr("fix loop round %1").arg(round));
     });
-    connect(m_pipeline, &PhasedExport::fixesApplied, this,
-            [this](int, int, const QStringList &applied, const QStringList &unapplied, const ConstraintSet &, bool) {
-                for (const QString &line : applied)
-                    emit step(tr("applied torch's fix: %1").arg(line));
+    connect(m_run, &ExportRun::fixesApplied, this,
+            [this](int, int, const QVector<AppliedFix> &applied, const QStringList &unapplied, const ConstraintSet &, bool) {
+                for (const AppliedFix &fix : applied)
+                    emit step(tr("applied torch's fix: %1").arg(fix.line));
                 for (const QString &line : unapplied)
                     emit step(tr("not applied: %1").arg(line));
             });
-    connect(m_pipeline, &PhasedExport::attemptFinished, this,
+    connect(m_run, &ExportRun::attemptFinished, this,
             [this](int attempt, bool, const QString &why) { emit step(tr("attempt %1: %2").arg(attempt).arg(why)); });
-    connect(m_pipeline, &PhasedExport::finished, this, &ExportService::onPipelineFinished);
+    connect(m_run, &ExportRun::finished, this, &ExportService::onRunFinished);
 }
 
 void ExportService::setState(WorkerState state)
@@ -180,59 +177,31 @@ void ExportService::onHello(const QJsonObject &result)
 void ExportService::start(const Capture &capture, const ConstraintSet &constraints, const ExportRequest &request,
                           const PhasedExport::Options &options)
 {
-    ++m_generation;
-    m_readingBack = false;
     m_cancelling = false;
-    m_exportCapture = capture;
     ensureWorker(); // hello first: the versions and CUDA come with the first export
-    m_pipeline->start(capture, constraints, request, options);
+    m_run->start(capture, constraints, request, options);
     setState(WorkerState::Exporting);
 }
 
-bool ExportService::isExporting() const { return m_pipeline->isRunning() || m_readingBack; }
+bool ExportService::isExporting() const { return m_run->isRunning(); }
 
 void ExportService::cancel()
 {
     if (!isExporting() && m_helloId < 0)
         return;
     m_cancelling = true;
-    m_pipeline->stop();
-    m_client->cancel(); // fails the export with kind "cancelled"; the pipeline finishes
+    m_run->cancel(); // fails the export with kind "cancelled"; the run finishes
+    m_client->cancel(); // and a hello still pending
     m_cancelling = false;
     m_helloId = -1;
     setState(WorkerState::NotStarted);
 }
 
-// Each .pt2 is inflated and parsed on a pool thread: a large program must not stall
-// the GUI that drives this service.
-void ExportService::onPipelineFinished(const PhasedExportOutcome &outcome)
+void ExportService::onRunFinished(const ExportReport &report)
 {
-    if (outcome.programs.isEmpty()) {
-        readBackDone(outcome, {});
-        return;
-    }
-    m_readingBack = true;
-    const int generation = m_generation;
-    auto *watcher = new QFutureWatcher<QVector<ProgramReadBack>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, outcome, generation] {
-        watcher->deleteLater();
-        if (generation == m_generation)
-            readBackDone(outcome, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([outcome, capture = m_exportCapture] {
-        QVector<ProgramReadBack> backs;
-        for (const ExportedProgram &p : outcome.programs)
-            backs << ProgramReadBack::of(p, capture);
-        return backs;
-    }));
-}
-
-void ExportService::readBackDone(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks)
-{
-    m_readingBack = false;
     if (m_state == WorkerState::Exporting)
         setState(m_client->isWorkerRunning() ? WorkerState::Idle : WorkerState::Crashed);
-    emit finished(outcome, readBacks);
+    emit finished(report.outcome, report.readBacks);
 }
 
 } // namespace dimscope

@@ -3,6 +3,7 @@
 
 #include "capture/capture.h"
 #include "export/exportrequest.h"
+#include "export/exportrun.h"
 #include "export/phasedexport.h"
 #include "export/phasedexportoutcome.h"
 #include "export/programreadback.h"
@@ -18,10 +19,10 @@ class ExportClient;
 class PythonRuntime;
 
 // Export without widgets: the Python worker (an ExportClient started lazily and kept
-// warm), its state and environment (the hello answer: versions, CUDA), the export
-// pipeline (core's PhasedExport, as the CLI's --fix-loop runs it) and the read-back
-// of every program it wrote, done off the calling thread. The GUI's ExportController
-// puts it behind actions and panels; tests drive it with QSignalSpy alone.
+// warm), its state and environment (the hello answer: versions, CUDA), and the export
+// itself, which is core's ExportRun as the CLI runs it (the pipeline, the fixes' causes,
+// every program read back off the calling thread). The GUI's ExportController puts it
+// behind actions and panels; tests drive it with QSignalSpy alone.
 class ExportService : public QObject
 {
     Q_OBJECT
@@ -72,21 +73,17 @@ signals:
 private:
     void setState(WorkerState state);
     void connectClient();
-    void connectPipeline();
+    void connectRun();
     void onHello(const QJsonObject &result);
-    void onPipelineFinished(const PhasedExportOutcome &outcome);
-    void readBackDone(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks);
+    void onRunFinished(const ExportReport &report);
 
     ExportClient *m_client;
-    PhasedExport *m_pipeline;
+    ExportRun *m_run;
     WorkerState m_state = WorkerState::NotStarted;
     QString m_stateDetail;
     QJsonObject m_environment;
     int m_helloId = -1;
     bool m_cancelling = false;
-    bool m_readingBack = false;
-    int m_generation = 0; // a read-back of a superseded export is dropped
-    Capture m_exportCapture; // what the running export's programs are read back against
 };
 
 } // namespace dimscope

@@ -9,13 +9,34 @@ namespace dimscope {
 
 ProgramReadBack ProgramReadBack::of(const ExportedProgram &exported, const Capture &capture)
 {
-    ProgramReadBack back;
-    back.program = Pt2Reader::open(exported.result.output, &back.error);
-    if (back.program && !capture.calls.isEmpty()) {
-        const int call = qBound(0, exported.result.exampleCall, int(capture.calls.size()) - 1);
-        back.mapping = DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints).map(*back.program);
+    if (capture.calls.isEmpty()) {
+        ProgramReadBack back;
+        back.program = Pt2Reader::open(exported.result.output, &back.error);
+        return back;
     }
+    const int call = qBound(0, exported.result.exampleCall, int(capture.calls.size()) - 1);
+    return read(exported.result.output, DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints));
+}
+
+ProgramReadBack ProgramReadBack::read(const QString &pt2, const DimIntent &intent)
+{
+    ProgramReadBack back;
+    back.program = Pt2Reader::open(pt2, &back.error);
+    back.wantedDynamic = intent.wantedDynamicCount();
+    if (back.program)
+        back.mapping = intent.map(*back.program);
     return back;
+}
+
+int ProgramReadBack::specializedCount() const
+{
+    int count = 0;
+    if (!mapping)
+        return count;
+    for (const Pt2DimMapping::Input &in : mapping->inputs)
+        for (const Pt2DimMapping::Dim &dim : in.dims)
+            count += dim.status == Pt2DimMapping::Dim::Status::Specialized ? 1 : 0;
+    return count;
 }
 
 } // namespace dimscope

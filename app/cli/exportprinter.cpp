@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "exportprinter.h"
+
+#include "exportreadback.h"
+#include "interruptwatcher.h"
+
+#include "export/exportclient.h"
+#include "export/exportphases.h"
+#include "export/exportrun.h"
+#include "pt2/torchrangetext.h"
+#include "shapes/constraintsetjson.h"
+#include "util/atomicfile.h"
+#include "util/terminaltext.h"
+
+#include <QJsonDocument>
+#include <QTextStream>
+
+using namespace dimscope;
+
+ExportPrinter::ExportPrinter(QTextStream &out, QTextStream &err, bool fixLoop, bool explain)
+    : m_out(out), m_err(err), m_fixLoop(fixLoop), m_explain(explain)
+{
+}
+
+QString ExportPrinter::dimsText(const ConstraintSet &set)
+{
+    QStringList dims;
+    for (const DimDecl &d : set.dims()) {
+        if (d.isDerived())
+            dims << QStringLiteral("%1 = %2").arg(d.name, d.relationText());
+        else
+            dims << QStringLiteral("%1 [%2, %3]").arg(d.name, d.min ? QString::number(*d.min) : QStringLiteral("-"),
+                                                    TorchRangeText::upper(d.max));
+    }
+    return dims.isEmpty() ? QStringLiteral("(no named Dims)") : dims.join(QStringLiteral(", "));
+}
+
+// Compiler-style lines (FILE:LINE: kind: expression, then the code), so that terminals
+// and editors link them; `indent` before each.
+void ExportPrinter::printExplanations(QTextStream &s, const QVector<ShapeExplanation> &all, const QString &indent)
+{
+    for (const ShapeExplanation &e : all)
+        s << indent << QString(e.toText()).replace(QLatin1String("\n"), QLatin1String("\n") + indent) << "\n";
+}
+
+void ExportPrinter::printRound(const ExportResult &r)
+{
+    if (!r.verification.isEmpty())
+        m_out << "\nverification (* = example call):\n" << r.verificationTable();
+    if (r.ok)
+        return;
+    m_err << "\nexport failed: " << r.failure.toText();
+    if (!r.explanations.isEmpty()) {
+        m_err << "\nwhy: torch's shape decisions and the model lines that caused them:\n";
+        printExplanations(m_err, r.explanations, QStringLiteral("  "));
+    }
+    if (!m_fixLoop && r.failure.hasFixes())
+        m_err << "(--fix-loop applies the suggested fixes and exports again)\n";
+}
+
+void ExportPrinter::follow(ExportClient &client)
+{
+    m_out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
+    // Which dimscope Python package the worker imports: the installed one or the source tree's.
+    m_out << "worker package: " << client.runtime().packageDir() << "\n";
+    QObject::connect(&client, &ExportClient::progress, [this](int, const QString &stage, const QString &message, double) {
+        m_out << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
+        m_out.flush();
+    });
+    QObject::connect(&client, &ExportClient::logLine, [this](int, const QString &stream, const QString &text) {
+        if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
+            m_err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
+        m_err.flush();
+    });
+}
+
+void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
+{
+    QObject::connect(&run, &ExportRun::roundFinished, [this, &interrupts](int, int, const ExportResult &r) {
+        if (interrupts.caughtSignal() != 0)
+            return;
+        printRound(r);
+        m_err.flush();
+    });
+    if (!m_fixLoop)
+        return;
+    QObject::connect(&run, &ExportRun::attemptStarted,
+                     [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
+                         if (attempt > 1)
+                             m_out << "\n== phase " << attempt << ": calls " << ExportPhases::callsText(calls) << " ("
+                                   << description << ") ==\n  dims: " << dimsText(set) << "\n";
+                     });
+    QObject::connect(&run, &ExportRun::attemptSkipped,
+                     [this](int, const QVector<int> &, const QString &why) { m_err << "phase skipped: " << why << "\n"; });
+    QObject::connect(&run, &ExportRun::roundStarted, [this](int, int round) {
+        m_out << "\n== fix loop round " << round << " ==\n";
+        m_out.flush();
+    });
+    QObject::connect(&run, &ExportRun::fixesApplied,
+                     [this](int, int, const QVector<AppliedFix> &applied, const QStringList &unapplied,
+                            const ConstraintSet &set, bool changed) {
+                         for (const AppliedFix &fix : applied) {
+                             m_out << "applied: " << fix.line << "\n";
+                             if (!fix.causes.isEmpty()) { // what the model did to make torch suggest it
+                                 m_out << "  because:\n";
+                                 printExplanations(m_out, fix.causes, QStringLiteral("    "));
+                             }
+                         }
+                         for (const QString &line : unapplied)
+                             m_out << "not applied: " << line << "\n";
+                         if (changed)
+                             m_out << "constraints now: " << dimsText(set) << "\n";
+                     });
+    QObject::connect(&run, &ExportRun::attemptFinished,
+                     [this](int, bool, const QString &why) { m_out << "\nfix loop: " << why << "\n"; });
+}
+
+// After a success: every explanation with --explain; without it, the specializations
+// when a dim the constraints made dynamic came out static (why it did).
+void ExportPrinter::printSuccessExplanations(const ExportResult &r, bool cameOutStatic)
+{
+    if (m_explain) {
+        m_out << "\nexplain: torch's shape decisions on the dynamic dims and the model lines behind them"
+              << (r.explanations.isEmpty() ? ": none\n" : ":\n");
+        printExplanations(m_out, r.explanations, QStringLiteral("  "));
+        return;
+    }
+    QVector<ShapeExplanation> specialized;
+    for (const ShapeExplanation &e : r.explanations)
+        if (e.kind == QLatin1String("specialized"))
+            specialized.append(e);
+    if (cameOutStatic && !specialized.isEmpty()) {
+        m_out << "\nwhy static: the model lines where torch specialized a Dim:\n";
+        printExplanations(m_out, specialized, QStringLiteral("  "));
+    }
+}
+
+int ExportPrinter::finish(const ExportReport &report, const QString &json)
+{
+    const int code = m_fixLoop ? finishPhases(report) : finishSingle(report);
+    return writeJson(report, json) ? code : 1;
+}
+
+// One export: the program read back once every call replays through it.
+int ExportPrinter::finishSingle(const ExportReport &report)
+{
+    const ExportResult last = report.lastResult();
+    if (!last.ok || report.readBacks.isEmpty())
+        return 1;
+    m_out << "\nexported " << last.output << " (" << last.device << (last.strict ? ", strict" : ", non-strict")
+          << ", example call " << last.exampleCall << "; model " << (last.modelReused ? "reused" : "loaded") << ")\n";
+    const ProgramReadBack &back = report.readBacks.first();
+    if (!back.intentError.isEmpty())
+        m_err << "note: the spec does not match call " << last.exampleCall << " everywhere (" << back.intentError
+              << "); the check below covers the leaves matched\n";
+    const int specialized = printExportReadBack(m_out, m_err, last.output, back);
+    printSuccessExplanations(last, specialized > 0);
+    if (specialized > 0)
+        m_err << "export failed the constraints' intent: the .pt2 was written, but it does not accept other sizes "
+                 "for those dims (see the violations torch would raise with named Dims, or check the model)\n";
+    return report.ok() ? 0 : 1;
+}
+
+// --fix-loop: each program read back, then the list of programs with the calls each
+// serves. Exit 1 when a call is served by none.
+int ExportPrinter::finishPhases(const ExportReport &report)
+{
+    const PhasedExportOutcome &outcome = report.outcome;
+    for (int i = 0; i < outcome.programs.size(); ++i) {
+        const ExportedProgram &p = outcome.programs.at(i);
+        const ExportResult &r = p.result;
+        if (!p.appliedFixes.isEmpty()) // what the user should keep: the constraints that exported
+            m_out << "\nconstraints that exported" << (outcome.programs.size() > 1 ? QStringLiteral(" ") + r.output : QString())
+                  << " (dimscope.constraints):\n"
+                  << ConstraintSetJson::write(p.constraints);
+        m_out << "\nexported " << r.output << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
+              << ", example call " << r.exampleCall << ") serving calls " << ExportPhases::callsText(p.calls) << "\n";
+        const int specialized = printExportReadBack(m_out, m_err, r.output, report.readBacks.value(i));
+        printSuccessExplanations(r, specialized > 0);
+    }
+    m_out << "\nprograms (" << outcome.programs.size() << "):\n";
+    for (const ExportedProgram &p : outcome.programs)
+        m_out << "  " << p.result.output << "  calls " << ExportPhases::callsText(p.calls) << "  (" << p.description
+              << ")\n";
+    if (!outcome.servesEveryCall()) {
+        m_err << outcome.summary() << "\n";
+        return 1;
+    }
+    m_out << outcome.summary() << "\n";
+    if (report.specializedCount() > 0)
+        m_err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
+    return report.ok() ? 0 : 1;
+}
+
+int ExportPrinter::interrupted(const InterruptWatcher &interrupts)
+{
+    m_err << "dimscope-cli export: interrupted by " << InterruptWatcher::signalName(interrupts.caughtSignal())
+          << ": the export worker was stopped, the export did not finish\n";
+    return interrupts.exitCode();
+}
+
+bool ExportPrinter::writeJson(const ExportReport &report, const QString &path)
+{
+    if (path.isEmpty())
+        return true;
+    QString why;
+    if (AtomicFile::write(path, QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented), &why))
+        return true;
+    m_err << "dimscope-cli export: cannot write " << path << ": " << why << "\n";
+    return false;
+}

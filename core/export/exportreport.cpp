@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "export/exportreport.h"
+
+#include <QJsonArray>
+
+namespace dimscope {
+
+namespace {
+
+QJsonArray explanationsJson(const QVector<ShapeExplanation> &all)
+{
+    QJsonArray out;
+    for (const ShapeExplanation &e : all)
+        out.append(e.toJson());
+    return out;
+}
+
+// What a report says of a failure: its kind, message and torch's fixes (the worker's
+// whole error stays in WorkerFailure::json).
+QJsonValue failureJson(const ExportResult &r)
+{
+    if (r.ok)
+        return QJsonValue();
+    if (!r.failure.isValid())
+        return QJsonObject();
+    return QJsonObject{{QStringLiteral("kind"), r.failure.kind}, {QStringLiteral("message"), r.failure.message},
+                       {QStringLiteral("fixes"), QJsonArray::fromStringList(r.failure.fixes)}};
+}
+
+QJsonObject roundJson(const ExportRound &r)
+{
+    QJsonArray applied;
+    for (const AppliedFix &fix : r.applied)
+        applied.append(QJsonObject{{QStringLiteral("fix"), fix.line},
+                                   {QStringLiteral("explanations"), explanationsJson(fix.causes)}});
+    return QJsonObject{{QStringLiteral("attempt"), r.attempt},
+                       {QStringLiteral("round"), r.round},
+                       {QStringLiteral("ok"), r.result.ok},
+                       {QStringLiteral("explanations"), explanationsJson(r.result.explanations)},
+                       {QStringLiteral("applied"), applied},
+                       {QStringLiteral("not_applied"), QJsonArray::fromStringList(r.notApplied)},
+                       {QStringLiteral("failure"), failureJson(r.result)}};
+}
+
+QJsonObject programJson(const ExportResult &r)
+{
+    return QJsonObject{{QStringLiteral("output"), r.output}, {QStringLiteral("example_call"), r.exampleCall},
+                       {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
+                       {QStringLiteral("explanations"), explanationsJson(r.explanations)}};
+}
+
+} // namespace
+
+int ExportReport::specializedCount() const
+{
+    int count = 0;
+    for (const ProgramReadBack &back : readBacks)
+        count += back.program ? back.specializedCount() : 1;
+    return count;
+}
+
+bool ExportReport::ok() const
+{
+    return outcome.servesEveryCall() && readBacks.size() == outcome.programs.size() && specializedCount() == 0;
+}
+
+ExportResult ExportReport::lastResult() const
+{
+    if (!outcome.programs.isEmpty())
+        return outcome.programs.last().result;
+    return rounds.isEmpty() ? ExportResult() : rounds.last().result;
+}
+
+QJsonObject ExportReport::toJson() const
+{
+    const ExportResult last = lastResult();
+    QJsonArray roundsJson, programsJson;
+    for (const ExportRound &r : rounds)
+        roundsJson.append(roundJson(r));
+    for (const ExportedProgram &p : outcome.programs) {
+        // How many torch.export calls the program took (issue 29: one when the phases
+        // planned before the first trace were right) and the failed ones.
+        QJsonObject program = programJson(p.result);
+        program.insert(QStringLiteral("torch_export_calls"), p.traces);
+        program.insert(QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(p.failedTraces));
+        programsJson.append(program);
+    }
+    return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},
+                       {QStringLiteral("version"), 1},
+                       {QStringLiteral("ok"), ok()},
+                       {QStringLiteral("failure"), failureJson(last)},
+                       {QStringLiteral("explanations"), explanationsJson(last.explanations)},
+                       {QStringLiteral("programs"), programsJson},
+                       {QStringLiteral("torch_export_calls"), outcome.traces},
+                       {QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(outcome.failedTraces)},
+                       {QStringLiteral("rounds"), roundsJson}};
+}
+
+} // namespace dimscope

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ExportReport, what one ExportRun produced for both front ends: its verdict (every
+// call served, every program read back, no dim the constraints made dynamic static)
+// and its JSON (docs/cli.md, "export --json"), built from results as the worker sends
+// them. The run itself against the worker: tst_exportservice and test_cli_export.py.
+#include "export/exportreport.h"
+
+#include <QJsonArray>
+#include <QTest>
+#include "deterministictestmain.h"
+
+using namespace dimscope;
+
+namespace {
+
+ShapeExplanation specialization()
+{
+    return ShapeExplanation::fromJson(QJsonObject{
+        {QStringLiteral("kind"), QStringLiteral("specialized")},
+        {QStringLiteral("expression"), QStringLiteral("seq_len == 4")},
+        {QStringLiteral("torch_expression"), QStringLiteral("Eq(s1, 4)")},
+        {QStringLiteral("dims"), QJsonArray{QStringLiteral("seq_len")}},
+        {QStringLiteral("value"), 4},
+        {QStringLiteral("sources"), QJsonArray{QJsonObject{{QStringLiteral("source"), QStringLiteral("L['x'].size()[1]")},
+                                                            {QStringLiteral("path"), QStringLiteral("x")},
+                                                            {QStringLiteral("dim"), 1}}}},
+        {QStringLiteral("location"), QJsonObject{{QStringLiteral("file"), QStringLiteral("/m.py")},
+                                                 {QStringLiteral("line"), 6},
+                                                 {QStringLiteral("function"), QStringLiteral("forward")},
+                                                 {QStringLiteral("code"), QStringLiteral("if h.shape[1] == 4:")}}},
+        {QStringLiteral("stack"), QJsonArray{}}});
+}
+
+ExportResult failedWithFix()
+{
+    WorkerFailure f = WorkerFailure::make(QStringLiteral("constraint_violation"), QStringLiteral("Constraints violated"));
+    f.fixes = {QStringLiteral("seq_len = 4")};
+    ExportResult r = ExportResult::fromFailure(f);
+    r.explanations = {specialization()};
+    return r;
+}
+
+ExportResult exported(int calls)
+{
+    ExportResult r;
+    r.ok = r.exported = true;
+    r.output = QStringLiteral("/out/m.pt2");
+    r.exampleCall = 0;
+    r.device = QStringLiteral("cpu");
+    for (int c = 0; c < calls; ++c)
+    {
+        CallVerification v;
+        v.call = c;
+        v.status = QStringLiteral("ok");
+        r.verification.append(v);
+    }
+    return r;
+}
+
+// A fix loop that exported in round 2 after applying torch's fix, its program read back.
+ExportReport fixedInTwoRounds()
+{
+    ExportReport report;
+    report.rounds = {ExportRound{1, 1, failedWithFix(), {AppliedFix{QStringLiteral("seq_len = 4"), {specialization()}}}, {}},
+                     ExportRound{1, 2, exported(2), {}, {}}};
+    report.outcome.callCount = 2;
+    ExportedProgram program;
+    program.result = exported(2);
+    program.calls = {0, 1};
+    report.outcome.programs = {program};
+    ProgramReadBack back;
+    back.program = Pt2Program();
+    back.mapping = Pt2DimMapping();
+    report.readBacks = {back};
+    return report;
+}
+
+} // namespace
+
+class TestExportReport : public QObject
+{
+    Q_OBJECT
+private slots:
+    void failedExportReportsItsFailure();
+    void fixLoopReportsEachFixWithItsCause();
+    void specializedDimOrUnreadProgramIsNoSuccess();
+    void explanationJsonReadsBackAsItWasWritten();
+};
+
+void TestExportReport::failedExportReportsItsFailure()
+{
+    ExportReport report;
+    report.rounds = {ExportRound{1, 1, failedWithFix(), {}, {}}};
+    report.outcome.callCount = 3;
+    report.outcome.unserved = {0, 1, 2};
+
+    const QJsonObject json = report.toJson();
+    QVERIFY(!report.ok());
+    QCOMPARE(json.value(QLatin1String("format")).toString(), QStringLiteral("dimscope.export"));
+    QCOMPARE(json.value(QLatin1String("version")).toInt(), 1);
+    QCOMPARE(json.value(QLatin1String("ok")).toBool(true), false);
+    const QJsonObject failure = json.value(QLatin1String("failure")).toObject();
+    QCOMPARE(failure.value(QLatin1String("kind")).toString(), QStringLiteral("constraint_violation"));
+    QCOMPARE(failure.value(QLatin1String("fixes")).toArray(), QJsonArray{QStringLiteral("seq_len = 4")});
+    QCOMPARE(json.value(QLatin1String("explanations")).toArray().size(), 1);
+    QCOMPARE(json.value(QLatin1String("programs")).toArray(), QJsonArray());
+    const QJsonObject round = json.value(QLatin1String("rounds")).toArray().first().toObject();
+    QCOMPARE(round.value(QLatin1String("ok")).toBool(true), false);
+    QCOMPARE(round.value(QLatin1String("failure")).toObject().value(QLatin1String("kind")).toString(),
+             QStringLiteral("constraint_violation"));
+}
+
+void TestExportReport::fixLoopReportsEachFixWithItsCause()
+{
+    const ExportReport report = fixedInTwoRounds();
+    const QJsonObject json = report.toJson();
+    QVERIFY(report.ok());
+    QCOMPARE(json.value(QLatin1String("ok")).toBool(), true);
+    QVERIFY(json.value(QLatin1String("failure")).isNull());
+    const QJsonArray rounds = json.value(QLatin1String("rounds")).toArray();
+    QCOMPARE(rounds.size(), 2);
+    const QJsonObject applied = rounds.at(0).toObject().value(QLatin1String("applied")).toArray().first().toObject();
+    QCOMPARE(applied.value(QLatin1String("fix")).toString(), QStringLiteral("seq_len = 4"));
+    const QJsonObject cause = applied.value(QLatin1String("explanations")).toArray().first().toObject();
+    QCOMPARE(cause.value(QLatin1String("location")).toObject().value(QLatin1String("line")).toInt(), 6);
+    QVERIFY(rounds.at(1).toObject().value(QLatin1String("failure")).isNull());
+    const QJsonObject program = json.value(QLatin1String("programs")).toArray().first().toObject();
+    QCOMPARE(program.value(QLatin1String("output")).toString(), QStringLiteral("/out/m.pt2"));
+    QCOMPARE(program.value(QLatin1String("example_call")).toInt(), 0);
+    QCOMPARE(program.value(QLatin1String("device")).toString(), QStringLiteral("cpu"));
+}
+
+void TestExportReport::specializedDimOrUnreadProgramIsNoSuccess()
+{
+    ExportReport report = fixedInTwoRounds();
+    Pt2DimMapping::Input input;
+    Pt2DimMapping::Dim dim;
+    dim.intended = QStringLiteral("seq_len");
+    dim.size = SymSize::fromInt(4);
+    dim.status = Pt2DimMapping::Dim::Status::Specialized;
+    input.dims = {dim};
+    report.readBacks.first().mapping->inputs = {input};
+    QCOMPARE(report.specializedCount(), 1);
+    QVERIFY(!report.ok());
+    QCOMPARE(report.toJson().value(QLatin1String("ok")).toBool(true), false);
+
+    report = fixedInTwoRounds();
+    report.readBacks.first().program.reset();
+    report.readBacks.first().error = QStringLiteral("/out/m.pt2: not a zip archive");
+    QCOMPARE(report.specializedCount(), 1);
+    QVERIFY(!report.ok());
+}
+
+void TestExportReport::explanationJsonReadsBackAsItWasWritten()
+{
+    const QJsonObject written = specialization().toJson();
+    QCOMPARE(ShapeExplanation::fromJson(written).toJson(), written);
+    QCOMPARE(written.value(QLatin1String("reason")), QJsonValue()); // none given: null
+    ShapeExplanation atTheInputs = specialization();
+    atTheInputs.location = {};
+    QVERIFY(atTheInputs.toJson().value(QLatin1String("location")).isNull());
+}
+
+DIMSCOPE_GUILESS_TEST_MAIN(TestExportReport)
+#include "tst_exportreport.moc"
