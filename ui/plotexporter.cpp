@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// qcustomplot.h uses foreach in its templates: this source and plotpanel.cpp, the two
+// that include it, compile with foreach; every other has QT_NO_FOREACH (dimscope_strict_qt).
+#undef QT_NO_FOREACH
 #include "plotexporter.h"
 
 #include "util/atomicfile.h"
