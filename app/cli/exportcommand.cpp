@@ -179,7 +179,7 @@ int exportAndReport(const Options &o, const Capture &capture, const ExportConstr
     QObject::connect(&interrupts, &InterruptWatcher::interrupted, &run, [&run] { run.cancel(); });
     printer.follow(client);
     printer.follow(run, interrupts);
-    QObject::connect(&run, &ExportRun::exportsFinished, [&] {
+    QObject::connect(&run, &ExportRun::exportsFinished, &run, [&] {
         if (interrupts.caughtSignal() != 0) {
             events.quit(); // nothing is read back or reported
             return;

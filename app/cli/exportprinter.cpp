@@ -63,11 +63,13 @@ void ExportPrinter::follow(ExportClient &client)
     m_out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
     // Which dimscope Python package the worker imports: the installed one or the source tree's.
     m_out << "worker package: " << client.runtime().packageDir() << "\n";
-    QObject::connect(&client, &ExportClient::progress, [this](int, const QString &stage, const QString &message, double) {
+    // Each connect names its sender as the context object: what Qt does without one,
+    // spelt out because QT_NO_CONTEXTLESS_CONNECT refuses the form without it (Qt >= 6.7).
+    QObject::connect(&client, &ExportClient::progress, &client, [this](int, const QString &stage, const QString &message, double) {
         m_out << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
         m_out.flush();
     });
-    QObject::connect(&client, &ExportClient::logLine, [this](int, const QString &stream, const QString &text) {
+    QObject::connect(&client, &ExportClient::logLine, &client, [this](int, const QString &stream, const QString &text) {
         if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
             m_err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
         m_err.flush();
@@ -76,7 +78,7 @@ void ExportPrinter::follow(ExportClient &client)
 
 void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
 {
-    QObject::connect(&run, &ExportRun::roundFinished, [this, &interrupts](int, int, const ExportResult &r) {
+    QObject::connect(&run, &ExportRun::roundFinished, &run, [this, &interrupts](int, int, const ExportResult &r) {
         if (interrupts.caughtSignal() != 0)
             return;
         printRound(r);
@@ -85,19 +87,19 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
     if (!m_fixLoop)
         return;
     QObject::connect(&run, &ExportRun::attemptStarted,
-                     [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
+                     &run, [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
                          if (attempt > 1)
                              m_out << "\n== phase " << attempt << ": calls " << ExportPhases::callsText(calls) << " ("
                                    << description << ") ==\n  dims: " << dimsText(set) << "\n";
                      });
     QObject::connect(&run, &ExportRun::attemptSkipped,
-                     [this](int, const QVector<int> &, const QString &why) { m_err << "phase skipped: " << why << "\n"; });
-    QObject::connect(&run, &ExportRun::roundStarted, [this](int, int round) {
+                     &run, [this](int, const QVector<int> &, const QString &why) { m_err << "phase skipped: " << why << "\n"; });
+    QObject::connect(&run, &ExportRun::roundStarted, &run, [this](int, int round) {
         m_out << "\n== fix loop round " << round << " ==\n";
         m_out.flush();
     });
     QObject::connect(&run, &ExportRun::fixesApplied,
-                     [this](int, int, const QVector<AppliedFix> &applied, const QStringList &unapplied,
+                     &run, [this](int, int, const QVector<AppliedFix> &applied, const QStringList &unapplied,
                             const ConstraintSet &set, bool changed) {
                          for (const AppliedFix &fix : applied) {
                              m_out << "applied: " << fix.line << "\n";
@@ -112,7 +114,7 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
                              m_out << "constraints now: " << dimsText(set) << "\n";
                      });
     QObject::connect(&run, &ExportRun::attemptFinished,
-                     [this](int, bool, const QString &why) { m_out << "\nfix loop: " << why << "\n"; });
+                     &run, [this](int, bool, const QString &why) { m_out << "\nfix loop: " << why << "\n"; });
 }
 
 // After a success: every explanation with --explain; without it, the specializations

@@ -161,8 +161,8 @@ QStringList PhasedExport::splitSharedDims(const QStringList &fixes, QStringList 
         m_justSplit.insert(fix.name, created);
         notes << QStringLiteral("%1 (split first: %2 is shared by %3; %4 now %5)")
                      .arg(line, fix.name, inputs.join(QStringLiteral(", ")), inputs.mid(1).join(QStringLiteral(", ")),
-                          created.size() == 1 ? QStringLiteral("has its own Dim, ") + created.first()
-                                              : QStringLiteral("have their own Dims, ") + created.join(QStringLiteral(", ")));
+                          created.size() == 1 ? QString(QStringLiteral("has its own Dim, ") + created.first())
+                                              : QString(QStringLiteral("have their own Dims, ") + created.join(QStringLiteral(", "))));
     }
     return notes;
 }
