@@ -2,8 +2,10 @@
 #include "documentopener.h"
 
 #include "captureloader.h"
+#include "exportresults.h"
 #include "projectloader.h"
 #include "projectdocument.h"
+#include "pt2loader.h"
 #include "recentfiles.h"
 
 #include "util/regularfile.h"
@@ -42,11 +44,20 @@ QString whyUnreadable(const QString &path)
     return why;
 }
 
+void addRecentFile(const QString &path)
+{
+    QSettings settings;
+    RecentFiles(settings).add(path);
+}
+
 } // namespace
 
 DocumentOpener::DocumentOpener(ProjectDocument *document, QObject *parent)
-    : QObject(parent), m_document(document), m_loader(new CaptureLoader(this)), m_projectLoader(new ProjectLoader(this))
+    : QObject(parent), m_document(document), m_loader(new CaptureLoader(this)), m_projectLoader(new ProjectLoader(this)),
+      m_pt2Loader(new Pt2Loader(this))
 {
+    connect(m_pt2Loader, &Pt2Loader::opened, this, &DocumentOpener::onPt2Read);
+    connect(m_pt2Loader, &Pt2Loader::failed, this, &DocumentOpener::finishFailed);
     connect(m_projectLoader, &ProjectLoader::projectRead, this, &DocumentOpener::continueProject);
     connect(m_projectLoader, &ProjectLoader::failed, this, &DocumentOpener::finishFailed);
     connect(m_loader, &CaptureLoader::loaded, this, &DocumentOpener::onLoaded);
@@ -54,7 +65,10 @@ DocumentOpener::DocumentOpener(ProjectDocument *document, QObject *parent)
     connect(m_loader, &CaptureLoader::progress, this, &DocumentOpener::progress);
 }
 
-bool DocumentOpener::isOpening() const { return m_loader->isRunning() || m_projectLoader->isRunning(); }
+bool DocumentOpener::isOpening() const
+{
+    return m_loader->isRunning() || m_projectLoader->isRunning() || m_pt2Loader->isRunning();
+}
 
 bool DocumentOpener::open(const QString &path) { return openProject(path, QString()); }
 
@@ -76,6 +90,10 @@ bool DocumentOpener::openProject(const QString &path, const QString &relocatedCa
     }
     if (m_mayReplace && !m_mayReplace())
         return false;
+    if (info.suffix().compare(QLatin1String("pt2"), Qt::CaseInsensitive) == 0) {
+        openPt2(info.absoluteFilePath());
+        return true;
+    }
     m_projectLoader->cancel();
     m_project.reset();
     beginOpening(info.absoluteFilePath(), false);
@@ -118,13 +136,32 @@ void DocumentOpener::openCapture(const Capture &capture, const QString &label)
 
 void DocumentOpener::beginOpening(const QString &capturePath, bool inMemory)
 {
+    m_pt2Loader->cancel();
     m_capturePath = capturePath;
     m_inMemory = inMemory;
     m_document->setLoading(true);
 }
 
+// An exported program is a document of its own: the open one goes now (the user was
+// asked about unsaved edits), the program is read off the GUI thread.
+void DocumentOpener::openPt2(const QString &path)
+{
+    cancel();
+    m_document->clear();
+    emit progress(path, 0, 0);
+    m_pt2Loader->open(path);
+}
+
+void DocumentOpener::onPt2Read(const QString &path, const Pt2Program &program)
+{
+    m_document->exportResults()->setOpenedProgram(path, program);
+    addRecentFile(path);
+    emit opened(path);
+}
+
 void DocumentOpener::cancel()
 {
+    m_pt2Loader->cancel();
     m_projectLoader->cancel();
     m_loader->cancel();
     m_project.reset();
@@ -142,10 +179,8 @@ void DocumentOpener::onLoaded(const QString &label, const LoadedCapturePtr &load
     }
     const QString recent = m_project ? m_project->path : m_inMemory ? QString() : m_capturePath;
     m_project.reset();
-    if (!recent.isEmpty()) {
-        QSettings settings;
-        RecentFiles(settings).add(recent);
-    }
+    if (!recent.isEmpty())
+        addRecentFile(recent);
     emit opened(label);
 }
 

@@ -15,13 +15,17 @@ namespace dimscope {
 class CaptureLoader;
 class ProjectDocument;
 class ProjectLoader;
+class Pt2Loader;
+struct Pt2Program;
 
-// Opens a capture or a .dimscope project into the document: the project is read
-// (ProjectLoader), the capture read and analysed (CaptureLoader) off the GUI thread,
-// the document is read-only while the capture loads,
-// and on success the document gets the capture with the project's constraints, model
-// and options. What is being opened (the project file, its parsed content) is this
-// object's pending state until the loader answers; a new open supersedes it.
+// Opens a capture, a .dimscope project or an exported program (.pt2) into the
+// document: the project is read (ProjectLoader), the capture read and analysed
+// (CaptureLoader), the program read (Pt2Loader), all off the GUI thread; the document
+// is read-only while the capture loads, and on success the document gets the capture
+// with the project's constraints, model and options. A .pt2 is a document of its
+// own: the document is emptied and the program becomes its ExportResults. What is
+// being opened (the project file, its parsed content) is this object's pending state
+// until the loader answers; a new open supersedes it.
 class DocumentOpener : public QObject
 {
     Q_OBJECT
@@ -32,8 +36,8 @@ public:
     // (ProjectController::maybeSave): false keeps the document and opens nothing.
     void setMayReplaceHook(std::function<bool()> hook) { m_mayReplace = std::move(hook); }
 
-    // A capture (.safetensors) or a project (.dimscope). Returns false when it does
-    // not start: after emitting failed (no such file), or when the user kept the
+    // A capture (.safetensors), a project (.dimscope) or a .pt2. Returns false when it
+    // does not start: after emitting failed (no such file), or when the user kept the
     // current document. A project is read first, off the GUI thread: that it cannot be
     // read, or its capture is not there, comes later through failed (and captureMissing).
     bool open(const QString &path);
@@ -58,6 +62,8 @@ private:
     // The rest of openProject once the project is read (on the GUI thread).
     void continueProject(const QString &path, dimscope::ProjectFile file);
     void beginOpening(const QString &capturePath, bool inMemory);
+    void openPt2(const QString &path);
+    void onPt2Read(const QString &path, const dimscope::Pt2Program &program);
     void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
     void finishFailed(const QString &label, const QString &error);
 
@@ -74,6 +80,7 @@ private:
     ProjectDocument *m_document;
     CaptureLoader *m_loader;
     ProjectLoader *m_projectLoader;
+    Pt2Loader *m_pt2Loader;
     QString m_relocatedCapture; // for the project being read
     std::function<bool()> m_mayReplace;
     QString m_capturePath;              // the capture being opened (a label when in memory)

@@ -8,7 +8,6 @@
 #include "project/modelreference.h"
 #include "openmodeldialog.h"
 #include "projectdocument.h"
-#include "pt2loader.h"
 #include "settingskeys.h"
 #include "shapes/suggestedfixapplier.h"
 
@@ -33,12 +32,9 @@ PythonRuntime runtimeFromSettings()
 } // namespace
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
-    : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this)),
-      m_pt2Loader(new Pt2Loader(this))
+    : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this))
 {
     createActions();
-    connect(m_pt2Loader, &Pt2Loader::opened, this, &ExportController::showPt2);
-    connect(m_pt2Loader, &Pt2Loader::failed, this, &ExportController::pt2OpenFailed);
     connectService();
     if (m_document) {
         connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::resetForNewDocument);
@@ -279,19 +275,6 @@ bool ExportController::reexportWithExampleCall(int call)
     options.exampleCall = call;
     m_document->setExportOptions(options); // saved with the project, shown in Export Options
     return reexport();
-}
-
-void ExportController::openPt2(const QString &path)
-{
-    emit pt2Opening(path);
-    m_pt2Loader->open(path);
-}
-
-void ExportController::showPt2(const QString &path, const Pt2Program &program)
-{
-    if (m_document)
-        m_document->exportResults()->setOpenedProgram(path, program);
-    emit pt2Opened(path);
 }
 
 bool ExportController::openModelDialog()

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "export/exportservice.h"
-#include "pt2/pt2program.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -15,7 +14,6 @@ namespace dimscope {
 
 class ExportClient;
 class ProjectDocument;
-class Pt2Loader;
 
 // Export from the menu, the widget side of core's ExportService (the worker, the
 // PhasedExport pipeline the CLI's --fix-loop runs, the read-back): the Export on
@@ -77,11 +75,6 @@ public:
     // The failure page's "Use Call N and Re-export": the document's export options
     // take call N as the example (one change, saved with the project), then export.
     bool reexportWithExampleCall(int call);
-    // Shows a .pt2 as the document's results (no capture needed; the window clears
-    // the document first, so the program is the document). The program is read off
-    // the GUI thread; pt2Opened or pt2OpenFailed follows, unless a newer open
-    // supersedes this one.
-    void openPt2(const QString &path);
     // File > Open Model…: the dialog; a reference sets the document's model, a .pt2
     // is shown. Returns false when cancelled.
     bool openModelDialog();
@@ -97,9 +90,6 @@ signals:
     void exportStarted(const QString &what);
     void exportRefused(const QString &why);
     void fixesApplied(const QStringList &applied, const QStringList &unapplied);
-    void pt2Opening(const QString &path);
-    void pt2Opened(const QString &path);
-    void pt2OpenFailed(const QString &path, const QString &error);
     // Open Model… chose a .pt2: a document of its own, for the window to open.
     void pt2Requested(const QString &path);
     // A short message for the window's banner or status bar.
@@ -113,13 +103,11 @@ private:
     bool mayRunModel(Consent consent);
     void fail(const QString &message);
     bool chooseOutputFile();
-    void showPt2(const QString &path, const Pt2Program &program);
     QString defaultOutputPath() const;
 
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
     ExportService *m_service;
-    Pt2Loader *m_pt2Loader;
     QAction *m_cpu;
     QAction *m_cuda;
     QAction *m_openModel;

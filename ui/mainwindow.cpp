@@ -18,7 +18,6 @@
 #include "preferencesdialog.h"
 #include "projectcontroller.h"
 #include "projectdocument.h"
-#include "recentfiles.h"
 #include "settingskeys.h"
 #include "shortcutsdialog.h"
 #include "util/buildinfo.h"
@@ -74,7 +73,6 @@ MainWindow::MainWindow(QWidget *parent)
     createToolBar();
     arrangeDocks();
     connectOpening();
-    connectPt2Opening();
 
     connect(m_inputs, &InputsView::currentNodeChanged, this, &MainWindow::showNode);
     connect(m_inputs, &InputsView::leafContextMenuRequested, this, &MainWindow::showLeafContextMenu);
@@ -138,7 +136,8 @@ void MainWindow::connectOpening()
         m_banner->hide();
         updateStatus();
         noticeCudaProject();
-        emit captureShown(label);
+        if (m_document->hasCapture()) // not a .pt2 opened on its own
+            emit captureShown(label);
     });
     connect(opener, &DocumentOpener::failed, this, [this](const QString &label, const QString &error) {
         m_progress->hide();
@@ -147,6 +146,8 @@ void MainWindow::connectOpening()
         emit openFailed(label, error);
     });
     connect(opener, &DocumentOpener::captureMissing, this, &MainWindow::offerToLocateCapture);
+    // Open Model… chose an exported program: a document of its own.
+    connect(m_export, &ExportController::pt2Requested, this, &MainWindow::openFile);
 }
 
 void MainWindow::showOpenFailure(const QString &path, const QString &error)
@@ -193,48 +194,7 @@ void MainWindow::noticeCudaProject()
     }
 }
 
-bool MainWindow::openFile(const QString &path)
-{
-    const QFileInfo info(path);
-    if (info.isFile() && info.suffix().compare(QLatin1String("pt2"), Qt::CaseInsensitive) == 0) {
-        // An exported program is a document of its own: it replaces the open one (after
-        // asking about unsaved edits) and fills the main area. Read off the GUI thread;
-        // the outcome comes through connectPt2Opening().
-        if (!m_project->maybeSave())
-            return false;
-        m_project->opener()->cancel();
-        m_document->clear();
-        m_export->openPt2(info.absoluteFilePath());
-        return true;
-    }
-    return m_project->open(path);
-}
-
-// A .pt2 (File > Open, the recent files, Open Model…): busy in the status bar while it
-// is read, then the result view, or the reason in the banner.
-void MainWindow::connectPt2Opening()
-{
-    connect(m_export, &ExportController::pt2Opening, this, [this](const QString &path) {
-        m_progress->setVisible(true);
-        m_progress->setRange(0, 0);
-        m_statusSummary->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
-    });
-    connect(m_export, &ExportController::pt2Requested, this, &MainWindow::openFile);
-    connect(m_export, &ExportController::pt2Opened, this, [this](const QString &path) {
-        m_progress->hide();
-        updateTitle();
-        updateStatus();
-        QSettings settings;
-        RecentFiles(settings).add(path);
-        m_banner->hide();
-    });
-    connect(m_export, &ExportController::pt2OpenFailed, this, [this](const QString &path, const QString &error) {
-        m_progress->hide();
-        updateStatus();
-        showOpenFailure(path, error);
-        emit openFailed(path, error);
-    });
-}
+bool MainWindow::openFile(const QString &path) { return m_project->open(path); }
 
 void MainWindow::exportOnceShown(const QString &device)
 {

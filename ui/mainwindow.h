@@ -41,10 +41,10 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a capture, a .dimscope project or a .pt2 (loading and inference, or the
-    // program's read-back, run off the GUI thread; captureShown, the export
-    // controller's pt2Opened, or openFailed follows). Returns false, with the reason
-    // in the banner, when it cannot start.
+    // Opens a capture, a .dimscope project or a .pt2 through the DocumentOpener
+    // (loading and inference, or the program's read-back, run off the GUI thread;
+    // captureShown for a capture, the opener's opened for any, or openFailed follows).
+    // Returns false, with the reason in the banner, when it cannot start.
     bool openFile(const QString &path);
     // dimscope --export=DEVICE FILE: exports on `device` once the next file opened is
     // shown (the user asked for it by name: a project's model runs without asking).
@@ -94,7 +94,6 @@ private:
     // mainwindow.cpp
     void createDocks();
     void connectOpening();
-    void connectPt2Opening();
     void restoreSettings();
     void saveSettings();
     void updateTitle();

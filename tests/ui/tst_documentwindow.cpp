@@ -14,7 +14,9 @@
 #include "kvcapture.h"
 #include "leafdetailspanel.h"
 #include "exportresults.h"
+#include "documentopener.h"
 #include "mainwindow.h"
+#include "projectcontroller.h"
 #include "messagebanner.h"
 #include "models/pt2inputsmodel.h"
 #include "project/projectfile.h"
@@ -76,8 +78,8 @@ bool openAndWait(MainWindow &window, const QString &path)
 
 bool openPt2AndWait(MainWindow &window, const QString &path)
 {
-    QSignalSpy opened(window.exportController(), &ExportController::pt2Opened);
-    QSignalSpy failed(window.exportController(), &ExportController::pt2OpenFailed);
+    QSignalSpy opened(window.projectController()->opener(), &DocumentOpener::opened);
+    QSignalSpy failed(window.projectController()->opener(), &DocumentOpener::failed);
     if (!window.openFile(path))
         return false;
     return QTest::qWaitFor([&] { return !opened.isEmpty() || !failed.isEmpty(); }, 20000) && failed.isEmpty();

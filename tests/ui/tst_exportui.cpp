@@ -14,7 +14,9 @@
 #include "models/explanationsmodel.h"
 #include "models/dimsmodel.h"
 #include "dimspanel.h"
+#include "documentopener.h"
 #include "mainwindow.h"
+#include "projectcontroller.h"
 #include "messagebanner.h"
 #include "modelconsent.h"
 #include "models/programsmodel.h"
@@ -346,8 +348,8 @@ void TestExportUi::demoExportOnCpuThroughMenu()
 
     // The .pt2 opens as a document of its own, without a capture (read off the GUI
     // thread): it replaces the project, whose tree goes.
-    QSignalSpy opened(exporter, &ExportController::pt2Opened);
-    QSignalSpy openFailed(exporter, &ExportController::pt2OpenFailed);
+    QSignalSpy opened(window.projectController()->opener(), &DocumentOpener::opened);
+    QSignalSpy openFailed(window.projectController()->opener(), &DocumentOpener::failed);
     QVERIFY(window.openFile(output));
     QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty() || !openFailed.isEmpty(), 30000);
     QVERIFY2(openFailed.isEmpty(), qPrintable(openFailed.value(0).value(1).toString()));

@@ -15,7 +15,9 @@
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "exportresults.h"
+#include "documentopener.h"
 #include "mainwindow.h"
+#include "projectcontroller.h"
 #include "models/dimsmodel.h"
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
@@ -591,8 +593,7 @@ void TestLargeCapture::openingALargePt2KeepsGuiResponsive()
           double(timer.nsecsElapsed()) / 1e6, syncCpuMs);
 
     // When it is opened in the window
-    ExportController *exporter = m_window->exportController();
-    QSignalSpy opened(exporter, &ExportController::pt2Opened);
+    QSignalSpy opened(m_window->projectController()->opener(), &DocumentOpener::opened);
     QSignalSpy failed(m_window.get(), &MainWindow::openFailed);
     StallMeter meter;
     meter.start();
