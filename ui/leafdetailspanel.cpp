@@ -5,24 +5,21 @@
 
 #include "tableactions.h"
 
-#include "capture/tensorstats.h"
 #include "models/dtypetext.h"
 #include "projectdocument.h"
 
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
-#include <optional>
 
 namespace dimscope {
 
 LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_table(new QTableWidget(this))
+    : QWidget(parent), m_title(new QLabel(this)), m_table(new QTableWidget(this)),
+      m_statistics(new LeafStatistics(this))
 {
     setObjectName(QStringLiteral("leafDetails"));
     m_title->setObjectName(QStringLiteral("leafDetailsTitle"));
@@ -46,17 +43,15 @@ LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
     layout->addWidget(m_table, 1);
-    m_debounce.setSingleShot(true);
-    m_debounce.setInterval(kDebounceMs);
-    connect(&m_debounce, &QTimer::timeout, this, &LeafDetailsPanel::startStatistics);
+    connect(m_statistics, &LeafStatistics::started, this, &LeafDetailsPanel::statisticsStarted);
+    connect(m_statistics, &LeafStatistics::cancelled, this, &LeafDetailsPanel::statisticsCancelled);
+    connect(m_statistics, &LeafStatistics::finished, this, [this](int node) {
+        if (node == m_node)
+            showStatistics(m_statistics->statistics());
+    });
 }
 
-LeafDetailsPanel::~LeafDetailsPanel()
-{
-    // The pool thread holds the capture (shared) and not this panel: stopping it only
-    // spares the CPU, and the application's exit from waiting for it.
-    cancelStatistics();
-}
+LeafDetailsPanel::~LeafDetailsPanel() = default; // m_statistics stops the job in flight
 
 void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
 {
@@ -68,8 +63,7 @@ void LeafDetailsPanel::setLoaded(const LoadedCapturePtr &loaded)
         m_waitingForPaint = true;
         FirstPaint::then(this, [this] {
             m_waitingForPaint = false;
-            if (m_node > 0)
-                m_debounce.start();
+            requestStatistics();
         });
     }
 }
@@ -82,9 +76,7 @@ void LeafDetailsPanel::setDocument(ProjectDocument *document)
 
 void LeafDetailsPanel::showNode(int node)
 {
-    ++m_generation;
-    cancelStatistics();
-    m_debounce.stop();
+    m_statistics->clear();
     m_node = node;
     m_table->setRowCount(0);
     if (!m_loaded || node <= 0 || node >= m_loaded->tree.nodes().size() || !m_loaded->tree.node(node).isLeaf()) {
@@ -116,61 +108,19 @@ void LeafDetailsPanel::showNode(int node)
     }
     fitColumns();
     if (!m_waitingForPaint)
-        m_debounce.start(); // arrowing through the tree computes the leaf it stops on
+        requestStatistics();
+}
+
+void LeafDetailsPanel::requestStatistics()
+{
+    if (m_node > 0)
+        m_statistics->request(m_loaded, m_node); // debounced: arrowing through the tree computes the leaf it stops on
 }
 
 void LeafDetailsPanel::fitColumns()
 {
     // Measures the visible rows and up to 64 others (the precision set above).
     m_table->resizeColumnsToContents();
-}
-
-void LeafDetailsPanel::cancelStatistics()
-{
-    if (m_cancel)
-        m_cancel->store(true);
-    m_cancel.reset();
-}
-
-void LeafDetailsPanel::startStatistics()
-{
-    if (!m_loaded || m_node <= 0 || m_node >= m_loaded->tree.nodes().size())
-        return;
-    // Lands here only if the selection has not moved on (generation); a newer
-    // selection also sets `cancel`, so the job stops within a chunk instead of
-    // reading the rest of the leaf for nothing.
-    const int generation = m_generation;
-    const int shownNode = m_node;
-    const LoadedCapturePtr loaded = m_loaded;
-    const AlignedNode node = loaded->tree.node(m_node);
-    auto cancel = std::make_shared<std::atomic_bool>(false);
-    m_cancel = cancel;
-    using Result = std::optional<QVector<TensorStats>>; // nullopt: cancelled before the end
-    auto *watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, shownNode] {
-        watcher->deleteLater();
-        const Result stats = watcher->result();
-        if (!stats)
-            emit statisticsCancelled(shownNode);
-        else if (generation == m_generation)
-            showStatistics(*stats);
-    });
-    emit statisticsStarted(shownNode);
-    watcher->setFuture(QtConcurrent::run([loaded, node, cancel]() -> Result {
-        TensorStatsOptions options;
-        options.cancel = cancel.get();
-        QVector<TensorStats> all(node.leafInCall.size());
-        for (int c = 0; c < node.leafInCall.size(); ++c) {
-            if (cancel->load())
-                return std::nullopt;
-            const Leaf *leaf = AlignedTree::leafIn(loaded->capture, node, c);
-            if (leaf && leaf->isTensor())
-                all[c] = computeTensorStats(loaded->capture, c, node.leafInCall.at(c), options);
-            if (all.at(c).cancelled)
-                return std::nullopt;
-        }
-        return all;
-    }));
 }
 
 void LeafDetailsPanel::showStatistics(const QVector<TensorStats> &stats)

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "leafstatistics.h"
 #include "models/loadedcapture.h"
 
-#include <QTimer>
 #include <QWidget>
-
-#include <atomic>
-#include <memory>
 
 class QLabel;
 class QTableWidget;
@@ -16,13 +13,9 @@ namespace dimscope {
 
 class ProjectDocument;
 
-struct TensorStats;
-
 // The selected leaf in every call: dtype, shape, device and value statistics. The
-// statistics read every byte of the leaf in every call (seconds for a large cache), so
-// they run off the GUI thread, one job at a time: selections within kDebounceMs of
-// each other start one job, for the last, and a new selection cancels the job in
-// flight (it stops at its next chunk, TensorStatsOptions::cancel).
+// statistics are LeafStatistics' job (debounced, off the GUI thread, a new selection
+// cancels the job in flight); the panel tells it the selection and shows what it holds.
 class LeafDetailsPanel : public QWidget
 {
     Q_OBJECT
@@ -33,25 +26,25 @@ public:
     explicit LeafDetailsPanel(QWidget *parent = nullptr);
     ~LeafDetailsPanel() override;
 
-    static constexpr int kDebounceMs = 100;
+    static constexpr int kDebounceMs = LeafStatistics::kDebounceMs;
 
     void setLoaded(const LoadedCapturePtr &loaded);
     // Shows the document's capture, now and whenever another one is opened.
     void setDocument(ProjectDocument *document);
     void showNode(int node); // -1 clears
     QTableWidget *table() const { return m_table; }
+    LeafStatistics *statistics() const { return m_statistics; }
 
 signals:
     // For tests and the status of the work: a job began for `node` (after the
-    // debounce); a superseded job stopped before its end; the rows of the shown leaf
-    // are complete.
+    // debounce); a superseded job ended, its result dropped; the rows of the shown
+    // leaf are complete.
     void statisticsStarted(int node);
     void statisticsCancelled(int node);
     void statisticsFinished();
 
 private:
-    void cancelStatistics();
-    void startStatistics();
+    void requestStatistics();
     void fitColumns();
     void showStatistics(const QVector<TensorStats> &stats);
 
@@ -59,10 +52,8 @@ private:
     QLabel *m_title;
     QTableWidget *m_table;
     int m_node = -1;
-    int m_generation = 0;
-    QTimer m_debounce;
     bool m_waitingForPaint = false; // a new capture's tree is not painted yet
-    std::shared_ptr<std::atomic_bool> m_cancel; // the job in flight's; set to supersede it
+    LeafStatistics *m_statistics;
 };
 
 } // namespace dimscope
