@@ -174,6 +174,28 @@ QStringList narrowToPhase(const Capture &phase, ConstraintSet *set)
     return notes;
 }
 
+// Every call has one structure and one of them has every varying dim >= 2 (the demo's
+// second turn: 3 new tokens over a cache of 8): a program traced from it may serve the
+// calls on the 0/1 boundary too (torch checks a lower bound at run time only above 2),
+// so one program for every call is tried first, and phases only for what it rejects.
+bool hasGeneralCall(const Capture &capture, const QVector<int> &calls)
+{
+    QSet<QString> structures;
+    for (int c : calls)
+        structures.insert(structureKey(tensorShapes(capture.calls.at(c))));
+    if (structures.size() != 1)
+        return false;
+    const auto values = dimValues(capture, calls);
+    for (int i = 0; i < calls.size(); ++i) {
+        bool general = true;
+        for (auto it = values.begin(); it != values.end() && general; ++it)
+            general = !varies(it.value()) || it.value().at(i) >= 2;
+        if (general)
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 std::optional<DimDecl> ExportPhases::derivedRelation(const Capture &capture, const ConstraintSet &set,
@@ -212,7 +234,7 @@ QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, c
     for (int c = 0; c < capture.calls.size(); ++c)
         all << c;
     QVector<QVector<int>> groups = split(capture, all);
-    if (groups.size() <= 1)
+    if (groups.size() <= 1 || hasGeneralCall(capture, all))
         return {PlannedPhase{{}, QStringLiteral("every call"), given, QStringLiteral("the constraints given"), {}}};
     std::stable_sort(groups.begin(), groups.end(),
                      [](const QVector<int> &x, const QVector<int> &y) { return x.size() > y.size(); });

@@ -44,8 +44,10 @@ struct PlannedPhase {
 };
 
 // The phases of an export, decided before any torch.export: the capture's calls split
-// by structure and torch's 0/1 boundary (split). One group: one phase with `given` as
-// is. Several: when `given` is dimscope's proposal for the whole capture (`proposal`,
+// by structure and torch's 0/1 boundary (split). One group, or one structure with a
+// call whose every varying dim is >= 2 (a program traced from it may serve the calls
+// on the 0/1 boundary too; later passes split what it rejects): one phase with `given`
+// as is. Otherwise, when `given` is dimscope's proposal for the whole capture (`proposal`,
 // nothing edited), each phase gets the constraints inferred from its own calls (a
 // decode phase then has total_len = past_len + 1, which every decode call satisfies);
 // when the user changed it, each phase keeps the user's constraints and only a Dim

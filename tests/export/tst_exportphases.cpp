@@ -55,6 +55,7 @@ private slots:
     void generateCaptureIsSplitBeforeTheFirstTrace();
     void decodePhaseCarriesTheMaskRelation();
     void oneStructureIsOnePhaseWithTheGivenConstraints();
+    void aCallOfTheGeneralShapeTriesOneProgramFirst();
     void userEditsSurviveInEveryPhase();
     void derivedRelationNeedsEveryCallAndTwoValues();
 };
@@ -112,6 +113,21 @@ void TstExportPhases::oneStructureIsOnePhaseWithTheGivenConstraints()
     QVERIFY(phases.first().calls.isEmpty()); // every call
     QCOMPARE(phases.first().description, QStringLiteral("every call"));
     QVERIFY(phases.first().constraints == given);
+}
+
+void TstExportPhases::aCallOfTheGeneralShapeTriesOneProgramFirst()
+{
+    // The demo's capture: a second turn with 3 new tokens over a cache of 8 has every
+    // varying dim >= 2; a program traced from it serves the prefill and decode calls too.
+    const Capture capture = test::makeCapture(
+        QStringLiteral("ids=2x5:i64 past=2x0|ids=2x1:i64 past=2x5|ids=2x1:i64 past=2x6|ids=2x3:i64 past=2x8"));
+    const ConstraintSet proposal = proposalFor(capture);
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 1);
+    QVERIFY(phases.first().calls.isEmpty());
+    // Without that call: prefill and decode phases.
+    const Capture split = ExportPhases::subset(capture, {0, 1, 2});
+    QCOMPARE(ExportPhases::plan(split, proposalFor(split), proposalFor(split)).size(), 2);
 }
 
 void TstExportPhases::userEditsSurviveInEveryPhase()
