@@ -36,7 +36,6 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
-#include <QVBoxLayout>
 
 namespace dimscope {
 
@@ -170,28 +169,6 @@ void MainWindow::offerToLocateCapture(const QString &projectPath, const QString 
         if (!found.isEmpty())
             m_project->opener()->openProject(projectPath, found);
     });
-}
-
-// A project saved to export on CUDA says so when it opens, and whether this machine
-// can (the worker reports CUDA once started; environmentChanged calls this again).
-void MainWindow::noticeCudaProject()
-{
-    if (!m_document->hasCapture() || m_document->exportOptions().device != QLatin1String("cuda"))
-        return;
-    const QString project = QFileInfo(m_document->projectPath()).fileName();
-    if (m_export->environment().isEmpty()) {
-        m_cudaNoticePending = true; // said again once the worker reports (environmentChanged)
-        m_export->ensureWorker();
-        m_banner->showMessage(MessageBanner::Kind::Info,
-                              tr("%1 exports on CUDA. Checking whether this machine has a CUDA device…").arg(project));
-    } else if (m_export->cudaAvailable()) {
-        m_banner->showMessage(MessageBanner::Kind::Info, tr("%1 exports on CUDA (Export > Export on CUDA).").arg(project));
-    } else {
-        m_banner->showMessage(MessageBanner::Kind::Warning,
-                              tr("%1 was saved to export on CUDA: %2 Export on CPU works here.")
-                                  .arg(project, m_export->cudaUnavailableReason()),
-                              0);
-    }
 }
 
 bool MainWindow::openFile(const QString &path) { return m_project->open(path); }

@@ -106,7 +106,6 @@ private:
     void showShortcuts();
     void showOpenFailure(const QString &path, const QString &error);
     void offerToLocateCapture(const QString &projectPath, const QString &capturePath);
-    void noticeCudaProject();
     // mainwindowmenus.cpp
     void createMenus();
     void createFileMenu();
@@ -119,6 +118,7 @@ private:
     // mainwindowexport.cpp
     void createExportDocks();
     void createExplanationsDock();
+    void noticeCudaProject();
     void connectResultView();
     // mainwindowview.cpp
     void createCentre(QWidget *banner);

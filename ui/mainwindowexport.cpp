@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow's export side, kept apart from mainwindow.cpp: the Export dock (the
-// streamed log) and the Why dock, which follow the document's ExportResults, and the
-// ExportController's actions behind the result view's buttons. The exported program
-// itself is a tab of the main area (mainwindowview.cpp).
+// streamed log) and the Why dock, which follow the document's ExportResults, the
+// ExportController's actions behind the result view's buttons, and the notice of a
+// project saved to export on CUDA. The exported program itself is a tab of the main
+// area (mainwindowview.cpp).
 #include "mainwindow.h"
 
 #include "dimspanel.h"
@@ -16,6 +17,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QFileInfo>
 
 namespace dimscope {
 
@@ -49,6 +51,28 @@ void MainWindow::createExportDocks()
         }
     });
     describe();
+}
+
+// A project saved to export on CUDA says so when it opens, and whether this machine
+// can (the worker reports CUDA once started; environmentChanged calls this again).
+void MainWindow::noticeCudaProject()
+{
+    if (!m_document->hasCapture() || m_document->exportOptions().device != QLatin1String("cuda"))
+        return;
+    const QString project = QFileInfo(m_document->projectPath()).fileName();
+    if (m_export->environment().isEmpty()) {
+        m_cudaNoticePending = true; // said again once the worker reports (environmentChanged)
+        m_export->ensureWorker();
+        m_banner->showMessage(MessageBanner::Kind::Info,
+                              tr("%1 exports on CUDA. Checking whether this machine has a CUDA device…").arg(project));
+    } else if (m_export->cudaAvailable()) {
+        m_banner->showMessage(MessageBanner::Kind::Info, tr("%1 exports on CUDA (Export > Export on CUDA).").arg(project));
+    } else {
+        m_banner->showMessage(MessageBanner::Kind::Warning,
+                              tr("%1 was saved to export on CUDA: %2 Export on CPU works here.")
+                                  .arg(project, m_export->cudaUnavailableReason()),
+                              0);
+    }
 }
 
 // "Why": the document's shape decisions, under the Dims they are about; selecting a
