@@ -88,7 +88,7 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
         return;
     QObject::connect(&run, &ExportRun::attemptStarted,
                      &run, [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
-                         if (attempt > 1)
+                         if (!calls.isEmpty()) // empty: the one program for every call
                              m_out << "\n== phase " << attempt << ": calls " << ExportPhases::callsText(calls) << " ("
                                    << description << ") ==\n  dims: " << dimsText(set) << "\n";
                      });
@@ -184,6 +184,7 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     for (const ExportedProgram &p : outcome.programs)
         m_out << "  " << p.result.output << "  calls " << ExportPhases::callsText(p.calls) << "  (" << p.description
               << ")\n";
+    m_out << outcome.tracesText() << "\n";
     if (!outcome.servesEveryCall()) {
         m_err << outcome.summary() << "\n";
         return 1;

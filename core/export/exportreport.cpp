@@ -46,7 +46,8 @@ QJsonObject programJson(const ExportResult &r)
 {
     return QJsonObject{{QStringLiteral("output"), r.output}, {QStringLiteral("example_call"), r.exampleCall},
                        {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
-                       {QStringLiteral("explanations"), explanationsJson(r.explanations)}};
+                       {QStringLiteral("explanations"), explanationsJson(r.explanations)},
+                       {QStringLiteral("fresh_process"), r.freshProcess.toJson()}};
 }
 
 } // namespace

@@ -260,6 +260,29 @@ double CallVerification::maxRel() const
     return m;
 }
 
+FreshProcessCheck FreshProcessCheck::fromJson(const QJsonObject &o)
+{
+    FreshProcessCheck check;
+    check.status = o.value(QLatin1String("status")).toString();
+    const QJsonObject plain = o.value(QLatin1String("plain_load")).toObject();
+    check.plainLoadStatus = plain.value(QLatin1String("status")).toString();
+    check.plainLoadMessage = plain.value(QLatin1String("message")).toString();
+    for (const QJsonValue &line : plain.value(QLatin1String("registrations")).toArray())
+        check.plainLoadRegistrations << line.toString();
+    return check;
+}
+
+QJsonValue FreshProcessCheck::toJson() const
+{
+    if (status.isEmpty())
+        return QJsonValue::Null;
+    const QJsonObject plain{{QStringLiteral("status"), plainLoadStatus},
+                            {QStringLiteral("message"),
+                             plainLoadMessage.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(plainLoadMessage)},
+                            {QStringLiteral("registrations"), QJsonArray::fromStringList(plainLoadRegistrations)}};
+    return QJsonObject{{QStringLiteral("status"), status}, {QStringLiteral("plain_load"), plain}};
+}
+
 ExportResult ExportResult::fromResult(const QJsonObject &r)
 {
     ExportResult x;
@@ -271,6 +294,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.modelReused = r.value(QLatin1String("model_reused")).toBool();
     x.captureReused = r.value(QLatin1String("capture_reused")).toBool();
     x.timings = r.value(QLatin1String("timings")).toObject();
+    x.freshProcess = FreshProcessCheck::fromJson(r.value(QLatin1String("fresh_process")).toObject());
     x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();
     for (const QJsonValue &v : rows) {

@@ -145,6 +145,19 @@ struct ProgramInput {
     QStringList shape; // sizes as text: "4", "s0", "s2 + 1"
 };
 
+// The worker's check that the saved program loads and runs in a new interpreter
+// (docs/worker-protocol.md, "Fresh-process verification"), and the lines a user runs
+// before a plain torch.export.load of it.
+struct FreshProcessCheck {
+    QString status;                 // "ok"; empty: the worker ran no check
+    QString plainLoadStatus;        // "ok", or why plain torch.export.load failed
+    QString plainLoadMessage;
+    QStringList plainLoadRegistrations;
+
+    static FreshProcessCheck fromJson(const QJsonObject &o);
+    QJsonValue toJson() const; // null when no check ran
+};
+
 struct ExportResult {
     bool ok = false;      // exported, saved and every captured call replays
     bool exported = false; // the .pt2 was written (also when verification failed)
@@ -158,6 +171,7 @@ struct ExportResult {
     QVector<RangeConstraint> ranges;
     QVector<ProgramInput> inputs;
     QJsonObject timings;
+    FreshProcessCheck freshProcess;
     // torch's shape decisions in this export (on failure: those before it failed)
     QVector<ShapeExplanation> explanations;
     WorkerFailure failure; // set when !ok

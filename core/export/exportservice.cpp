@@ -82,8 +82,8 @@ void ExportService::connectRun()
 {
     connect(m_run, &ExportRun::attemptStarted, this,
             [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &) {
-                if (attempt > 1)
-                    emit step(tr("phase %1: calls %2 (%3), with the constraints inferred from them")
+                if (!calls.isEmpty()) // empty: the one program for every call
+                    emit step(tr("phase %1: calls %2 (%3)")
                                   .arg(attempt)
                                   .arg(ExportPhases::callsText(calls), description));
             });

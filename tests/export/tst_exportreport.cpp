@@ -85,7 +85,45 @@ private slots:
     void fixLoopReportsEachFixWithItsCause();
     void specializedDimOrUnreadProgramIsNoSuccess();
     void explanationJsonReadsBackAsItWasWritten();
+    void programNamesTheRegistrationsForAPlainLoad();
 };
+
+// The worker's result as docs/worker-protocol.md shows it: the registrations a user runs
+// before a plain torch.export.load reach the --json report with the program.
+void TestExportReport::programNamesTheRegistrationsForAPlainLoad()
+{
+    const QJsonArray lines{QStringLiteral("import dimscope.demo"),
+                           QStringLiteral("from dimscope.caches import register_key_value_cache"),
+                           QStringLiteral("register_key_value_cache(dimscope.demo.DemoCache)")};
+    const QJsonObject result{
+        {QStringLiteral("output"), QStringLiteral("/out/m.pt2")},
+        {QStringLiteral("example_call"), 0},
+        {QStringLiteral("device"), QStringLiteral("cpu")},
+        {QStringLiteral("fresh_process"),
+         QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
+                     {QStringLiteral("call"), 0},
+                     {QStringLiteral("plain_load"), QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
+                                                                 {QStringLiteral("message"), QJsonValue::Null},
+                                                                 {QStringLiteral("registrations"), lines}}}}}};
+    ExportReport report;
+    report.outcome.callCount = 1;
+    ExportedProgram program;
+    program.result = ExportResult::fromResult(result);
+    program.calls = {0};
+    report.outcome.programs = {program};
+
+    const QJsonObject written =
+        report.toJson().value(QLatin1String("programs")).toArray().first().toObject().value(QLatin1String("fresh_process")).toObject();
+    QCOMPARE(written.value(QLatin1String("status")).toString(), QStringLiteral("ok"));
+    const QJsonObject plain = written.value(QLatin1String("plain_load")).toObject();
+    QCOMPARE(plain.value(QLatin1String("status")).toString(), QStringLiteral("ok"));
+    QVERIFY(plain.value(QLatin1String("message")).isNull());
+    QCOMPARE(plain.value(QLatin1String("registrations")).toArray(), lines);
+
+    // No check ran (verification off): null, not an empty object that reads as a pass.
+    report.outcome.programs.first().result.freshProcess = FreshProcessCheck();
+    QVERIFY(report.toJson().value(QLatin1String("programs")).toArray().first().toObject().value(QLatin1String("fresh_process")).isNull());
+}
 
 void TestExportReport::failedExportReportsItsFailure()
 {
