@@ -365,6 +365,27 @@ def test_disk_full_while_saving_is_save_failed(faults, tmp_path):
     run.assert_clean()
 
 
+def test_no_heartbeat_follows_a_requests_answer():
+    """The beat is decided under the channel's write lock and the answer ends the
+    request there: a beat checked just before the answer was written after it (seen in
+    CI as a heartbeat for request 41 after its result)."""
+    import io
+    import threading
+    import time
+    from dimscope.worker.server import Channel
+
+    ch = Channel.__new__(Channel)  # without __init__: it takes over this process's fd 1
+    ch._out, ch._lock = io.StringIO(), threading.Lock()
+    ch.request_id, ch.busy, ch.last_sent = 41, True, time.monotonic() - 10
+    ch.beat(0.2)
+    ch.send("result", result={})
+    ch.beat(0.2)
+    ch.last_sent -= 10  # however long the worker then stays idle
+    ch.beat(0.2)
+    events = [json.loads(line)["event"] for line in ch._out.getvalue().splitlines()]
+    assert events == ["heartbeat", "result"], events
+
+
 def test_worker_beats_while_a_request_runs(tmp_path):
     """The protocol itself: heartbeat events name the running request; an idle worker
     sends nothing."""

@@ -44,6 +44,19 @@ class Channel:
             self._out.write(line + "\n")
             self._out.flush()
             self.last_sent = time.monotonic()
+            if event in ("result", "error"):  # the request's answer: no beat may follow it
+                self.busy = False
+
+    def beat(self, interval):
+        """A heartbeat for the running request when nothing was sent for `interval`,
+        decided under the write lock: a check made outside it could pass just before
+        the request's answer and send a beat after it."""
+        with self._lock:
+            if not self.busy or time.monotonic() - self.last_sent < interval:
+                return
+            self._out.write(json.dumps({"id": self.request_id, "event": "heartbeat"}) + "\n")
+            self._out.flush()
+            self.last_sent = time.monotonic()
 
 
 class Heartbeat:
@@ -72,10 +85,8 @@ class Heartbeat:
         ch = self._channel
         while True:
             time.sleep(self._interval / 2)
-            if not ch.busy or time.monotonic() - ch.last_sent < self._interval:
-                continue
             try:
-                ch.send("heartbeat", rid=ch.request_id)
+                ch.beat(self._interval)
             except (OSError, ValueError):  # the client closed its end
                 os._exit(70)
 
