@@ -143,6 +143,31 @@ def test_cuda_requested_without_cuda(worker):
     assert "CUDA was requested" in ev["error"]["message"]
 
 
+@pytest.mark.parametrize("ending", ["shutdown", "end of input"])
+def test_worker_ends_without_python_teardown(ending):
+    """After its last answer the worker ends at once (issue 29 item 4): Python's
+    teardown (atexit handlers, module clean-up: seconds with torch loaded) never runs,
+    so a client waiting for the exit does not wait for it. An atexit handler that the
+    teardown would run marks it on stderr."""
+    import subprocess
+    from workerproc import LAUNCHER
+
+    code = ("import atexit, os; atexit.register(lambda: os.write(2, b'TEARDOWN-RAN\\n'));"
+            "from dimscope.worker.server import main; main()")
+    proc = subprocess.Popen([LAUNCHER, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert json.loads(proc.stdout.readline())["event"] == "ready"
+    if ending == "shutdown":
+        proc.stdin.write(json.dumps({"id": 1, "method": "shutdown"}) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["result"] == {"bye": True}
+    proc.stdin.close()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out == ""  # nothing after the last answer
+    assert "TEARDOWN-RAN" not in err
+
+
 # --- failure classification on real torch.export failures ----------------------------
 
 class Tutorial(torch.nn.Module):
