@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import freshcheck, guardcheck
+from . import freshcheck, guardcheck, varkeyword
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -214,8 +214,110 @@ def _quiet_suppressed(shape_env):
         logger.setLevel(level)
 
 
+# The outputs recorded at capture time are compared with the same tolerances as the
+# program with the eager model (atol=1e-4, rtol=1e-3: float32 on one CPU agrees far
+# closer, and a wrong mask offset moves logits by 1e-2 and more). Outputs recorded on
+# another kind of device (a CUDA capture verified on the CPU) differ by the devices'
+# arithmetic (TF32, other kernels): ten times looser there.
+RECORDED_TOLERANCE = {"atol": 1e-4, "rtol": 1e-3}
+RECORDED_OTHER_DEVICE_TOLERANCE = {"atol": 1e-3, "rtol": 1e-2}
+
+
+def _first_device_type(tree):
+    from torch.utils import _pytree as pytree
+
+    for leaf in pytree.tree_leaves(tree):
+        if hasattr(leaf, "device"):
+            return leaf.device.type
+    return None
+
+
+def _recorded_tolerance(call, eager_outputs):
+    """The tolerance for comparing with `call`'s recorded outputs (RECORDED_TOLERANCE)."""
+    recorded = {str(leaf.get("device", "cpu")).split(":")[0]
+                for leaf in call.leaves(outputs=True) if leaf.get("kind") == "tensor"} \
+        if hasattr(call, "leaves") else set()
+    here = _first_device_type(eager_outputs)
+    if here is not None and recorded and recorded != {here}:
+        return RECORDED_OTHER_DEVICE_TOLERANCE
+    return RECORDED_TOLERANCE
+
+
+def _worst(leaves):
+    """The leaf that differs most: {path, max_abs, max_rel} or a shape/value note."""
+    bad = [leaf for leaf in leaves if leaf.get("ok") is False or "shape_mismatch" in leaf
+           or leaf.get("value_equal") is False]
+    pick = max(bad or leaves, key=lambda leaf: leaf.get("max_abs", float("inf")), default=None)
+    return dict(pick) if pick else None
+
+
+def _difference_text(worst, message):
+    if message:
+        return message
+    if worst is None:
+        return "no output leaves"
+    if "shape_mismatch" in worst:
+        return "%s has shape %s, recorded %s" % (worst["path"], worst["shape_mismatch"][1], worst["shape_mismatch"][0])
+    if "max_abs" in worst:
+        return "max abs %.3g, max rel %.3g at %s" % (worst["max_abs"], worst["max_rel"], worst["path"])
+    return "%s has another value" % worst["path"]
+
+
+def _rebuilt_cause(call):
+    """Why a rebuilt call may not be the recorded one, from what the capture knows."""
+    capture = getattr(call, "_capture", None)
+    notes = [n for n in (getattr(capture, "inexact", None) or []) if n[0] == call.index]
+    if notes:
+        seen = sorted({n[3] for n in notes})
+        rebuilt = sorted({n[4] for n in notes})
+        return ("its sliding-window cache layers had seen %s tokens, but a cache without a full-attention "
+                "layer does not hold that count: rebuilt as %s, so the mask's offset is wrong past the window"
+                % ("/".join(map(str, seen)), "/".join(map(str, rebuilt))))
+    return "the capture does not rebuild everything the model saw, or the loaded model is not the one recorded"
+
+
+def compare_with_recorded(call, eager_outputs):
+    """The eager model's outputs on the rebuilt call against the outputs recorded at
+    capture time: None when none were recorded (or cannot be rebuilt here), else
+    {"ok", "leaves", "worst", "text", "tolerance"}."""
+    recorded = getattr(call, "outputs", None)
+    if recorded is None:
+        return None
+    tolerance = _recorded_tolerance(call, eager_outputs)
+    leaves, ok, message = compare_outputs(recorded, eager_outputs, **tolerance)
+    worst = _worst(leaves)
+    return {"ok": ok, "leaves": leaves, "worst": worst, "text": _difference_text(worst, message),
+            "tolerance": tolerance}
+
+
+def _mark_rebuilt_differs(row, call, check):
+    """A call whose rebuilt inputs make the eager model differ from its recorded outputs
+    is never verified: whatever the program did, it was compared with the wrong thing."""
+    text = ("the model's outputs on the rebuilt call differ from those recorded at capture time (%s): %s; "
+            "the call cannot be verified" % (check["text"], _rebuilt_cause(call)))
+    if row["status"] == "rejected":
+        text += "; the program also rejected it: " + row["message"]
+    row["status"] = "rebuilt_differs"
+    row["message"] = text
+    row["rebuilt_difference"] = check["worst"] or {"message": check["text"]}
+    row.pop("reason", None)
+
+
+def _check_program_against_recorded(row, check, actual):
+    """The program's outputs against the recorded ones (when the rebuilt call matched)."""
+    leaves, ok, message = compare_outputs(check["recorded"], actual, **check["tolerance"])
+    row["recorded_outputs"] = leaves
+    if not ok and row["status"] == "ok":
+        row["status"] = "mismatch"
+        row["message"] = "the program's outputs differ from those recorded at capture time (%s)" % _difference_text(
+            _worst(leaves), message)
+
+
 def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None, among=None):
-    """Replays every captured call through the exported program and the eager model.
+    """Replays every captured call through the exported program and the eager model,
+    and compares the eager model's outputs (and the program's) with the outputs recorded
+    at capture time where the capture has them: a call whose rebuilt inputs make the
+    eager model give other outputs than it gave then is `rebuilt_differs`, never `ok`.
 
     `eager_cache`: a dict (call index -> the eager model's outputs, or the exception
     text when it failed) that a warm worker keeps between exports of the same loaded
@@ -248,6 +350,8 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
                 row.update(status="eager_failed", message=expected)
                 rows.append(row)
                 continue
+            recorded = compare_with_recorded(call, expected)
+            row["recorded"] = "compared" if recorded is not None else "not_recorded"
             try:
                 with _guards_suppressed(module):
                     actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
@@ -262,6 +366,8 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
                 guard = parse_guard_failure(str(e))
                 if guard:
                     row["guard"] = guard
+                if recorded is not None and not recorded["ok"]:
+                    _mark_rebuilt_differs(row, call, recorded)
                 rows.append(row)
                 continue
         row["message"] = None
@@ -270,6 +376,10 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
         row["outputs"] = leaves
         if not ok:
             row.update(status="mismatch", message=message or "outputs differ beyond atol=1e-4, rtol=1e-3")
+        if recorded is not None and recorded["ok"]:
+            _check_program_against_recorded(row, dict(recorded, recorded=call.outputs), actual)
+        elif recorded is not None:
+            _mark_rebuilt_differs(row, call, recorded)
         rows.append(row)
     return rows
 
@@ -625,7 +735,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     deferred = None
     try:
         with explainer:
-            program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict)
+            program = varkeyword.export(model, args, kwargs, shapes, strict, log)
     except Exception as e:
         leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
         deferred = _undecided_guards(e, spec_doc, leaves)
@@ -646,8 +756,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         explainer = Explainer(log)
         try:
             with explainer:
-                program = torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict,
-                                              prefer_deferred_runtime_asserts_over_guards=True)
+                program = varkeyword.export(model, args, kwargs, shapes, strict, log,
+                                            prefer_deferred_runtime_asserts_over_guards=True)
         except Exception as e:
             e.dimscope_bounds = (spec_doc, *max_positions(model))
             e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
