@@ -122,7 +122,25 @@ def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
 
 def _set(layer: Any, attr: str) -> Optional[torch.Tensor]:
     value = getattr(layer, attr, None)
+    if isinstance(value, dict):
+        # transformers >= 5.17: a linear-attention layer keeps its states per state
+        # index ({0: tensor}); dimscope records layers with one state.
+        held = {k: v for k, v in value.items() if v is not None}
+        if len(held) > 1:
+            raise CaptureError(f"a {type(layer).__name__} cache layer keeps {len(held)} {attr}; dimscope "
+                               f"records linear-attention layers with one state")
+        value = next(iter(held.values()), None)
     return value if isinstance(value, torch.Tensor) else None
+
+
+def _set_state(layer: Any, attr: str, value: Any) -> None:
+    """Sets a linear-attention layer's attribute, in state 0 where the layer keeps one
+    value per state (transformers >= 5.17), else the attribute itself."""
+    current = getattr(layer, attr, None)
+    if isinstance(current, dict):
+        current[0] = value
+    else:
+        setattr(layer, attr, value)
 
 
 def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
@@ -224,19 +242,21 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
                 # Recorded empty (generate()'s first call): no state yet. The zero-size
                 # tensors stay as placeholders, so that the cache flattens as recorded;
                 # the layer is not initialized, and the model's first update replaces them.
-                layer.conv_states, layer.recurrent_states = c, r
-                layer.has_previous_state = False
+                _set_state(layer, "conv_states", c)
+                _set_state(layer, "recurrent_states", r)
+                _set_state(layer, "has_previous_state", False)
             else:
                 if c is not None:
                     layer.dtype, layer.device = c.dtype, c.device
-                    layer.max_batch_size, layer.conv_kernel_size = c.shape[0], c.shape[-1]
-                    layer.conv_states = c
-                    layer.is_conv_states_initialized = True
+                    layer.max_batch_size = c.shape[0]
+                    _set_state(layer, "conv_kernel_size", c.shape[-1])
+                    _set_state(layer, "conv_states", c)
+                    _set_state(layer, "is_conv_states_initialized", True)
                 if r is not None:
-                    layer.recurrent_states = r
-                    layer.is_recurrent_states_initialized = True
+                    _set_state(layer, "recurrent_states", r)
+                    _set_state(layer, "is_recurrent_states_initialized", True)
                 # A recorded state is a state from a previous call.
-                layer.has_previous_state = c is not None or r is not None
+                _set_state(layer, "has_previous_state", c is not None or r is not None)
         elif keys:
             n = slot[i]
             k, v = keys[n], values[n]
