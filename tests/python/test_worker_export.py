@@ -50,6 +50,8 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
         for row in rows.values():  # the prefill (empty cache) included
             assert row["status"] == "ok", row
             assert all(o["max_abs"] <= 1e-4 for o in row["outputs"] if "max_abs" in o)
+            # and with the outputs recorded at capture time (issue 27 item 4)
+            assert row["recorded"] == "compared" and all(o["ok"] for o in row["recorded_outputs"]), row
         assert res["verified"] is True
         shapes = {i["name"]: i["shape"] for i in res["inputs"]}
         assert shapes["input_ids"][0] == 2 and isinstance(shapes["input_ids"][1], str)  # batch static
@@ -144,3 +146,39 @@ def test_violations_name_capture_key_paths_and_dim_names(capture, tmp_path):
     for v in ev["error"]["violations"]:
         keys = [(s["path"], s["dim"]) for s in v["sources"]]
         assert len(keys) == len(set(keys)), v
+
+
+OTHER_WEIGHTS = '''
+from dimscope.demo import TinyDecoderLM
+
+
+def make_model():
+    return TinyDecoderLM(seed=4242).eval()  # the demo's classes, not the weights recorded
+'''
+
+
+def test_calls_whose_model_differs_from_the_recording_are_not_verified(capture, tmp_path):
+    """Issue 27 item 4 (a): verification compares the eager model on the rebuilt call
+    with the outputs recorded at capture time. A model that gives other outputs than it
+    gave when recording (here: other weights) makes every call `rebuilt_differs`, with
+    the largest difference and its output path, and the export is not verified, although
+    the program agrees with that eager model on every call."""
+    (tmp_path / "otherweights.py").write_text(OTHER_WEIGHTS)
+    w = WorkerProcess()
+    try:
+        out = tmp_path / "other.pt2"
+        ev, _ = w.request("export", model="%s:make_model" % (tmp_path / "otherweights.py"), capture=str(capture),
+                          spec=demo_spec(64), output=str(out))
+        assert ev["event"] == "error" and ev["error"]["kind"] == "verification_failed", ev
+        res = ev["error"]["result"]
+        assert res["verified"] is False
+        for row in res["verification"]:
+            assert row["status"] == "rebuilt_differs", row
+            assert row["recorded"] == "compared"
+            assert row["rebuilt_difference"]["path"].startswith("output") and row["rebuilt_difference"]["max_abs"] > 1e-3
+            assert "differ from those recorded at capture time (max abs " in row["message"], row["message"]
+            assert "the loaded model is not the one recorded" in row["message"]
+            # the program itself agrees with the (other) eager model
+            assert all(o.get("ok", True) for o in row["outputs"]), row["outputs"]
+    finally:
+        w.close()
