@@ -103,3 +103,42 @@ def test_the_new_interpreter_starts_like_this_one():
     done = subprocess.run(command + ["-c", "import torch; print(torch.__version__)"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == torch.__version__, done.stderr
+
+
+def _check_linear(tmp_path):
+    """A small program saved as run_export saves it, checked in a new interpreter."""
+    x = torch.randn(3, 4)
+    program = torch.export.export(torch.nn.Linear(4, 2), (x,))
+    fresh = {}
+    exporter.save_atomically(program, str(tmp_path / "linear.pt2"), check=lambda saved: fresh.update(
+        freshcheck.check(program, saved, (x,), {}, "cpu", 0)))
+    return fresh
+
+
+def test_a_checker_started_ahead_serves_one_program(tmp_path):
+    """prepare() starts the next check's interpreter while the worker traces (issue 29: the
+    check's time was mostly its `import torch`); the check hands it the program, and it
+    ends after that one: the next program gets another new interpreter."""
+    freshcheck.prepare()
+    waiting = freshcheck._waiting
+    assert waiting is not None and waiting.poll() is None
+    freshcheck.prepare()  # one waits at most
+    assert freshcheck._waiting is waiting
+    assert _check_linear(tmp_path)["status"] == "ok"
+    assert waiting.returncode == 0 and freshcheck._waiting is None
+    assert _check_linear(tmp_path)["status"] == "ok"  # none waiting: one is started for it
+
+
+def test_a_waiting_checker_that_died_is_not_the_programs_failure(tmp_path):
+    freshcheck.prepare()
+    freshcheck._waiting.kill()
+    freshcheck._waiting.wait()
+    assert _check_linear(tmp_path)["status"] == "ok"
+
+
+def test_a_waiting_checker_ends_when_the_worker_does():
+    """Its stdin closes with the worker (the end of the worker's process closes the pipe)."""
+    freshcheck.prepare()
+    waiting, freshcheck._waiting = freshcheck._waiting, None
+    out, err = waiting.communicate("", timeout=300)
+    assert waiting.returncode == 0 and out == "", err

@@ -11,6 +11,13 @@ torch's JSON treespec, starts `python -m dimscope.worker.freshcheck` in a privat
 folder and compares what comes back with the program's outputs in the worker.
 The new interpreter is started the way this one was started (the provisioned root's
 loader included): a bare `sys.executable` in such a root fails on the host's glibc.
+
+Most of a check's time is the new interpreter's `import torch`. So the worker starts the
+checker ahead of time (`prepare`, when an export begins: it imports torch while the worker
+traces), and the checker waits on its stdin for the program to load. It imports torch and
+the empty `dimscope` package only, what the check's interpreter had imported anyway before
+loading: no model code, none of dimscope's registrations, nothing of the worker's state.
+Each program still gets its own new interpreter: a waiting checker serves one check.
 """
 
 import copy
@@ -77,6 +84,37 @@ def needed_imports(program):
     return out
 
 
+_waiting = None  # the checker started ahead of time (prepare), until a check takes it
+
+
+def prepare():
+    """Starts the next check's interpreter now, unless one is waiting already: it imports
+    torch while the worker traces and saves, then waits for a program (`_wait_for_program`).
+    One that is never used ends with the worker (its stdin closes)."""
+    global _waiting
+    if _waiting is None or _waiting.poll() is not None:
+        _waiting = _start_checker()
+
+
+def _take_waiting_checker():
+    """The checker `prepare` started, when it is still running (one that died, killed or
+    failing to import torch, is not the program's fault: the check starts another)."""
+    global _waiting
+    checker, _waiting = _waiting, None
+    if checker is not None and checker.poll() is not None:
+        checker.communicate()
+        return None
+    return checker
+
+
+def _start_checker():
+    """A new interpreter, started as this one was, waiting on its stdin for the program."""
+    command = interpreter_command() + (["-P"] if sys.version_info >= (3, 11) else []) + [
+        "-m", "dimscope.worker.freshcheck", "--wait"]
+    return subprocess.Popen(command, cwd=tempfile.gettempdir(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
 def _leaves(tree):
     from torch.utils import _pytree as pytree
 
@@ -111,14 +149,16 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
         with open(os.path.join(folder, _SPEC), "w", encoding="utf-8") as f:
             json.dump({"spec": pytree.treespec_dumps(spec), "device": str(device),
                        "imports": [list(i) for i in imports], "registrations": registrations}, f)
-        command = interpreter_command() + (["-P"] if sys.version_info >= (3, 11) else []) + [
-            "-m", "dimscope.worker.freshcheck", os.path.abspath(pt2_path), folder]
+        checker = _take_waiting_checker() or _start_checker()
         try:
-            done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL)
+            out, err = checker.communicate(json.dumps([os.path.abspath(pt2_path), folder]) + "\n",
+                                           timeout=_TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
+            checker.kill()
+            checker.communicate()
             raise WorkerError("fresh_process", "loading %s in a new interpreter did not end within %d s"
                               % (shown, _TIMEOUT_S)) from e
+        done = subprocess.CompletedProcess(checker.args, checker.returncode, out, err)
         if done.returncode != 0:
             raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
                               "dimscope.load_program (call %d): %s" % (shown, call_index, _last_error(done)))
@@ -219,5 +259,26 @@ def main(argv):
     torch.save({"load_program": outputs, "plain": plain, "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
 
 
+def _wait_for_program():
+    """The checker's side of `prepare`: torch imported first (the slow part, and what the
+    check's interpreter imports anyway), then one line on stdin, `[program, folder]`; the
+    end of stdin without one (the worker ended) ends the checker."""
+    import torch  # noqa: F401
+    import torch.export  # noqa: F401
+    from torch.utils import _pytree  # noqa: F401
+
+    import dimscope  # noqa: F401 - the package only: it imports nothing of dimscope's
+
+    line = sys.stdin.readline()
+    if not line.strip():
+        return
+    pt2_path, folder = json.loads(line)
+    os.chdir(folder)
+    main([sys.argv[0], pt2_path, folder])
+
+
 if __name__ == "__main__":
-    main(sys.argv)
+    if sys.argv[1:] == ["--wait"]:
+        _wait_for_program()
+    else:
+        main(sys.argv)

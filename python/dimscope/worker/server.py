@@ -271,6 +271,11 @@ class Worker:
         for key in ("capture", "spec", "output"):
             if key not in params:
                 raise WorkerError("bad_request", "export needs %r" % key)
+        if params.get("verify", True):
+            # The saved program's check interpreter imports torch while this one traces.
+            from . import freshcheck
+
+            freshcheck.prepare()
         reused = self._ensure_model(params.get("model"), bool(params.get("reload")))
         cap, cap_key, capture_reused = self._capture(params["capture"], device)
         if self.model_device != device:
