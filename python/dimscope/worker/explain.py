@@ -3,14 +3,21 @@
 while it traces, each tied to the model's source line that caused it.
 
 `Explainer` is a context manager around the one `torch.export.export` the worker runs
-(no second export). While it is active, a handler on torch's structured-trace logger
-(`torch.__trace`, the logger `draft_export` and `TORCH_TRACE` read) receives torch's
+(no second export). While it is active, dimscope receives torch's
 `symbolic_shape_specialization` and `guard_added_fast` events (`create_symbol` too, for
-the symbols' sources); at each such event the handler also takes the Python stack, which in
-non-strict export holds the model's own frames. `explanations()` then turns the events
-into dicts (docs/worker-protocol.md, "explanations"): the kind, torch's expression and
-the same in Dim names, the input leaves and dims involved, the user's source line and
-the frames above it.
+the symbols' sources) from torch's shape environment, and at each such event takes the
+Python stack, which in non-strict export holds the model's own frames. `explanations()`
+then turns the events into dicts (docs/worker-protocol.md, "explanations"): the kind,
+torch's expression and the same in Dim names, the input leaves and dims involved, the
+user's source line and the frames above it.
+
+The events are taken where the shape environment sends them (its `trace_structured`,
+wrapped while the export runs), not from torch's structured-trace logger
+(`torch.__trace`): a handler there makes torch build every structured event of the
+export (each fake tensor's description, a stack summary per event: 3-6% of an export,
+issue 29 item 3). The stack is kept as (code, line) pairs; file lines are read only
+when explanations are built. The logger is used where the wrapper cannot be (another
+torch) and for the detailed trace (`guard_added`, which torch sends through the logger).
 
 Everything here is best effort: a torch whose logging differs gives no explanations
 (and a `log` line), never a failed export."""
@@ -20,8 +27,8 @@ import linecache
 import logging
 import os
 import re
+import sys
 import sysconfig
-import traceback
 
 _EVENTS = ("symbolic_shape_specialization", "guard_added", "guard_added_fast", "create_symbol")
 # dimscope's package folder (this module is in its worker/ subpackage).
@@ -56,6 +63,30 @@ def _is_framework(path, torch_dir):
             or f.startswith(_STDLIB + os.sep) or "/torch/" in f)
 
 
+class _Frame(collections.namedtuple("_Frame", "filename lineno name")):
+    """One frame of a stack taken at an event; its line of code is read when needed."""
+
+    line = None
+
+
+def _stack_here():
+    """The Python stack of the caller, outermost first, as (code, line) pairs: no file is
+    read here (traceback.extract_stack reads every frame's line, at every event)."""
+    frames, f = [], sys._getframe(1)
+    while f is not None:
+        frames.append((f.f_code, f.f_lineno))
+        f = f.f_back
+    frames.reverse()
+    return frames
+
+
+def _frame_summaries(stack):
+    """Frames with filename, lineno, name and line; a stack of _stack_here's pairs is
+    turned into them, one of traceback's FrameSummary objects is one already."""
+    return [_Frame(f[0].co_filename, f[1], f[0].co_name) if isinstance(f, tuple) and len(f) == 2 else f
+            for f in stack]
+
+
 class _Handler(logging.Handler):
     """Keeps the events dimscope explains, with the Python stack at each of them."""
 
@@ -63,17 +94,18 @@ class _Handler(logging.Handler):
         super().__init__(logging.DEBUG)
         self.events = []
 
+    def keep(self, key, metadata):
+        if isinstance(metadata, dict):
+            self.events.append((key, metadata, None if key == "create_symbol" else _stack_here()))
+
     def emit(self, record):
         try:
             metadata = getattr(record, "metadata", None)
             if not isinstance(metadata, dict):
                 return
             for key in _EVENTS:
-                if key in metadata and isinstance(metadata[key], dict):
-                    stack = None
-                    if key != "create_symbol":
-                        stack = traceback.extract_stack()[:-1]  # without emit itself
-                    self.events.append((key, metadata[key], stack))
+                if key in metadata:
+                    self.keep(key, metadata[key])
         except Exception:  # a logging handler must never raise into torch
             pass
 
@@ -92,6 +124,7 @@ class Explainer:
         self.note = None
         self._prev_dtrace = None
         self._internal = None
+        self._wrapped = None  # (module, torch's trace_structured) while the events are taken there
 
     def __enter__(self):
         try:
@@ -99,6 +132,9 @@ class Explainer:
 
             self._internal = internal
             logger = logging.getLogger("torch.__trace")
+            if not self.detailed and self._wrap_shape_events():
+                self.active = True
+                return self
             logger.addHandler(self.handler)
             if logger.level == logging.NOTSET or logger.level > logging.DEBUG:
                 # torch sets DEBUG when it initializes logging; a handler alone would
@@ -121,7 +157,35 @@ class Explainer:
                 type(e).__name__, e)
         return self
 
+    def _wrap_shape_events(self):
+        """Takes the events the shape environment sends (its module's `trace_structured`)
+        while the export runs, and passes every call on to torch's function (TORCH_TRACE
+        and draft_export still see theirs). False where this torch has no such function."""
+        import torch.fx.experimental.symbolic_shapes as shapes
+
+        original = getattr(shapes, "trace_structured", None)
+        if not callable(original):
+            return False
+        keep = self.handler.keep
+
+        def trace_structured(name, metadata_fn=dict, **kwargs):
+            if name in _EVENTS:
+                try:
+                    keep(name, metadata_fn())
+                except Exception:  # never raise into torch
+                    pass
+            return original(name, metadata_fn=metadata_fn, **kwargs)
+
+        shapes.trace_structured = trace_structured
+        self._wrapped = (shapes, original)
+        return True
+
     def __exit__(self, *exc):
+        if self.active and self._wrapped is not None:
+            shapes, original = self._wrapped
+            shapes.trace_structured = original
+            self._wrapped = None
+            self.active = False
         if self.active:
             logger = logging.getLogger("torch.__trace")
             logger.removeHandler(self.handler)
@@ -304,7 +368,7 @@ def _frames(stack, torch_dir):
     when it is torch's, an installed package's (transformers) or dimscope's."""
     if not stack:
         return []
-    frames = [fs for fs in stack if not (fs.filename or "").startswith("<")]
+    frames = [fs for fs in _frame_summaries(stack) if not (fs.filename or "").startswith("<")]
     # The model starts below the last dimscope frame (the worker's export call).
     ours = [i for i, fs in enumerate(frames) if os.path.abspath(fs.filename).startswith(_HERE + os.sep)
             and os.path.basename(fs.filename) != "explain.py"]
