@@ -7,7 +7,7 @@ import inspect
 import pytest
 import torch
 
-from dimscope.worker import exporter, guardcheck
+from dimscope.worker import errors, exporter, guardcheck
 from dimscope.capture import InputRecorder, load_capture
 
 SOURCE = "L['input_ids'].size()[1]"
@@ -27,6 +27,35 @@ def test_torch_211s_prefill_guards_hold_on_every_size():
     assert [d["expression"] for d in found] == [
         "min(8*seq_len, 16*seq_len) == (8*seq_len)", "seq_len*(8 + seq_len + (-1)*(seq_len % 8)) > 1"]
     assert all(d["dim"] == "seq_len" for d in found)
+
+
+# torch 2.11's message for LLaVA's prefill on CUDA (device machine, issue 23): the batch
+# is specialized (not deferrable) beside seq_len's two guards, which hold everywhere.
+MIXED_MESSAGE = PREFILL_MESSAGE.replace(
+    "Constraints violated (seq_len)! For more information, run with TORCH_LOGS=\"+dynamic\".\n",
+    "Constraints violated (batch, seq_len)! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+    "  - You marked batch as dynamic but your code specialized it to be a constant (2). If you're using "
+    "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with "
+    "either Dim.STATIC or Dim.AUTO.\n").replace("  seq_len = 8*_seq_len - 3\n", "  batch = 2\n  seq_len = 8*_seq_len - 6\n")
+
+
+def test_with_another_violation_beside_them_the_guards_fixes_are_left_out():
+    ranges = {"seq_len": (2, None), "batch": (2, None)}
+    assert guardcheck.deferrable(MIXED_MESSAGE, {SOURCE: "seq_len"}, ranges) is None  # the batch stands
+    assert guardcheck.deferrable_dims(MIXED_MESSAGE, {SOURCE: "seq_len"}, ranges) == ["seq_len"]
+    err = errors.drop_deferrable_fixes(
+        {"kind": "constraint_violation", "fixes": ["_seq_len = Dim('_seq_len', min=1, max=oo)", "batch = 2",
+                                                   "seq_len = 8*_seq_len - 6"]}, ["seq_len"])
+    # What the fix loop applies: the batch only; seq_len stays whole for the next round.
+    assert err["fixes"] == ["batch = 2"]
+    assert "seq_len = 8*_seq_len - 6" in err["notes"][0] and "runtime" not in err["fixes"][0]
+
+
+def test_a_dim_that_is_also_specialized_keeps_torchs_fixes():
+    message = MIXED_MESSAGE.replace("You marked batch as dynamic", "You marked seq_len as dynamic")
+    assert guardcheck.deferrable_dims(message, {SOURCE: "seq_len"}, {"seq_len": (2, None)}) == []
+    failing = MIXED_MESSAGE.replace("> 1.", "> 100.")  # fails for small sizes: the fix stands
+    assert guardcheck.deferrable_dims(failing, {SOURCE: "seq_len"}, {"seq_len": (2, None)}) == []
 
 
 def test_a_range_guard_that_fails_inside_the_range_stands():

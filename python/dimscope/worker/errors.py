@@ -245,7 +245,8 @@ def _classify(exc):
         kind = "dynamic_specialized" if kinds == {"dynamic_specialized"} else "constraint_violation"
         err = error_dict(kind, message.splitlines()[0], tb, raw=message, **parsed)
         bounds = getattr(exc, "dimscope_bounds", None)  # set by exporter.run_export
-        return bound_unbounded_fixes(err, *bounds) if bounds else err
+        err = bound_unbounded_fixes(err, *bounds) if bounds else err
+        return drop_deferrable_fixes(err, getattr(exc, "dimscope_deferrable", None))
 
     if name == "GuardOnDataDependentSymNode" or "data-dependent expression" in message:
         return error_dict("data_dependent", message.split("\n")[0], tb, raw=message,
@@ -331,6 +332,32 @@ def bound_unbounded_fixes(err, spec_doc, limit, why):
         err["fixes"] = fixes
         err["notes"] = err.get("notes", []) + notes
         err["hint"] = "; ".join(filter(None, [err.get("hint"), *notes]))
+    return err
+
+
+_FIX_LHS = re.compile(r"^\s*([A-Za-z_]\w*)\s*=")
+
+
+def drop_deferrable_fixes(err, dims):
+    """Leaves out of a classified constraint violation torch's suggested fixes for `dims`
+    (guardcheck.deferrable_dims: their guards hold on every value checked) and the helper
+    Dims torch made for them (``_seq_len`` for ``seq_len``), and says so in `notes`: the
+    next round exports with those guards as runtime checks instead. Returns `err`."""
+    if not dims or err.get("kind") not in ("constraint_violation", "dynamic_specialized"):
+        return err
+    dropped_names = set(dims) | {"_" + d for d in dims}
+    kept, dropped = [], []
+    for line in err.get("fixes", []):
+        m = _FIX_LHS.match(line)
+        (dropped if m and m.group(1) in dropped_names else kept).append(line)
+    if not dropped:
+        return err
+    note = ("torch's fixes %s were not applied: each guard behind them holds on every value of %s checked "
+            "(guardcheck); once the other violations are fixed, the export keeps %s whole and checks those "
+            "guards when the program runs" % ("; ".join(dropped), ", ".join(sorted(dims)), ", ".join(sorted(dims))))
+    err["fixes"] = kept
+    err["notes"] = err.get("notes", []) + [note]
+    err["hint"] = "; ".join(filter(None, [err.get("hint"), note]))
     return err
 
 

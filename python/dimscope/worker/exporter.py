@@ -682,27 +682,47 @@ def _check_among(calls, among):
     return sorted(set(among))
 
 
-def _undecided_guards(error, spec_doc, leaves):
-    """The violated guards of a failed export that torch could not decide but that hold on
-    every checked value of their Dim (guardcheck.deferrable), when this torch can defer
-    guards to runtime checks; else None: the failure stands."""
+def _can_defer_guards(error):
+    """Whether `error` is a constraint violation and this torch can defer guards to
+    runtime checks (torch 2.6 cannot)."""
     import inspect
 
     import torch
 
     if "Constraints violated" not in str(error):
-        return None
+        return False
     try:
-        if "prefer_deferred_runtime_asserts_over_guards" not in inspect.signature(torch.export.export).parameters:
-            return None  # torch 2.6
+        return "prefer_deferred_runtime_asserts_over_guards" in inspect.signature(torch.export.export).parameters
     except (TypeError, ValueError):
-        return None
+        return False
+
+
+def _source_dims(error, leaves):
+    """{torch source `L[...].size()[d]`: Dim name} for the sources the error names."""
     source_dims = {}
     for source in guardcheck.sources_in(str(error)):
         hit = leaves.lookup(source) if leaves is not None else None
         if hit and hit.get("dim_name"):
             source_dims[source] = hit["dim_name"]
-    return guardcheck.deferrable(str(error), source_dims, guardcheck.root_ranges(spec_doc))
+    return source_dims
+
+
+def _undecided_guards(error, spec_doc, leaves):
+    """The violated guards of a failed export that torch could not decide but that hold on
+    every checked value of their Dim (guardcheck.deferrable), when this torch can defer
+    guards to runtime checks; else None: the failure stands."""
+    if not _can_defer_guards(error):
+        return None
+    return guardcheck.deferrable(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
+
+
+def _deferrable_dims(error, spec_doc, leaves):
+    """When the failure stands: the Dims whose violated guards could be deferred once the
+    other violations are fixed (guardcheck.deferrable_dims), so that errors.classify
+    leaves torch's narrowing fixes for them out."""
+    if not _can_defer_guards(error):
+        return []
+    return guardcheck.deferrable_dims(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
 
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
@@ -744,6 +764,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_bounds = (spec_doc, *max_positions(model))
             # errors.classify names the violations' leaves and Dims with the same map.
             e.dimscope_leaves = leaves
+            e.dimscope_deferrable = _deferrable_dims(e, spec_doc, leaves)
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
     if deferred is not None:

@@ -169,6 +169,29 @@ def deferrable(message: str, source_dims: Dict[str, str], ranges: Dict[str, tupl
     return found
 
 
+def deferrable_dims(message: str, source_dims: Dict[str, str], ranges: Dict[str, tuple]) -> List[str]:
+    """The Dims whose every violation in torch's message is a guard that holds on every
+    value checked in the Dim's range, when other violations (a specialization of another
+    Dim, say) keep the export from being deferred as a whole. torch's suggested fixes for
+    these Dims (``seq_len = 8*_seq_len - 6``) would keep one size in eight for nothing:
+    once the other violations are fixed, the guards are deferred instead."""
+    verdict: Dict[str, bool] = {}
+    others = []
+    for line in violation_lines(message):
+        m = _VIOLATION.match(line)
+        if not m or m.group("dim") not in ranges:
+            others.append(line)
+            continue
+        dim = m.group("dim")
+        dims = dict(source_dims)
+        dims.setdefault(m.group("source"), dim)
+        low, high = ranges[dim]
+        ok, _how = holds_everywhere(m.group("guard"), dims, dim, DEFAULT_MIN if low is None else max(low, 0), high)
+        verdict[dim] = verdict.get(dim, True) and ok
+    named_elsewhere = {d for d in verdict for line in others if re.search(r"\b%s\b" % re.escape(d), line)}
+    return sorted(d for d, ok in verdict.items() if ok and d not in named_elsewhere)
+
+
 def sources_in(message: str) -> List[str]:
     """Every `L[...].size()[D]` source torch's message names."""
     return sorted(set(_SOURCE.findall(message)))
