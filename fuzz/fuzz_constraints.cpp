@@ -3,7 +3,7 @@
 // Besides not crashing, a document that reads must survive a round trip: writing is
 // canonical, so the written text reads back to an equal set and writes the same bytes.
 
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintsetjson.h"
 
 #include <cstdio>
 #include <cstdlib>

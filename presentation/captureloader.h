@@ -2,7 +2,7 @@
 #pragma once
 
 #include "models/loadedcapture.h"
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 #include "util/latestjob.h"
 
 #include <QObject>

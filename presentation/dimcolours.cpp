@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "dimcolours.h"
 
-#include "shapes/constraintset.h"
+#include "constraints/constraintset.h"
 
 #include <QSet>
 

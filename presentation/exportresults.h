@@ -7,7 +7,7 @@
 #include "export/programreadback.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
-#include "shapes/examplecalladvice.h"
+#include "export/examplecalladvice.h"
 
 #include <QObject>
 #include <QPointer>

@@ -4,7 +4,7 @@
 #include "constraintsetcommand.h"
 #include "dimcolours.h"
 #include "exportresults.h"
-#include "shapes/constraintvalidator.h"
+#include "constraints/constraintvalidator.h"
 
 #include <QUndoStack>
 

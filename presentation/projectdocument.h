@@ -5,10 +5,10 @@
 #include "capture/capture.h"
 #include "models/loadedcapture.h"
 #include "project/projectfile.h"
-#include "shapes/constraintset.h"
-#include "shapes/constraintviolation.h"
-#include "shapes/exporthints.h"
-#include "shapes/inferenceresult.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintviolation.h"
+#include "export/exporthints.h"
+#include "inference/inferenceresult.h"
 
 #include <QObject>
 #include <QString>

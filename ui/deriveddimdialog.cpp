@@ -2,7 +2,7 @@
 #include "deriveddimdialog.h"
 
 #include "projectdocument.h"
-#include "shapes/dimnaming.h"
+#include "inference/dimnaming.h"
 #include "wrappinglabel.h"
 
 #include <QComboBox>

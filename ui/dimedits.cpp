@@ -2,7 +2,7 @@
 #include "dimedits.h"
 
 #include "projectdocument.h"
-#include "shapes/dimnaming.h"
+#include "inference/dimnaming.h"
 
 #include <QCoreApplication>
 #include <QSet>

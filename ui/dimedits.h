@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "shapes/dimassignment.h"
+#include "constraints/dimassignment.h"
 
 #include <QString>
 

@@ -9,7 +9,7 @@
 #include "openmodeldialog.h"
 #include "projectdocument.h"
 #include "settingskeys.h"
-#include "shapes/suggestedfixapplier.h"
+#include "export/suggestedfixapplier.h"
 
 #include <QAction>
 #include <QDir>

@@ -2,8 +2,8 @@
 #include "exportoptionsdialog.h"
 
 #include "projectdocument.h"
-#include "shapes/examplecall.h"
-#include "shapes/exporthints.h"
+#include "spec/examplecall.h"
+#include "export/exporthints.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -3,7 +3,7 @@
 
 #include "export/exportresult.h"
 #include "export/fixpreview.h"
-#include "shapes/examplecalladvice.h"
+#include "export/examplecalladvice.h"
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 

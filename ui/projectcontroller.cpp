@@ -7,8 +7,8 @@
 #include "projectdocument.h"
 #include "recentfiles.h"
 #include "settingskeys.h"
-#include "shapes/constraintsetjson.h"
-#include "shapes/pythonspecemitter.h"
+#include "constraints/constraintsetjson.h"
+#include "spec/pythonspecemitter.h"
 
 #include <QClipboard>
 #include <QFileDialog>

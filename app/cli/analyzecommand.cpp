@@ -6,11 +6,11 @@
 
 #include "capture/capturereader.h"
 #include "pt2/torchrangetext.h"
-#include "shapes/constraintsetjson.h"
-#include "shapes/constraintvalidator.h"
-#include "shapes/jsonspecemitter.h"
-#include "shapes/pythonspecemitter.h"
-#include "shapes/captureanalysis.h"
+#include "constraints/constraintsetjson.h"
+#include "constraints/constraintvalidator.h"
+#include "spec/jsonspecemitter.h"
+#include "spec/pythonspecemitter.h"
+#include "inference/captureanalysis.h"
 #include "util/terminaltext.h"
 
 #include <QTextStream>

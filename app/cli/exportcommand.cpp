@@ -14,8 +14,8 @@
 #include "export/exportconstraints.h"
 #include "export/exportrun.h"
 #include "project/modelreference.h"
-#include "shapes/examplecall.h"
-#include "shapes/shapetable.h"
+#include "spec/examplecall.h"
+#include "inference/shapetable.h"
 #include "util/outputtarget.h"
 #include "util/terminaltext.h"
 

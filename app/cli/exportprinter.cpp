@@ -8,7 +8,7 @@
 #include "export/exportphases.h"
 #include "export/exportrun.h"
 #include "pt2/torchrangetext.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintsetjson.h"
 #include "util/atomicfile.h"
 #include "util/terminaltext.h"
 

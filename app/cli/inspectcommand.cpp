@@ -6,7 +6,7 @@
 
 #include "capture/callsummary.h"
 #include "capture/capturereader.h"
-#include "shapes/jsontext.h"
+#include "json/jsontext.h"
 #include "util/terminaltext.h"
 
 #include <QFile>

@@ -4,9 +4,9 @@
 #include "terminalsink.h"
 
 #include "pt2/pt2dimmapper.h"
-#include "pt2/pt2json.h"
+#include "json/pt2json.h"
 #include "pt2/pt2reader.h"
-#include "shapes/jsontext.h"
+#include "json/jsontext.h"
 #include "util/terminaltext.h"
 
 #include <QJsonDocument>

@@ -3,7 +3,7 @@
 
 #include "capture/headerbuffer.h"
 #include "capture/internpool.h"
-#include "capture/jsoncursor.h"
+#include "json/jsoncursor.h"
 #include "capture/manifestparser.h"
 #include "capture/mappedfile.h"
 #include "capture/safetensorsheader.h"

@@ -2,7 +2,7 @@
 #include "capture/manifestparser.h"
 
 #include "capture/internpool.h"
-#include "capture/jsoncursor.h"
+#include "json/jsoncursor.h"
 #include "capture/keypath.h"
 #include "capture/safetensorsheader.h"
 #include "util/terminaltext.h"

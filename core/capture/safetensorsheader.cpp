@@ -2,7 +2,7 @@
 #include "capture/safetensorsheader.h"
 
 #include "capture/internpool.h"
-#include "capture/jsoncursor.h"
+#include "json/jsoncursor.h"
 #include "util/terminaltext.h"
 
 #include <QVarLengthArray>

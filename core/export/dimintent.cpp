@@ -2,7 +2,7 @@
 #include "export/dimintent.h"
 
 #include "capture/capture.h"
-#include "shapes/constraintset.h"
+#include "constraints/constraintset.h"
 
 #include <QJsonArray>
 

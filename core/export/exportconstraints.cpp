@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportconstraints.h"
 
-#include "shapes/captureanalysis.h"
-#include "shapes/constraintsetjson.h"
-#include "shapes/jsontext.h"
+#include "inference/captureanalysis.h"
+#include "constraints/constraintsetjson.h"
+#include "json/jsontext.h"
 #include "util/regularfile.h"
 #include "util/terminaltext.h"
 

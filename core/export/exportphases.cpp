@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportphases.h"
 
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "capture/capture.h"
-#include "shapes/constraintset.h"
-#include "shapes/dimdecl.h"
+#include "constraints/constraintset.h"
+#include "constraints/dimdecl.h"
 
 #include <QString>
 #include <QVector>

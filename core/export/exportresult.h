@@ -71,7 +71,7 @@ struct ShapeExplanation {
 };
 
 // One violation line of a constraint_violation failure, as the worker parsed it. (Not
-// shapes/constraintviolation.h's ConstraintViolation, which is a capture-vs-constraints finding.)
+// constraints/constraintviolation.h's ConstraintViolation, which is a capture-vs-constraints finding.)
 struct WorkerViolation {
     QString text;
     QString kind;      // constant, range, equal, derived, dynamic_specialized, guard

@@ -7,7 +7,7 @@
 #include "export/phasedexport.h"
 #include "export/phasedexportoutcome.h"
 #include "export/programreadback.h"
-#include "shapes/constraintset.h"
+#include "constraints/constraintset.h"
 
 #include <QJsonObject>
 #include <QObject>

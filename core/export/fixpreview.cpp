@@ -2,9 +2,9 @@
 #include "export/fixpreview.h"
 
 #include "export/exportphases.h"
-#include "shapes/constraintset.h"
-#include "shapes/constraintvalidator.h"
-#include "shapes/suggestedfixapplier.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintvalidator.h"
+#include "export/suggestedfixapplier.h"
 
 #include <QFileInfo>
 #include <QSet>

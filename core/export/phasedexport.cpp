@@ -4,12 +4,12 @@
 #include "export/exportclient.h"
 #include "export/exportphases.h"
 #include "export/fixloop.h"
-#include "shapes/dimsplit.h"
-#include "shapes/examplecall.h"
-#include "shapes/jsonspecemitter.h"
-#include "shapes/captureanalysis.h"
-#include "shapes/shapetable.h"
-#include "shapes/suggestedfixapplier.h"
+#include "constraints/dimsplit.h"
+#include "spec/examplecall.h"
+#include "spec/jsonspecemitter.h"
+#include "inference/captureanalysis.h"
+#include "inference/shapetable.h"
+#include "export/suggestedfixapplier.h"
 
 #include <QJsonDocument>
 #include <QSet>

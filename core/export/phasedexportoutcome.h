@@ -2,7 +2,7 @@
 #pragma once
 
 #include "export/exportresult.h"
-#include "shapes/constraintset.h"
+#include "constraints/constraintset.h"
 
 #include <QMetaType>
 #include <QString>

@@ -2,8 +2,8 @@
 #include "project/projectfile.h"
 
 #include "project/modelreference.h"
-#include "shapes/constraintsetjson.h"
-#include "shapes/jsontext.h"
+#include "constraints/constraintsetjson.h"
+#include "json/jsontext.h"
 #include "util/atomicfile.h"
 #include "util/regularfile.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2/pt2interfacejson.h"
 
-#include "capture/jsoncursor.h"
+#include "json/jsoncursor.h"
 
 #include <algorithm>
 #include <cstring>

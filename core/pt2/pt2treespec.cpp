@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2/pt2treespec.h"
 
-#include "pt2/jsoninteger.h"
+#include "json/jsoninteger.h"
 #include "pt2/pt2interfacejson.h"
 
 #include <QJsonArray>

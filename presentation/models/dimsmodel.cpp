@@ -5,8 +5,8 @@
 #include "exportresults.h"
 #include "projectdocument.h"
 #include "rangetext.h"
-#include "shapes/constraintset.h"
-#include "shapes/inferencenotes.h"
+#include "constraints/constraintset.h"
+#include "inference/inferencenotes.h"
 
 #include <QBrush>
 #include <QGuiApplication>

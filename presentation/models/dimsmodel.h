@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "shapes/dimdecl.h"
+#include "constraints/dimdecl.h"
 
 #include <QAbstractTableModel>
 #include <QSet>

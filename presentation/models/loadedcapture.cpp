@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/loadedcapture.h"
 
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 
 #include "models/dtypetext.h"
 

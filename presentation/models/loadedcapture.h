@@ -3,8 +3,8 @@
 
 #include "models/alignedtree.h"
 #include "models/shapesummary.h"
-#include "shapes/captureanalysis.h"
-#include "shapes/inferenceresult.h"
+#include "inference/captureanalysis.h"
+#include "inference/inferenceresult.h"
 
 #include <QMetaType>
 #include <QSharedPointer>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Benchmark of core/shapes on a synthetic LLM-like capture built in memory:
+// Benchmark of core/inference and core/constraints on a synthetic LLM-like capture built in memory:
 // 64 layers x 2 cache tensors + 3 inputs per call, 256 calls (~33,500 tensor leaves).
 // Reports full inference and full validation beside a plain pass over the same
 // shapes, measured in the same run. Quick mode (default, for ctest) uses 8 layers x 16
 // calls; DIMSCOPE_BENCH_FULL=1 (or --full) runs the full size.
 #include "capture/capture.h"
-#include "shapes/constraintvalidator.h"
-#include "shapes/shapeinference.h"
+#include "constraints/constraintvalidator.h"
+#include "inference/shapeinference.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

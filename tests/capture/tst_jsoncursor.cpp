@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "capture/jsoncursor.h"
+#include "json/jsoncursor.h"
 
 #include "deterministictestmain.h"
 

@@ -11,7 +11,7 @@
 #include "capture/capturereader.h"
 #include "capture/tensorengine.h"
 #include "capture/tensorstats.h"
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -5,7 +5,7 @@
 #include "export/dimintent.h"
 #include "pt2/pt2dimmapper.h"
 #include "project/projectfile.h"
-#include "shapes/jsonspecemitter.h"
+#include "spec/jsonspecemitter.h"
 
 #include <QJsonDocument>
 #include "deterministictestmain.h"

@@ -6,7 +6,7 @@
 // own calls; a user's edits survive in every phase.
 #include "capturebuilder.h"
 #include "export/exportphases.h"
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 
 #include "deterministictestmain.h"
 

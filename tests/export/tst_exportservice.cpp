@@ -8,7 +8,7 @@
 #include "export/exportservice.h"
 #include "recordedcapture.h"
 #include "export/pythonruntime.h"
-#include "shapes/captureanalysis.h"
+#include "inference/captureanalysis.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

@@ -5,9 +5,9 @@
 
 #include "capturebuilder.h"
 #include "deterministictestmain.h"
-#include "shapes/constraintset.h"
-#include "shapes/constraintvalidator.h"
-#include "shapes/shapetable.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintvalidator.h"
+#include "inference/shapetable.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -11,7 +11,7 @@
 #include "export/exportphases.h"
 #include "export/phasedexport.h"
 #include "recordedcapture.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 
 #include <QFileInfo>
 #include <QProcess>

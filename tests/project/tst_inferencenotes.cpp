@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capture/capturereader.h"
 #include "project/projectfile.h"
-#include "shapes/inferencenotes.h"
-#include "shapes/shapeinference.h"
+#include "inference/inferencenotes.h"
+#include "inference/shapeinference.h"
 
 #include <QTemporaryDir>
 #include "deterministictestmain.h"

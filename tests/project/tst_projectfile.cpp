@@ -2,7 +2,7 @@
 #include "hostilefiles.h"
 
 #include "project/projectfile.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintsetjson.h"
 
 #include <QDir>
 #include <QFile>

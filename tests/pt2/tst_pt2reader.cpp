@@ -5,7 +5,7 @@
 #include "pt2fixtures.h"
 
 #include "pt2/pt2dimmapper.h"
-#include "pt2/pt2json.h"
+#include "json/pt2json.h"
 #include "pt2/pt2reader.h"
 
 #include <QJsonArray>

@@ -20,7 +20,7 @@
 #include "export/exportclient.h"
 #include "project/projectfile.h"
 #include "pt2/pt2reader.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintsetjson.h"
 
 #include <QFile>
 #include <QTemporaryDir>

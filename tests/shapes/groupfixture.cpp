@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "groupfixture.h"
 
-#include "shapes/dimgrouping.h"
-#include "shapes/dimgroupnames.h"
-#include "shapes/dynamicdims.h"
+#include "inference/dimgrouping.h"
+#include "inference/dimgroupnames.h"
+#include "inference/dynamicdims.h"
 
 #include <QStringList>
 

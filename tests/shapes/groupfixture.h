@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "shapes/dimgroup.h"
-#include "shapes/inferenceoptions.h"
-#include "shapes/shapetable.h"
+#include "inference/dimgroup.h"
+#include "inference/inferenceoptions.h"
+#include "inference/shapetable.h"
 
 #include <QString>
 

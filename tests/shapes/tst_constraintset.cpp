@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "shapes/constraintset.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintsetjson.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -3,8 +3,8 @@
 // (docs/spec-format.md): QJsonValue holds numbers as doubles unless the text was an
 // integer, so 9223372036854775807 (torch's bound) was refused and 9007199254740993
 // written back as ...992.
-#include "shapes/constraintset.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintsetjson.h"
 
 #include "deterministictestmain.h"
 

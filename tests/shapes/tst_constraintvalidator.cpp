@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
-#include "shapes/constraintvalidator.h"
-#include "shapes/shapeinference.h"
+#include "constraints/constraintvalidator.h"
+#include "inference/shapeinference.h"
 
 #include "deterministictestmain.h"
 

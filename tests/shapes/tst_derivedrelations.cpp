@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
 #include "groupfixture.h"
-#include "shapes/derivedrelations.h"
-#include "shapes/dimranges.h"
-#include "shapes/dimsums.h"
+#include "inference/derivedrelations.h"
+#include "inference/dimranges.h"
+#include "inference/dimsums.h"
 
 #include "deterministictestmain.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "shapes/dimsplit.h"
+#include "constraints/dimsplit.h"
 
 #include "deterministictestmain.h"
 

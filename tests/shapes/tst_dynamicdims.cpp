@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
 #include "groupfixture.h"
-#include "shapes/dynamicdims.h"
-#include "shapes/inferenceoptions.h"
-#include "shapes/shapetable.h"
-#include "shapes/singlecallleaves.h"
+#include "inference/dynamicdims.h"
+#include "inference/inferenceoptions.h"
+#include "inference/shapetable.h"
+#include "inference/singlecallleaves.h"
 
 #include "deterministictestmain.h"
 

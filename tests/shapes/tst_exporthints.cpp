@@ -3,10 +3,10 @@
 // constraints: two Dims equal in every call (merge candidates) and each call as the
 // example input, with the Dims torch would specialize there (size 0 or 1).
 #include "capturebuilder.h"
-#include "shapes/constraintset.h"
-#include "shapes/examplecalladvice.h"
-#include "shapes/exporthints.h"
-#include "shapes/shapetable.h"
+#include "constraints/constraintset.h"
+#include "export/examplecalladvice.h"
+#include "export/exporthints.h"
+#include "inference/shapetable.h"
 
 #include "deterministictestmain.h"
 

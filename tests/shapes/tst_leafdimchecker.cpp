@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
-#include "shapes/constraintset.h"
-#include "shapes/leafdimchecker.h"
-#include "shapes/resolveddims.h"
-#include "shapes/shapetable.h"
-#include "shapes/violationcollector.h"
+#include "constraints/constraintset.h"
+#include "constraints/leafdimchecker.h"
+#include "constraints/resolveddims.h"
+#include "inference/shapetable.h"
+#include "constraints/violationcollector.h"
 
 #include "deterministictestmain.h"
 

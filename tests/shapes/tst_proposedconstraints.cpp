@@ -2,11 +2,11 @@
 #include "capturebuilder.h"
 #include "constraintsummary.h"
 #include "groupfixture.h"
-#include "shapes/derivedrelations.h"
-#include "shapes/dimobservations.h"
-#include "shapes/dimranges.h"
-#include "shapes/proposedconstraints.h"
-#include "shapes/specializationwarnings.h"
+#include "inference/derivedrelations.h"
+#include "inference/dimobservations.h"
+#include "inference/dimranges.h"
+#include "inference/proposedconstraints.h"
+#include "inference/specializationwarnings.h"
 
 #include "deterministictestmain.h"
 

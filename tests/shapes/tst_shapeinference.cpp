@@ -2,8 +2,8 @@
 #include "capturebuilder.h"
 #include "constraintsummary.h"
 #include "groupfixture.h"
-#include "shapes/dimnaming.h"
-#include "shapes/shapeinference.h"
+#include "inference/dimnaming.h"
+#include "inference/shapeinference.h"
 
 #include "deterministictestmain.h"
 

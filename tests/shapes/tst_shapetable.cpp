@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
-#include "shapes/shapetable.h"
+#include "inference/shapetable.h"
 
 #include "deterministictestmain.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capturebuilder.h"
-#include "shapes/jsonspecemitter.h"
-#include "shapes/pythonspecemitter.h"
-#include "shapes/shapeinference.h"
+#include "spec/jsonspecemitter.h"
+#include "spec/pythonspecemitter.h"
+#include "inference/shapeinference.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "shapes/suggestedfixapplier.h"
+#include "export/suggestedfixapplier.h"
 
 #include <QFile>
 #include <QMap>

@@ -17,8 +17,8 @@
 #include "projectcontroller.h"
 #include "projectdocument.h"
 #include "recentfiles.h"
-#include "shapes/constraintsetjson.h"
-#include "shapes/shapeinference.h"
+#include "constraints/constraintsetjson.h"
+#include "inference/shapeinference.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

@@ -5,7 +5,7 @@
 #include "models/dimsmodel.h"
 #include "project/projectfile.h"
 #include "projectdocument.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

@@ -14,7 +14,7 @@
 #include "models/inputsmodel.h"
 #include "inputsview.h"
 #include "projectdocument.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 #include "sourceexcerpt.h"
 
 #include "export/phasedexportoutcome.h"

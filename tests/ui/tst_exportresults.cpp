@@ -12,7 +12,7 @@
 
 #include "export/exportservice.h"
 #include "export/pythonruntime.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 
 #include <QGuiApplication>
 #include <QSignalSpy>

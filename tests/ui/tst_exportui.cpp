@@ -27,7 +27,7 @@
 #include "project/projectfile.h"
 #include "projectdocument.h"
 #include "pt2programview.h"
-#include "shapes/exporthints.h"
+#include "export/exporthints.h"
 
 #include <memory>
 

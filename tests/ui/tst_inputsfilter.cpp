@@ -7,7 +7,7 @@
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
 #include "projectdocument.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>

@@ -25,8 +25,8 @@
 
 #include "capture/capturereader.h"
 #include "models/loadedcapture.h"
-#include "shapes/constraintset.h"
-#include "shapes/constraintvalidator.h"
+#include "constraints/constraintset.h"
+#include "constraints/constraintvalidator.h"
 #include "pt2/pt2reader.h"
 
 #include <QAbstractItemModelTester>

@@ -13,7 +13,7 @@
 #include "project/projectfile.h"
 #include "projectdocument.h"
 #include "settingskeys.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 #include "themeapplier.h"
 
 #include <qcustomplot.h>

@@ -16,7 +16,7 @@
 #include "verificationanswer.h"
 #include "export/exportresult.h"
 #include "export/phasedexportoutcome.h"
-#include "shapes/shapeinference.h"
+#include "inference/shapeinference.h"
 
 #include <QAction>
 #include <QApplication>

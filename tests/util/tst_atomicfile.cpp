@@ -7,7 +7,7 @@
 #include "smalldisk.h"
 
 #include "project/projectfile.h"
-#include "shapes/constraintsetjson.h"
+#include "constraints/constraintsetjson.h"
 #include "util/atomicfile.h"
 #include "util/outputtarget.h"
 

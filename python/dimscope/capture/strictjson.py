@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""JSON read by the rules of dimscope's C++ reader (core/capture/jsoncursor.h), so that
+"""JSON read by the rules of dimscope's C++ reader (core/json/jsoncursor.h), so that
 both readers accept the same captures (docs/capture-format.md, "Numbers and JSON"):
 
 - integers (no fraction, no exponent) lie in -2**63 .. 2**63-1;

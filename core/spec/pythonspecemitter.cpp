@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "spec/pythonspecemitter.h"
+
+#include "capture/capture.h"
+#include "constraints/constraintset.h"
+#include "json/jsontext.h"
+#include "spec/specnodewriter.h"
+#include "spec/spectree.h"
+#include "util/terminaltext.h"
+
+namespace dimscope {
+
+namespace {
+
+// Dim names that would shadow what the snippet itself uses get a prefix.
+QString variable(const QString &dim)
+{
+    if (dim == QLatin1String("torch") || dim == QLatin1String("Dim") || dim == QLatin1String("dynamic_shapes"))
+        return QStringLiteral("dim_") + dim;
+    return dim;
+}
+
+QString entry(const DimAssignment &a)
+{
+    switch (a.kind) {
+    case DimAssignment::Kind::Auto: return QStringLiteral("Dim.AUTO");
+    case DimAssignment::Kind::Dynamic: return QStringLiteral("Dim.DYNAMIC");
+    case DimAssignment::Kind::Named: return variable(a.dim);
+    case DimAssignment::Kind::Static: return QStringLiteral("Dim.STATIC");
+    }
+    return {};
+}
+
+QString tensorText(const SpecNode &n)
+{
+    QStringList parts;
+    for (const auto &d : n.dims)
+        parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
+    return QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
+}
+
+QLatin1String openText(SpecNode::Kind kind)
+{
+    return kind == SpecNode::Kind::Dict ? QLatin1String("{") : kind == SpecNode::Kind::List ? QLatin1String("[") : QLatin1String("(");
+}
+
+QLatin1String closeText(SpecNode::Kind kind)
+{
+    return kind == SpecNode::Kind::Dict ? QLatin1String("}") : kind == SpecNode::Kind::List ? QLatin1String("]") : QLatin1String(")");
+}
+
+// A trailing comma after every child also makes a 1-tuple a tuple.
+const SpecSyntax kPythonSyntax{QLatin1String("None"), 4, true, &tensorText, &openText, &closeText};
+
+QString declaration(const DimDecl &d)
+{
+    if (d.isDerived()) {
+        QString expr = d.a == 1 ? variable(d.root) : QStringLiteral("%1 * %2").arg(d.a).arg(variable(d.root));
+        if (d.b > 0)
+            expr += QStringLiteral(" + %1").arg(d.b);
+        else if (d.b < 0)
+            expr += QStringLiteral(" - %1").arg(-d.b);
+        return QStringLiteral("%1 = %2\n").arg(variable(d.name), expr);
+    }
+    QString args = jsontext::quote(d.name);
+    if (d.min)
+        args += QStringLiteral(", min=%1").arg(*d.min);
+    if (d.max)
+        args += QStringLiteral(", max=%1").arg(*d.max);
+    return QStringLiteral("%1 = Dim(%2)\n").arg(variable(d.name), args);
+}
+
+} // namespace
+
+QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
+{
+    const int call = capture.calls.isEmpty() ? 0 : SpecTree::resolveCall(capture, set, exampleCall);
+    const SpecNode tree = SpecTree::build(capture, set, call);
+    const QStringList used = SpecTree::usedDims(tree, set);
+
+    // The class name comes from the capture: escaped, a line feed in it cannot end the
+    // comment and start a line of code in the generated file.
+    QString out = QStringLiteral("# dynamic_shapes written by dimscope%1, example call %2\n")
+                      .arg(capture.modelClass.isEmpty() ? QString() : QStringLiteral(" for ") + TerminalText::field(capture.modelClass))
+                      .arg(call);
+    out += QLatin1String("import torch\nfrom torch.export import Dim\n\n");
+    QString roots, derived;
+    for (const QString &name : used) {
+        const DimDecl *d = set.dim(name);
+        (d->isDerived() ? derived : roots) += declaration(*d);
+    }
+    if (!used.isEmpty())
+        out += roots + derived + QLatin1Char('\n');
+    out += QLatin1String("dynamic_shapes = ");
+    writeSpecNode(tree, kPythonSyntax, 0, &out);
+    out += QLatin1Char('\n');
+    return out;
+}
+
+} // namespace dimscope
