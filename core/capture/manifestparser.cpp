@@ -42,22 +42,6 @@ QString shapeText(const QVector<qint64> &shape)
     return QLatin1Char('[') + parts.join(QLatin1String(", ")) + QLatin1Char(']');
 }
 
-// False for anything but a list of non-negative integers (the cursor may have failed).
-bool readShape(JsonCursor &c, QVarLengthArray<qint64, 8> &shape)
-{
-    if (c.peekType() != JsonCursor::Type::Array)
-        return false;
-    c.beginArray();
-    bool first = true;
-    while (c.nextElement(first)) {
-        qint64 d;
-        if (c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0)
-            return false;
-        shape.append(d);
-    }
-    return c.ok();
-}
-
 // The first key that appears twice. Nodes have a handful of keys: comparing pairs
 // costs less than a hash; only large nodes pay for a sorted copy.
 std::optional<QString> repeatedKey(const QStringList &keys)
@@ -221,30 +205,24 @@ bool ManifestParser::typeError(JsonCursor &c, const QString &what, const char *e
 template <typename OnMember>
 bool ManifestParser::readMembers(JsonCursor &c, OnMember &&onMember)
 {
-    c.beginObject();
-    bool first = true;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
-        if (!onMember(key))
-            return false;
-        if (!c.ok())
-            return jsonFailed(c);
-    }
-    return c.ok() || jsonFailed(c);
+    bool reported = false; // onMember failed and said why
+    const bool read = c.forEachMember([&](std::string_view key) {
+        reported = !onMember(key);
+        return !reported && c.ok();
+    });
+    return read || (!reported && jsonFailed(c));
 }
 
 // The loop over a list's elements; `onElement()` reads one (or fails).
 template <typename OnElement>
 bool ManifestParser::readElements(JsonCursor &c, OnElement &&onElement)
 {
-    c.beginArray();
-    bool first = true;
-    while (c.nextElement(first)) {
-        if (!onElement())
-            return false;
-    }
-    return c.ok() || jsonFailed(c);
+    bool reported = false; // onElement failed and said why
+    const bool read = c.forEachElement([&] {
+        reported = !onElement();
+        return !reported;
+    });
+    return read || (!reported && jsonFailed(c));
 }
 
 bool ManifestParser::readStringList(JsonCursor &c, QStringList &out, const QString &what)
@@ -675,7 +653,7 @@ bool ManifestParser::readNodeMember(JsonCursor &c, NodeMember member, CallTree &
     case NodeMember::Dtype:
         return readNodeBytes(c, loc, "dtype", f.dtypeName, f.hasDtype);
     case NodeMember::Shape:
-        if (!readShape(c, f.shape))
+        if (!c.readNonNegativeInts(f.shape))
             return fail(QStringLiteral("%1: 'shape' must be a list of non-negative integers").arg(where()));
         f.hasShape = true;
         return true;

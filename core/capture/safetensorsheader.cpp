@@ -120,27 +120,10 @@ bool readDtype(JsonCursor &c, const TensorWhere &where, DType *out, QString *err
 // (growing a QVector from empty for every tensor cost a tenth of the open time).
 using Ints = QVarLengthArray<qint64, 8>;
 
-// A JSON array of at most `maxCount` non-negative integers; false at the first
-// element that is not one (or one too many), or when the value is not an array.
-bool readNonNegativeInts(JsonCursor &c, int maxCount, Ints *out)
-{
-    if (c.peekType() != JsonCursor::Type::Array)
-        return false;
-    c.beginArray();
-    bool first = true;
-    while (c.nextElement(first)) {
-        qint64 d;
-        if (out->size() >= maxCount || c.peekType() != JsonCursor::Type::Number || !c.readInt64(d) || d < 0)
-            return false;
-        out->append(d);
-    }
-    return true;
-}
-
 bool readShape(JsonCursor &c, const TensorWhere &where, InternPool &pool, QVector<qint64> *out, QString *error)
 {
     Ints shape;
-    if (!readNonNegativeInts(c, std::numeric_limits<int>::max(), &shape) || !c.ok()) {
+    if (!c.readNonNegativeInts(shape, std::numeric_limits<int>::max()) || !c.ok()) {
         *error = QStringLiteral("%1: shape must be a list of non-negative integers").arg(QString(where));
         return false;
     }
@@ -151,7 +134,7 @@ bool readShape(JsonCursor &c, const TensorWhere &where, InternPool &pool, QVecto
 bool readOffsets(JsonCursor &c, const TensorWhere &where, SafetensorsHeader::Tensor *t, QString *error)
 {
     Ints v;
-    if (!readNonNegativeInts(c, 2, &v) || !c.ok() || v.size() != 2 || v[0] > v[1]) {
+    if (!c.readNonNegativeInts(v, 2) || !c.ok() || v.size() != 2 || v[0] > v[1]) {
         *error = QStringLiteral("%1: data_offsets must be [begin, end] with 0 <= begin <= end").arg(QString(where));
         return false;
     }
@@ -259,32 +242,27 @@ bool SafetensorsHeader::parseMetadata(JsonCursor &c, QString *error)
         *error = QStringLiteral("__metadata__ must be an object of strings");
         return false;
     }
-    c.beginObject();
-    bool first = true;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
+    bool notString = false;
+    const bool read = c.forEachMember([&](std::string_view key) {
         if (c.peekType() != JsonCursor::Type::String) {
             if (c.peekType() == JsonCursor::Type::Invalid) {
                 c.skipValue(); // fails, with the position and what was found
-                break;
+                return false;
             }
             *error = QStringLiteral("__metadata__[%1] is not a string").arg(quoted(key));
+            notString = true;
             return false;
         }
         if (key == "dimscope.manifest") {
             // The manifest is by far the largest string: decode it where it lies.
-            if (!c.readStringInPlace(m_manifest))
-                break;
-            m_hasManifest = true;
-        } else {
-            std::string storage;
-            std::string_view value;
-            if (!c.readString(value, storage))
-                break;
+            m_hasManifest = c.readStringInPlace(m_manifest);
+            return m_hasManifest;
         }
-    }
-    return c.ok() || jsonError(c, error);
+        std::string storage;
+        std::string_view value;
+        return c.readString(value, storage);
+    });
+    return read || (!notString && (c.ok() || jsonError(c, error)));
 }
 
 bool SafetensorsHeader::indexNames(QString *error)

@@ -4,6 +4,7 @@
 #include <QJsonValue>
 #include <QString>
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -51,6 +52,53 @@ public:
     bool nextMember(bool &first, std::string_view &key, std::string &keyStorage);
     bool beginArray();
     bool nextElement(bool &first);   // true when another element follows; false at ']'
+
+    // The loops over an object's members and a list's elements, as every reader writes
+    // them: `onMember(key)` (the key may point into storage that lives until the next
+    // member) and `onElement()` read the value and return false to stop. True when the
+    // object or list was read to its end; false when the callback stopped or the JSON
+    // failed (ok() tells which, for the caller that reports them differently).
+    template <typename OnMember>
+    bool forEachMember(OnMember &&onMember, bool checkNames = true)
+    {
+        beginObject(checkNames);
+        bool first = true;
+        std::string_view key;
+        std::string keyStorage;
+        while (nextMember(first, key, keyStorage)) {
+            if (!onMember(key))
+                return false;
+        }
+        return ok();
+    }
+    template <typename OnElement>
+    bool forEachElement(OnElement &&onElement)
+    {
+        beginArray();
+        bool first = true;
+        while (nextElement(first)) {
+            if (!onElement())
+                return false;
+        }
+        return ok();
+    }
+    // A list of at most `maxCount` non-negative integers (a shape, a byte range),
+    // appended to `out`. False for anything else: not a list (nothing is read), an
+    // element that is not such an integer, one too many, or broken JSON (then ok() is
+    // false); the caller names the place.
+    template <typename Ints>
+    bool readNonNegativeInts(Ints &out, qsizetype maxCount = std::numeric_limits<qsizetype>::max())
+    {
+        if (peekType() != Type::Array)
+            return false;
+        return forEachElement([&] {
+            qint64 d;
+            if (out.size() >= maxCount || peekType() != Type::Number || !readInt64(d) || d < 0)
+                return false;
+            out.append(d);
+            return true;
+        });
+    }
 
     // A string's decoded UTF-8 bytes: a view into the input when it has no escapes,
     // otherwise into `storage`.

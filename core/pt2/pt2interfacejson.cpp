@@ -68,17 +68,10 @@ bool locateValue(JsonCursor &c, Kept &kept);
 
 bool locateMembers(JsonCursor &c, const std::vector<Rule> &rules, std::vector<Kept> &members)
 {
-    c.beginObject();
-    bool first = true;
-    std::string_view key;
-    std::string keyStorage;
-    while (c.nextMember(first, key, keyStorage)) {
+    return c.forEachMember([&](std::string_view key) {
         const auto rule = std::find_if(rules.begin(), rules.end(), [&](const Rule &r) { return key == r.key; });
-        if (rule == rules.end()) {
-            if (!c.skipValue())
-                return false;
-            continue;
-        }
+        if (rule == rules.end())
+            return c.skipValue();
         Kept member;
         member.rule = &*rule;
         if (!locateValue(c, member))
@@ -87,8 +80,8 @@ bool locateMembers(JsonCursor &c, const std::vector<Rule> &rules, std::vector<Ke
         members.erase(std::remove_if(members.begin(), members.end(), [&](const Kept &k) { return k.rule == member.rule; }),
                       members.end());
         members.push_back(std::move(member));
-    }
-    return c.ok();
+        return true;
+    });
 }
 
 bool locateValue(JsonCursor &c, Kept &kept)
@@ -122,33 +115,20 @@ using Names = std::unordered_set<std::string>;
 bool collectNames(JsonCursor &c, Names &names)
 {
     switch (c.peekType()) {
-    case JsonCursor::Type::Object: {
-        c.beginObject();
-        bool first = true;
-        std::string_view key;
-        std::string keyStorage;
-        while (c.nextMember(first, key, keyStorage)) {
+    case JsonCursor::Type::Object:
+        return c.forEachMember([&](std::string_view key) {
             if ((key == "name" || key == "as_name") && c.peekType() == JsonCursor::Type::String) {
                 std::string_view name;
                 std::string storage;
                 if (!c.readString(name, storage))
                     return false;
                 names.emplace(name);
-            } else if (!collectNames(c, names)) {
-                return false;
+                return true;
             }
-        }
-        return c.ok();
-    }
-    case JsonCursor::Type::Array: {
-        c.beginArray();
-        bool first = true;
-        while (c.nextElement(first)) {
-            if (!collectNames(c, names))
-                return false;
-        }
-        return c.ok();
-    }
+            return collectNames(c, names);
+        });
+    case JsonCursor::Type::Array:
+        return c.forEachElement([&] { return collectNames(c, names); });
     default:
         return c.skipValue();
     }

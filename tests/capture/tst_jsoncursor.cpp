@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QVarLengthArray>
 
 #include <limits>
 
@@ -28,6 +29,9 @@ private slots:
     void exactValues_data();
     void exactValues();
     void lenientValues();
+    void memberAndElementLoops();
+    void nonNegativeInts_data();
+    void nonNegativeInts();
 };
 
 void TestJsonCursor::escapes_data()
@@ -249,6 +253,71 @@ void TestJsonCursor::lenientValues()
     JsonCursor d(deep.constData(), deep.constData() + deep.size());
     QVERIFY(!d.skipValue());
     QCOMPARE(d.error(), QStringLiteral("at byte 257: JSON nested more than 256 levels deep"));
+}
+
+// The loops the three readers share: every member and element in order, a stop by the
+// callback told from broken JSON by ok().
+void TestJsonCursor::memberAndElementLoops()
+{
+    const QByteArray json = "{\"a\": [1, 2], \"b\\u0021\": true}";
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    QStringList seen;
+    QVERIFY(c.forEachMember([&](std::string_view key) {
+        seen << QString::fromUtf8(key.data(), qsizetype(key.size()));
+        if (key != "a")
+            return c.skipValue();
+        return c.forEachElement([&] {
+            qint64 v = 0;
+            if (!c.readInt64(v))
+                return false;
+            seen << QString::number(v);
+            return true;
+        });
+    }));
+    QVERIFY(c.atEnd());
+    QCOMPARE(seen, QStringList({QStringLiteral("a"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("b!")}));
+
+    JsonCursor stopped(json.constData(), json.constData() + json.size());
+    QVERIFY(!stopped.forEachMember([](std::string_view) { return false; }));
+    QVERIFY(stopped.ok()); // the callback stopped, the JSON is fine
+
+    const QByteArray broken = "[1, 2,]";
+    JsonCursor b(broken.constData(), broken.constData() + broken.size());
+    int elements = 0;
+    QVERIFY(!b.forEachElement([&] { ++elements; return b.skipValue(); }));
+    QCOMPARE(elements, 2);
+    QVERIFY(!b.ok());
+}
+
+// A shape or a byte range: a list of at most maxCount non-negative integers.
+void TestJsonCursor::nonNegativeInts_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<int>("maxCount");
+    QTest::addColumn<bool>("read");
+    QTest::addColumn<QList<qint64>>("ints");
+    QTest::addColumn<bool>("jsonOk");
+    QTest::newRow("a shape") << QByteArray("[2, 0, 7]") << 8 << true << QList<qint64>{2, 0, 7} << true;
+    QTest::newRow("empty") << QByteArray("[]") << 8 << true << QList<qint64>{} << true;
+    QTest::newRow("not a list") << QByteArray("{}") << 8 << false << QList<qint64>{} << true;
+    QTest::newRow("negative") << QByteArray("[1, -1]") << 8 << false << QList<qint64>{1} << true;
+    QTest::newRow("a string") << QByteArray("[\"1\"]") << 8 << false << QList<qint64>{} << true;
+    QTest::newRow("one too many") << QByteArray("[1, 2, 3]") << 2 << false << QList<qint64>{1, 2} << true;
+    QTest::newRow("broken") << QByteArray("[1 2]") << 8 << false << QList<qint64>{1} << false;
+}
+
+void TestJsonCursor::nonNegativeInts()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(int, maxCount);
+    QFETCH(bool, read);
+    QFETCH(QList<qint64>, ints);
+    QFETCH(bool, jsonOk);
+    JsonCursor c(json.constData(), json.constData() + json.size());
+    QVarLengthArray<qint64, 8> out;
+    QCOMPARE(c.readNonNegativeInts(out, maxCount), read);
+    QCOMPARE(QList<qint64>(out.cbegin(), out.cend()), ints);
+    QCOMPARE(c.ok(), jsonOk);
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestJsonCursor)
