@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "deriveddimdialog.h"
 
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "inference/dimnaming.h"
 #include "wrappinglabel.h"
 

@@ -2,9 +2,9 @@
 #include "dimcontextmenu.h"
 
 #include "deriveddimdialog.h"
-#include "dimcolours.h"
+#include "models/dimcolours.h"
 #include "dimedits.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include <QActionGroup>
 #include <QCoreApplication>

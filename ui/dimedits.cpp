@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "dimedits.h"
 
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "inference/dimnaming.h"
 
 #include <QCoreApplication>

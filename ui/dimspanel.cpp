@@ -5,7 +5,7 @@
 
 #include "dimeditdelegate.h"
 #include "models/dimsmodel.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "wrappinglabel.h"
 
 #include <QAction>

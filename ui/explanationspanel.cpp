@@ -2,7 +2,7 @@
 #include "explanationspanel.h"
 
 #include "models/explanationsmodel.h"
-#include "sourceexcerpt.h"
+#include "text/sourceexcerpt.h"
 
 #include <QCheckBox>
 #include <QDesktopServices>

@@ -3,12 +3,12 @@
 
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "modelconsent.h"
 #include "project/modelreference.h"
 #include "openmodeldialog.h"
-#include "projectdocument.h"
-#include "settingskeys.h"
+#include "document/projectdocument.h"
+#include "settings/settingskeys.h"
 #include "export/suggestedfixapplier.h"
 
 #include <QAction>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportoptionsdialog.h"
 
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "spec/examplecall.h"
 #include "export/exporthints.h"
 

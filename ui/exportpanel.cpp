@@ -2,7 +2,7 @@
 #include "exportpanel.h"
 
 #include "export/exportservice.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>

@@ -2,8 +2,8 @@
 #include "exportresultview.h"
 
 #include "export/exportphases.h"
-#include "exportresults.h"
-#include "failureadvice.h"
+#include "document/exportresults.h"
+#include "text/failureadvice.h"
 #include "models/programsmodel.h"
 #include "models/verificationmodel.h"
 #include "pt2programview.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputsview.h"
 
-#include "inputsdecorator.h"
-#include "projectdocument.h"
+#include "models/inputsdecorator.h"
+#include "document/projectdocument.h"
 
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"

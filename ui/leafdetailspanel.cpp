@@ -6,7 +6,7 @@
 #include "tableactions.h"
 
 #include "models/dtypetext.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include <QHeaderView>
 #include <QLabel>

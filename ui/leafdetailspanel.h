@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "leafstatistics.h"
+#include "document/leafstatistics.h"
 #include "models/loadedcapture.h"
 
 #include <QWidget>

@@ -10,10 +10,10 @@
 #include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "exportresultview.h"
 #include "messagebanner.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include <QAction>
 #include <QDockWidget>

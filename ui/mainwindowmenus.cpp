@@ -7,9 +7,9 @@
 #include "exportcontroller.h"
 #include "inputsview.h"
 #include "projectcontroller.h"
-#include "projectdocument.h"
-#include "recentfiles.h"
-#include "settingskeys.h"
+#include "document/projectdocument.h"
+#include "settings/recentfiles.h"
+#include "settings/settingskeys.h"
 
 #include <QAction>
 #include <QApplication>

@@ -9,13 +9,13 @@
 #include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "exportresultview.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
 #include "plotpanel.h"
 #include "projectcontroller.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "welcomepage.h"
 
 #include <QAbstractItemView>

@@ -2,7 +2,7 @@
 #include "modelconsent.h"
 
 #include "project/modelreference.h"
-#include "settingskeys.h"
+#include "settings/settingskeys.h"
 #include "util/regularfile.h"
 #include "util/terminaltext.h"
 

@@ -2,7 +2,7 @@
 #include "openmodeldialog.h"
 
 #include "project/modelreference.h"
-#include "settingskeys.h"
+#include "settings/settingskeys.h"
 
 #include <QDialogButtonBox>
 #include <QDir>

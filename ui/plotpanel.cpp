@@ -5,10 +5,10 @@
 #include "plotpanel.h"
 
 #include "plotexporter.h"
-#include "plotrange.h"
-#include "plottext.h"
-#include "projectdocument.h"
-#include "settingskeys.h"
+#include "plot/plotrange.h"
+#include "plot/plottext.h"
+#include "document/projectdocument.h"
+#include "settings/settingskeys.h"
 
 #include <qcustomplot.h>
 

@@ -2,7 +2,7 @@
 #include "preferencesdialog.h"
 
 #include "modelconsent.h"
-#include "settingskeys.h"
+#include "settings/settingskeys.h"
 #include "themeapplier.h"
 
 #include <QComboBox>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "themesetting.h"
+#include "settings/themesetting.h"
 
 #include <QDialog>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "projectcontroller.h"
 
-#include "documentopener.h"
+#include "document/documentopener.h"
 #include "exportoptionsdialog.h"
 #include "messagebanner.h"
-#include "projectdocument.h"
-#include "recentfiles.h"
-#include "settingskeys.h"
+#include "document/projectdocument.h"
+#include "settings/recentfiles.h"
+#include "settings/settingskeys.h"
 #include "constraints/constraintsetjson.h"
 #include "spec/pythonspecemitter.h"
 

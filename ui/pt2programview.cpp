@@ -2,7 +2,7 @@
 #include "pt2programview.h"
 
 #include "models/pt2inputsmodel.h"
-#include "rangetext.h"
+#include "text/rangetext.h"
 
 #include <QFileInfo>
 #include <QHeaderView>

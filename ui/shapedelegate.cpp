@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shapedelegate.h"
 
-#include "dimcolours.h"
+#include "models/dimcolours.h"
 #include "models/inputsmodel.h"
 
 #include <QApplication>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tableactions.h"
 
-#include "tablecsv.h"
+#include "text/tablecsv.h"
 
 #include <QAction>
 #include <QApplication>

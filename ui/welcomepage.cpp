@@ -2,7 +2,7 @@
 #include "welcomepage.h"
 
 #include "appfiles.h"
-#include "recentfiles.h"
+#include "settings/recentfiles.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/dimsmodel.h"
 
-#include "dimcolours.h"
-#include "exportresults.h"
-#include "projectdocument.h"
-#include "rangetext.h"
+#include "models/dimcolours.h"
+#include "document/exportresults.h"
+#include "document/projectdocument.h"
+#include "text/rangetext.h"
 #include "constraints/constraintset.h"
 #include "inference/inferencenotes.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "pt2inputsmodel.h"
+#include "models/pt2inputsmodel.h"
 
 #include "util/terminaltext.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "verificationmodel.h"
+#include "models/verificationmodel.h"
 
 #include <QColor>
 #include <QStringList>

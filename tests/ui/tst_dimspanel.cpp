@@ -4,7 +4,7 @@
 #include "dimspanel.h"
 #include "models/dimsmodel.h"
 #include "project/projectfile.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "inference/shapeinference.h"
 
 #include <QAbstractItemModelTester>

@@ -7,15 +7,15 @@
 #include "deterministictestmain.h"
 #include "dimspanel.h"
 #include "explanationspanel.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "mainwindow.h"
 #include "models/dimsmodel.h"
 #include "models/explanationsmodel.h"
 #include "models/inputsmodel.h"
 #include "inputsview.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "inference/shapeinference.h"
-#include "sourceexcerpt.h"
+#include "text/sourceexcerpt.h"
 
 #include "export/phasedexportoutcome.h"
 

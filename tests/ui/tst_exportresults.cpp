@@ -7,8 +7,8 @@
 // finished() is emitted as the service emits it).
 #include "capturebuilder.h"
 #include "deterministictestmain.h"
-#include "exportresults.h"
-#include "projectdocument.h"
+#include "document/exportresults.h"
+#include "document/projectdocument.h"
 
 #include "export/exportservice.h"
 #include "export/pythonruntime.h"

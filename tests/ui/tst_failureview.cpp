@@ -4,9 +4,9 @@
 // and Dim names, each leaf dim once, the violation's text taking the free width; no
 // "Suggested fixes" box without fixes, and a model that does not import says what to do.
 #include "deterministictestmain.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "exportresultview.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include "export/exportresult.h"
 #include "export/phasedexportoutcome.h"

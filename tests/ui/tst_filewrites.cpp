@@ -14,8 +14,8 @@
 #include "models/inputsmodel.h"
 #include "plotpanel.h"
 #include "projectcontroller.h"
-#include "projectdocument.h"
-#include "tablecsv.h"
+#include "document/projectdocument.h"
+#include "text/tablecsv.h"
 
 #include <QAction>
 #include <QDir>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capture/capturereader.h"
-#include "dimcolours.h"
+#include "models/dimcolours.h"
 #include "dimedits.h"
-#include "inputsdecorator.h"
+#include "models/inputsdecorator.h"
 #include "inputsview.h"
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "inference/shapeinference.h"
 
 #include <QAbstractItemModelTester>

@@ -9,19 +9,19 @@
 // same open + inference takes when run synchronously, which is what the gap would be
 // if the load ran on the GUI thread.
 #include "benchcapture.h"
-#include "captureloader.h"
+#include "document/captureloader.h"
 #include "exportcontroller.h"
 #include "dimspanel.h"
 #include "inputsview.h"
 #include "leafdetailspanel.h"
-#include "exportresults.h"
-#include "documentopener.h"
+#include "document/exportresults.h"
+#include "document/documentopener.h"
 #include "mainwindow.h"
 #include "projectcontroller.h"
 #include "models/dimsmodel.h"
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include "capture/capturereader.h"
 #include "models/loadedcapture.h"

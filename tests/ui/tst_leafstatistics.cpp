@@ -2,7 +2,7 @@
 // LeafStatistics, without a widget: the statistics of the requested leaf in every call,
 // computed off the GUI thread for the last of a burst of requests only; a newer request
 // or clear() drops the job in flight.
-#include "leafstatistics.h"
+#include "document/leafstatistics.h"
 
 #include "capture/capturereader.h"
 #include "deterministictestmain.h"

@@ -9,8 +9,8 @@
 #include "models/inputsfilterproxy.h"
 #include "models/inputsmodel.h"
 #include "plotpanel.h"
-#include "projectdocument.h"
-#include "recentfiles.h"
+#include "document/projectdocument.h"
+#include "settings/recentfiles.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

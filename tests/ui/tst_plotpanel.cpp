@@ -6,13 +6,13 @@
 #undef QT_NO_FOREACH
 #include "filedialoganswer.h"
 #include "capture/capturereader.h"
-#include "dimcolours.h"
+#include "models/dimcolours.h"
 #include "models/dimsmodel.h"
 #include "plotpanel.h"
 #include "preferencesdialog.h"
 #include "project/projectfile.h"
-#include "projectdocument.h"
-#include "settingskeys.h"
+#include "document/projectdocument.h"
+#include "settings/settingskeys.h"
 #include "inference/shapeinference.h"
 #include "themeapplier.h"
 

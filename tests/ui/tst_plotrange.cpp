@@ -2,10 +2,10 @@
 // The widget-free logic of the plot and the theme setting: the view a plot of one
 // dimension's values per call gets (PlotRange), the words around it (PlotText), and
 // how the theme choice is read (ThemeSetting).
-#include "plotrange.h"
-#include "plottext.h"
-#include "settingskeys.h"
-#include "themesetting.h"
+#include "plot/plotrange.h"
+#include "plot/plottext.h"
+#include "settings/settingskeys.h"
+#include "settings/themesetting.h"
 
 #include <QSettings>
 #include "deterministictestmain.h"

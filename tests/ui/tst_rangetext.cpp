@@ -2,7 +2,7 @@
 // How ranges read in the window (RangeText): ∞ for an unbounded end, where torch and a
 // .pt2 write "oo" (Pt2Range::toString keeps that spelling for the CLI).
 #include "pt2/pt2program.h"
-#include "rangetext.h"
+#include "text/rangetext.h"
 
 #include "deterministictestmain.h"
 

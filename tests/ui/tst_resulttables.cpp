@@ -5,10 +5,10 @@
 // equal in every call, each call as the example with its 0/1 Dims).
 #include "deterministictestmain.h"
 #include "exportoptionsdialog.h"
-#include "exportresults.h"
+#include "document/exportresults.h"
 #include "exportresultview.h"
 #include "filedialoganswer.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 #include "tableactions.h"
 #include "tablefilter.h"
 

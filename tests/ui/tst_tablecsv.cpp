@@ -3,7 +3,7 @@
 // kept as UTF-8, the rows a view passes, tab-separated text for the clipboard, and an
 // atomic save that leaves the old file whole when it cannot write.
 #include "deterministictestmain.h"
-#include "tablecsv.h"
+#include "text/tablecsv.h"
 
 #include <QFile>
 #include <QStandardItemModel>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
-#include "constraintsetcommand.h"
-#include "dimcolours.h"
-#include "exportresults.h"
+#include "document/constraintsetcommand.h"
+#include "models/dimcolours.h"
+#include "document/exportresults.h"
 #include "constraints/constraintvalidator.h"
 
 #include <QUndoStack>

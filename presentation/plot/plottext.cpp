@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "plottext.h"
+#include "plot/plottext.h"
 
-#include "rangetext.h"
+#include "text/rangetext.h"
 
 #include <QCoreApplication>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "documentopener.h"
+#include "document/documentopener.h"
 
-#include "captureloader.h"
-#include "exportresults.h"
-#include "projectloader.h"
-#include "projectdocument.h"
-#include "pt2loader.h"
-#include "recentfiles.h"
+#include "document/captureloader.h"
+#include "document/exportresults.h"
+#include "document/projectloader.h"
+#include "document/projectdocument.h"
+#include "document/pt2loader.h"
+#include "settings/recentfiles.h"
 
 #include "util/regularfile.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "openfailuretext.h"
+#include "text/openfailuretext.h"
 
 #include <QCoreApplication>
 #include <QDir>

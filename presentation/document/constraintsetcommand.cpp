@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "constraintsetcommand.h"
+#include "document/constraintsetcommand.h"
 
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 namespace dimscope {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "themesetting.h"
+#include "settings/themesetting.h"
 
-#include "settingskeys.h"
+#include "settings/settingskeys.h"
 
 #include <QSettings>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "exportresults.h"
+#include "document/exportresults.h"
 
 #include "export/exportservice.h"
 #include "models/explanationsmodel.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include <QDir>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inputsdecorator.h"
+#include "models/inputsdecorator.h"
 
-#include "dimcolours.h"
-#include "exportresults.h"
+#include "models/dimcolours.h"
+#include "document/exportresults.h"
 #include "models/inputsmodel.h"
-#include "projectdocument.h"
+#include "document/projectdocument.h"
 
 #include <QSet>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "plotrange.h"
+#include "plot/plotrange.h"
 
 #include <QtMath>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "failureadvice.h"
+#include "text/failureadvice.h"
 
 #include <QCoreApplication>
 

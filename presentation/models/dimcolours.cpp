@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "dimcolours.h"
+#include "models/dimcolours.h"
 
 #include "constraints/constraintset.h"
 

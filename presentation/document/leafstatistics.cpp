@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "leafstatistics.h"
+#include "document/leafstatistics.h"
 
 namespace dimscope {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "recentfiles.h"
+#include "settings/recentfiles.h"
 
-#include "settingskeys.h"
+#include "settings/settingskeys.h"
 
 #include <QFileInfo>
 #include <QSettings>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "rangetext.h"
+#include "text/rangetext.h"
 
 namespace dimscope {
 

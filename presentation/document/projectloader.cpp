@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "pt2loader.h"
-
-#include "pt2/pt2reader.h"
+#include "document/projectloader.h"
 
 #include <optional>
 
@@ -9,31 +7,31 @@ namespace dimscope {
 
 namespace {
 struct ReadResult {
-    std::optional<Pt2Program> program;
+    std::optional<ProjectFile> project;
     QString error;
 };
 } // namespace
 
-Pt2Loader::Pt2Loader(QObject *parent) : QObject(parent) {}
+ProjectLoader::ProjectLoader(QObject *parent) : QObject(parent) {}
 
-Pt2Loader::~Pt2Loader() = default;
+ProjectLoader::~ProjectLoader() = default;
 
-void Pt2Loader::cancel()
+void ProjectLoader::cancel()
 {
     m_job.cancel();
 }
 
-void Pt2Loader::open(const QString &path)
+void ProjectLoader::read(const QString &path)
 {
     m_job.start(
         [path](const LatestJob::Control &) {
             ReadResult r;
-            r.program = Pt2Reader::open(path, &r.error);
+            r.project = ProjectFile::read(path, &r.error);
             return r;
         },
         [this, path](const ReadResult &r) {
-            if (r.program)
-                emit opened(path, *r.program);
+            if (r.project)
+                emit projectRead(path, *r.project);
             else
                 emit failed(path, r.error);
         });

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "sourceexcerpt.h"
+#include "text/sourceexcerpt.h"
 
 #include <QFile>
 #include <QFileInfo>

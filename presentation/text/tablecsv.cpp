@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "tablecsv.h"
+#include "text/tablecsv.h"
 
 #include "util/atomicfile.h"
 

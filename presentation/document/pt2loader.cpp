@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "projectloader.h"
+#include "document/pt2loader.h"
+
+#include "pt2/pt2reader.h"
 
 #include <optional>
 
@@ -7,31 +9,31 @@ namespace dimscope {
 
 namespace {
 struct ReadResult {
-    std::optional<ProjectFile> project;
+    std::optional<Pt2Program> program;
     QString error;
 };
 } // namespace
 
-ProjectLoader::ProjectLoader(QObject *parent) : QObject(parent) {}
+Pt2Loader::Pt2Loader(QObject *parent) : QObject(parent) {}
 
-ProjectLoader::~ProjectLoader() = default;
+Pt2Loader::~Pt2Loader() = default;
 
-void ProjectLoader::cancel()
+void Pt2Loader::cancel()
 {
     m_job.cancel();
 }
 
-void ProjectLoader::read(const QString &path)
+void Pt2Loader::open(const QString &path)
 {
     m_job.start(
         [path](const LatestJob::Control &) {
             ReadResult r;
-            r.project = ProjectFile::read(path, &r.error);
+            r.program = Pt2Reader::open(path, &r.error);
             return r;
         },
         [this, path](const ReadResult &r) {
-            if (r.project)
-                emit projectRead(path, *r.project);
+            if (r.program)
+                emit opened(path, *r.program);
             else
                 emit failed(path, r.error);
         });
