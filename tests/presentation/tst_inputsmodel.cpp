@@ -5,6 +5,7 @@
 #include "models/inputsmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include "deterministictestmain.h"
 
@@ -234,5 +235,6 @@ void TestInputsModel::resetToEmpty()
     QCOMPARE(model.rowCount(), 0);
 }
 
-DIMSCOPE_TEST_MAIN(TestInputsModel)
+// QGuiApplication: the models need fonts and colours, no widget.
+DIMSCOPE_TEST_MAIN_IMPL(TestInputsModel, QGuiApplication, {})
 #include "tst_inputsmodel.moc"
