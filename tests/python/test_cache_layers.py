@@ -223,6 +223,26 @@ def test_linear_attention_states_are_recorded_and_rebuilt(tmp_path):
     assert all(layer.has_previous_state and layer.conv_kernel_size == 4 for layer in again.layers)
 
 
+def test_states_kept_per_state_index_are_flattened_and_set_in_state_0():
+    # transformers 5.17's linear-attention layers keep each attribute per state index
+    # ({0: tensor}); seen on the device machine (docs/real-models.md), where Mamba then
+    # records and exports. Here: the same layout on 5.12's layer class.
+    conv, recurrent = torch.randn(2, 5, 4), torch.randn(2, 5, 3)
+    layer = LinearAttentionLayer()
+    layer.conv_states, layer.recurrent_states = {0: conv}, {0: recurrent}
+    layer.has_previous_state, layer.conv_kernel_size = {0: False}, {0: None}
+    layers = [{"type": "linear"}]
+    children, names = cachelayers.flatten_layers(cache_of(layer), layers)
+    assert names == ["conv_states", "recurrent_states"]
+    assert children[0][0] is conv and children[1][0] is recurrent
+    cachelayers._set_state(layer, "has_previous_state", True)
+    cachelayers._set_state(layer, "conv_kernel_size", 4)
+    assert layer.has_previous_state == {0: True} and layer.conv_kernel_size == {0: 4}
+    layer.conv_states = {0: conv, 1: conv}
+    with pytest.raises(CaptureError, match="keeps 2 conv_states; dimscope records linear-attention layers with one state"):
+        cachelayers.flatten_layers(cache_of(layer), layers)
+
+
 def test_layer_kinds_never_name_a_class(tmp_path):
     """A capture chooses among the kinds dimscope knows; a layer it calls `other` (or
     anything else) is refused, whatever class it names."""
