@@ -121,7 +121,7 @@ struct OutputDiff {
 
 struct CallVerification {
     int call = 0;
-    QString status; // ok, rejected, mismatch, eager_failed
+    QString status; // ok, rejected, mismatch, eager_failed, rebuilt_differs
     QString message;
     // A rejection by one of the exported program's guards, in leaf dims:
     // "input_ids dim 1 == 1" (torch 2.14: `Guard failed: input_ids.size()[1] == 1`).

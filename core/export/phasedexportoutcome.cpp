@@ -17,17 +17,40 @@ QVector<int> PhasedExportOutcome::servedCalls() const
     return served;
 }
 
+QVector<int> PhasedExportOutcome::rebuiltDiffer() const
+{
+    QVector<int> calls;
+    for (const ExportResult &round : rounds) {
+        for (const CallVerification &v : round.verification) {
+            if (v.status == QLatin1String("rebuilt_differs") && !calls.contains(v.call))
+                calls << v.call;
+        }
+    }
+    std::sort(calls.begin(), calls.end());
+    return calls;
+}
+
 QString PhasedExportOutcome::summary() const
 {
     if (cancelled)
         return QStringLiteral("export cancelled");
     if (programs.isEmpty())
         return QStringLiteral("no program was exported that serves a captured call");
-    if (!unserved.isEmpty())
-        return QStringLiteral("calls %1 (%2 of %3) are served by no exported program")
+    if (!unserved.isEmpty()) {
+        QVector<int> differ;
+        for (int c : rebuiltDiffer())
+            if (unserved.contains(c))
+                differ << c;
+        const QString why = differ.isEmpty() ? QString()
+            : QStringLiteral("; calls %1: the model's outputs on the rebuilt call differ from those recorded at "
+                             "capture time, so no program can be verified on them (see their verification rows)")
+                  .arg(ExportPhases::callsText(differ));
+        return QStringLiteral("calls %1 (%2 of %3) are served by no exported program%4")
             .arg(ExportPhases::callsText(unserved))
             .arg(unserved.size())
-            .arg(callCount);
+            .arg(callCount)
+            .arg(why);
+    }
     if (programs.size() == 1)
         return QStringLiteral("every captured call (%1) replays through the program").arg(callCount);
     return QStringLiteral("every captured call (%1) replays through its %2 programs").arg(callCount).arg(programs.size());

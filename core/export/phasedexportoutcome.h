@@ -43,8 +43,13 @@ struct PhasedExportOutcome {
     bool servesEveryCall() const { return !programs.isEmpty() && unserved.isEmpty(); }
     // The calls served, over all programs, in capture order.
     QVector<int> servedCalls() const;
+    // The calls no program can be verified on, in capture order: in some round the model
+    // gave other outputs on the rebuilt call than those recorded at capture time (the
+    // worker's status `rebuilt_differs`, docs/worker-protocol.md).
+    QVector<int> rebuiltDiffer() const;
     // "every captured call (8) replays through its 2 programs",
-    // "calls 0, 4 (2 of 8) are served by no exported program", "export cancelled".
+    // "calls 0, 4 (2 of 8) are served by no exported program", "export cancelled"; the
+    // unserved calls whose rebuilt call differs from the recording are named with why.
     QString summary() const;
     // "2 torch.export calls for 2 programs, none failed",
     // "3 torch.export calls for 2 programs; failed: calls 1-3, 5-7 round 1: constraint_violation".

@@ -34,6 +34,8 @@ QString VerificationModel::statusText(const QString &status)
         return tr("output mismatch");
     if (status == QLatin1String("eager_failed"))
         return tr("eager model failed");
+    if (status == QLatin1String("rebuilt_differs"))
+        return tr("rebuilt call differs from recording");
     return status;
 }
 

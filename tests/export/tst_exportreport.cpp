@@ -86,6 +86,7 @@ private slots:
     void specializedDimOrUnreadProgramIsNoSuccess();
     void explanationJsonReadsBackAsItWasWritten();
     void programNamesTheRegistrationsForAPlainLoad();
+    void callsWhoseRebuiltCallDiffersAreUnservedWithWhy();
 };
 
 // The worker's result as docs/worker-protocol.md shows it: the registrations a user runs
@@ -123,6 +124,44 @@ void TestExportReport::programNamesTheRegistrationsForAPlainLoad()
     // No check ran (verification off): null, not an empty object that reads as a pass.
     report.outcome.programs.first().result.freshProcess = FreshProcessCheck();
     QVERIFY(report.toJson().value(QLatin1String("programs")).toArray().first().toObject().value(QLatin1String("fresh_process")).isNull());
+}
+
+// Issue 27 item 4 (a): the worker's rows for calls whose rebuilt inputs make the model
+// differ from its recorded outputs (a sliding-window cache past its window). They are no
+// program's calls, the summary names them with why, and the table shows the worker's words.
+void TestExportReport::callsWhoseRebuiltCallDiffersAreUnservedWithWhy()
+{
+    auto row = [](int call, const char *status, const char *message) {
+        return QJsonObject{{QStringLiteral("call"), call}, {QStringLiteral("status"), QLatin1String(status)},
+                           {QStringLiteral("message"), message ? QJsonValue(QLatin1String(message)) : QJsonValue()},
+                           {QStringLiteral("outputs"), QJsonArray{}}};
+    };
+    const char *why = "the model's outputs on the rebuilt call differ from those recorded at capture time "
+                      "(max abs 0.0384, max rel 27.5 at output['logits']): its sliding-window cache layers had seen "
+                      "8 tokens";
+    const ExportResult result = ExportResult::fromResult(QJsonObject{
+        {QStringLiteral("output"), QStringLiteral("/out/m.pt2")},
+        {QStringLiteral("example_call"), 1},
+        {QStringLiteral("device"), QStringLiteral("cpu")},
+        {QStringLiteral("verification"), QJsonArray{row(1, "ok", nullptr), row(2, "rebuilt_differs", why),
+                                                    row(3, "rebuilt_differs", why)}}});
+    QVERIFY(!result.ok);
+    QVERIFY(result.verificationTable().contains(QLatin1String("rebuilt_differs")));
+    QVERIFY(result.verificationTable().contains(QLatin1String("max abs 0.0384, max rel 27.5 at output['logits']")));
+
+    PhasedExportOutcome outcome;
+    outcome.callCount = 4;
+    outcome.rounds = {result};
+    ExportedProgram program;
+    program.result = result;
+    program.calls = {1};
+    outcome.programs = {program};
+    outcome.unserved = {0, 2, 3};
+    QCOMPARE(outcome.rebuiltDiffer(), (QVector<int>{2, 3}));
+    QCOMPARE(outcome.summary(),
+             QStringLiteral("calls 0, 2-3 (3 of 4) are served by no exported program; calls 2-3: the model's outputs "
+                            "on the rebuilt call differ from those recorded at capture time, so no program can be "
+                            "verified on them (see their verification rows)"));
 }
 
 void TestExportReport::failedExportReportsItsFailure()

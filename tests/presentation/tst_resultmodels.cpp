@@ -57,6 +57,7 @@ private slots:
     void programInputsClear();
     void verificationRows();
     void verificationClear();
+    void verificationRowRebuiltDiffers();
 };
 
 void TestResultModels::programInputsInTheUsersNames()
@@ -163,4 +164,23 @@ void TestResultModels::verificationClear()
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestResultModels)
+// Issue 27 item 4 (a): a call whose rebuilt inputs make the model differ from its
+// recorded outputs is shown as such, red, with the worker's words in the detail.
+void TestResultModels::verificationRowRebuiltDiffers()
+{
+    const ExportResult result = ExportResult::fromResult(QJsonDocument::fromJson(R"J({"output": "/tmp/m.pt2",
+      "example_call": 1, "device": "cpu", "verification": [{"call": 5, "status": "rebuilt_differs", "recorded": "compared",
+      "message": "the model's outputs on the rebuilt call differ from those recorded at capture time (max abs 0.0384, max rel 27.5 at output['logits'])",
+      "rebuilt_difference": {"path": "output['logits']", "max_abs": 0.0384, "max_rel": 27.5}, "outputs": []}]})J").object());
+    VerificationModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setVerification(result.verification, result.exampleCall);
+    QCOMPARE(model.acceptedCount(), 0);
+    QCOMPARE(model.index(0, VerificationModel::StatusColumn).data().toString(),
+             QStringLiteral("rebuilt call differs from recording"));
+    QCOMPARE(model.index(0, VerificationModel::StatusColumn).data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::red));
+    QVERIFY(model.index(0, VerificationModel::DetailColumn).data().toString().contains(
+        QLatin1String("differ from those recorded at capture time (max abs 0.0384, max rel 27.5 at output['logits'])")));
+}
+
 #include "tst_resultmodels.moc"
