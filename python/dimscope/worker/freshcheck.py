@@ -261,13 +261,24 @@ def main(argv):
 
 def _wait_for_program():
     """The checker's side of `prepare`: torch imported first (the slow part, and what the
-    check's interpreter imports anyway), then one line on stdin, `[program, folder]`; the
+    check's interpreter imports anyway, loading included), then one line on stdin, `[program, folder]`; the
     end of stdin without one (the worker ended) ends the checker."""
+    import importlib
+
     import torch  # noqa: F401
     import torch.export  # noqa: F401
     from torch.utils import _pytree  # noqa: F401
 
     import dimscope  # noqa: F401 - the package only: it imports nothing of dimscope's
+
+    # torch's own modules that the first torch.export.load imports (its serializer, and
+    # through export's tracer sympy, dynamo and networkx: 1,200 modules, seconds): the
+    # check ends with the same modules loaded, only sooner.
+    for name in ("torch._export.serde.serialize", "torch.export._trace"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
 
     line = sys.stdin.readline()
     if not line.strip():
