@@ -93,6 +93,14 @@ DYNAMIC = {
 PREFILL_STATIC = {"llava": [("pixel_values", 0)]}
 PREFILL_SAME_SYMBOL = {"llava": [("input_ids", 0), ("attention_mask", 0), ("position_ids", 0)]}
 
+# Calls whose rebuilt inputs make the model differ from its recorded outputs (issue 27
+# item 4): Mistral's cache has sliding-window layers only and does not hold how many
+# tokens they have seen; its decode calls past the window of 8 (calls 5-7, after the
+# 8-token prompt) are rebuilt with the wrong count. The export names them, says why, and
+# exits 1: no program is verified on them (before, verification compared the program
+# with the eager model on the same wrong call and reported them served).
+REBUILT_DIFFERS = {"mistral": [5, 6, 7]}
+
 # Calls one program must serve together: Gemma2's decode calls below its sliding window
 # (call 3: 7 tokens seen) and past it (call 5: 8 tokens seen).
 SERVED_TOGETHER = {"gemma2": [3, 5], "gemma2_static": [1, 5]}
@@ -128,16 +136,35 @@ def run_family(name, workdir):
     return capture, result
 
 
+def assert_rebuilt_differs(text, stderr, differ):
+    """What a user reads: the summary names the calls and why, and each call's
+    verification row says how far the model is from its recording and the cause."""
+    listed = "%d-%d" % (differ[0], differ[-1])  # consecutive calls, as the CLI writes them
+    assert differ == list(range(differ[0], differ[-1] + 1))
+    assert ("calls %s (%d of 8) are served by no exported program; calls %s: the model's outputs on the rebuilt "
+            "call differ from those recorded at capture time" % (listed, len(differ), listed)) in stderr, stderr[-3000:]
+    rows = re.findall(r"^(\d+)\*?\s+rebuilt_differs\s+\S+\s+\S+\s+(.*)$", text, re.M)
+    assert sorted({int(c) for c, _ in rows}) == differ, rows
+    for _, note in rows:
+        assert re.search(r"differ from those recorded at capture time \(max abs \S+, max rel \S+ at output", note), note
+        assert "sliding-window cache layers had seen" in note, note
+
+
 @pytest.mark.parametrize("name", sorted(DYNAMIC))
 def test_generate_capture_exports_end_to_end(name, workdir):
     capture, result = run_family(name, workdir)
     text = result.stdout
-    assert result.returncode == 0, text[-6000:] + result.stderr[-4000:]
+    differ = REBUILT_DIFFERS.get(name, [])
+    assert result.returncode == (1 if differ else 0), text[-6000:] + result.stderr[-4000:]
     served = programs(text)
     assert served, text[-3000:]
     calls = sorted(c for _, cs in served for c in cs)
-    assert calls == list(range(8)), served  # 2 generate() calls x 4 steps, each replayed
-    assert "every captured call (8) replays" in text
+    # 2 generate() calls x 4 steps, each replayed (but those that cannot be verified)
+    assert calls == sorted(set(range(8)) - set(differ)), served
+    if differ:
+        assert_rebuilt_differs(text, result.stderr, differ)
+    else:
+        assert "every captured call (8) replays" in text
     # A call a program rejects says why: the leaf dim its guard failed on (torch 2.14's
     # `Guard failed: ...`), or the inputs it has that the program's example call had not
     # (a prefill's pixel_values against a decode program).
