@@ -161,8 +161,7 @@ def test_worker_ends_without_python_teardown(ending):
         proc.stdin.write(json.dumps({"id": 1, "method": "shutdown"}) + "\n")
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["result"] == {"bye": True}
-    proc.stdin.close()
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=60)  # closes stdin: the end of input
     assert proc.returncode == 0, err
     assert out == ""  # nothing after the last answer
     assert "TEARDOWN-RAN" not in err
