@@ -25,9 +25,11 @@
 #include "openmodeldialog.h"
 #include "preferencesdialog.h"
 #include "project/projectfile.h"
+#include "constraints/constraintsetjson.h"
 #include "document/projectdocument.h"
 #include "pt2programview.h"
 #include "export/exporthints.h"
+#include "settings/settingskeys.h"
 
 #include <memory>
 
@@ -38,6 +40,9 @@
 #include <QRegularExpression>
 #include <QAction>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -156,6 +161,53 @@ QByteArray markingModel(const QString &marker)
            "def make():\n    raise SystemExit('the hostile model ran')\n";
 }
 
+// An interpreter for the export worker that appends every line it is sent to `log`,
+// then runs scripts/torch-python (as scripts/device-plan's worker-python does).
+QString requestLoggingPython(const QString &path, const QString &log)
+{
+    const QByteArray script = "#!/usr/bin/env bash\n"
+                              "unset DIMSCOPE_PYTHON  # torch-python would run this wrapper again\n"
+                              "tee -a '" + QFile::encodeName(log) + "' | '" DIMSCOPE_SOURCE_DIR "/scripts/torch-python' \"$@\"\n";
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(script) != script.size())
+        return {};
+    f.close();
+    f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    return path;
+}
+
+// The params of the first `export` request among the JSON lines of `log`, without the
+// output path; empty when there is none.
+QJsonObject firstExportParams(const QString &log)
+{
+    for (const QByteArray &line : readText(log).split('\n')) {
+        const QJsonObject request = QJsonDocument::fromJson(line).object();
+        if (request.value(QLatin1String("method")).toString() == QLatin1String("export")) {
+            QJsonObject params = request.value(QLatin1String("params")).toObject();
+            params.remove(QStringLiteral("output"));
+            return params;
+        }
+    }
+    return {};
+}
+
+// "key: A | B" for each key whose values differ, to say why two requests are not equal.
+QString differences(const QJsonObject &a, const QJsonObject &b)
+{
+    QStringList keys = a.keys() + b.keys();
+    keys.removeDuplicates();
+    QStringList out;
+    for (const QString &key : keys) {
+        if (a.value(key) != b.value(key)) {
+            const auto text = [](const QJsonValue &v) {
+                return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+            };
+            out << key + QStringLiteral(": ") + text(a.value(key)) + QStringLiteral(" | ") + text(b.value(key));
+        }
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 class TestExportUi : public QObject
@@ -166,6 +218,7 @@ private slots:
     void init();
     void openModelDialogClassifies();
     void demoExportOnCpuThroughMenu();
+    void cudaExportSendsTheClisRequest();
     void tutorialFailsApplyFixesThenReexport();
     void prefillExampleProposesABetterCall();
     void realModelExportsEveryCallThroughPhases();
@@ -360,6 +413,76 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     QCOMPARE(inputs->rowCount(), window.document()->exportResults()->program()->inputs.size());
     QVERIFY(column(inputs, Pt2InputsModel::DimsColumn).join(QLatin1Char(' ')).contains(QRegularExpression(QStringLiteral("\\bs\\d+\\b"))));
     QCOMPARE(verification->rowCount(), 0);
+}
+
+// Issue 23, item 5: the GUI cannot run on the GPU machine, whose checks send the
+// requests `dimscope-cli export --device cuda` sent (scripts/device-plan,
+// scripts/device-export). So the GUI's Export on CUDA must send the CLI's request for
+// the same capture, model, constraints and options: the worker's stdin of each is
+// logged and their first `export` requests compared (output path aside). Without CUDA
+// the worker refuses at once, and that refusal is what the user sees.
+void TestExportUi::cudaExportSendsTheClisRequest()
+{
+    const QString guiLog = m_dir.filePath(QStringLiteral("gui-requests.jsonl"));
+    const QString cliLog = m_dir.filePath(QStringLiteral("cli-requests.jsonl"));
+    QFile::remove(guiLog);
+    QFile::remove(cliLog);
+    const QString guiPython = requestLoggingPython(m_dir.filePath(QStringLiteral("gui-python")), guiLog);
+    const QString cliPython = requestLoggingPython(m_dir.filePath(QStringLiteral("cli-python")), cliLog);
+    QVERIFY(!guiPython.isEmpty() && !cliPython.isEmpty());
+    QSettings().setValue(settings::PythonInterpreter, guiPython); // Preferences' interpreter
+
+    // The GUI: the demo project, Export on CUDA (the controller's slot: the menu item
+    // is greyed where the worker reports no CUDA).
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, demoProject()));
+    const ProjectDocument *doc = window.document();
+    exporter->setOutputPath(m_dir.filePath(QStringLiteral("demo-cuda-gui.pt2")));
+    QSignalSpy done(exporter->service(), &ExportService::finished);
+    QVERIFY2(exporter->startExport(QStringLiteral("cuda")), qPrintable(exporter->lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    const ExportResult result = doc->exportResults()->lastResult();
+    if (!exporter->cudaAvailable()) {
+        QVERIFY(!result.ok);
+        QCOMPARE(result.failure.kind, QStringLiteral("cuda_unavailable"));
+    }
+
+    // The CLI with the project's model, capture, constraints (written by the project's
+    // own writer) and export options.
+    const ExportOptions options = doc->exportOptions();
+    const QString constraints = m_dir.filePath(QStringLiteral("demo-cuda.constraints.json"));
+    QString error;
+    QVERIFY2(ConstraintSetJson::writeFile(constraints, doc->constraints(), &error), qPrintable(error));
+    QStringList args{QStringLiteral("export"), QStringLiteral("--model"), doc->modelRef(), QStringLiteral("--capture"),
+                     doc->capturePath(), QStringLiteral("--constraints"), constraints, QStringLiteral("--device"),
+                     QStringLiteral("cuda"), QStringLiteral("-o"), m_dir.filePath(QStringLiteral("demo-cuda-cli.pt2"))};
+    if (options.fixLoop)
+        args << QStringLiteral("--fix-loop");
+    if (options.strict)
+        args << QStringLiteral("--strict");
+    if (options.exampleCall >= 0)
+        args << QStringLiteral("--call") << QString::number(options.exampleCall);
+    QProcess cli;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("PYTHONHOME"));
+    env.insert(QStringLiteral("DIMSCOPE_PYTHON"), cliPython);
+    cli.setProcessEnvironment(env);
+    cli.setProcessChannelMode(QProcess::MergedChannels);
+    cli.setWorkingDirectory(m_dir.path());
+    cli.start(QStringLiteral(DIMSCOPE_CLI), args);
+    QVERIFY(cli.waitForFinished(kExportTimeout));
+    const QByteArray printed = cli.readAll();
+    if (!exporter->cudaAvailable()) {
+        QVERIFY2(cli.exitCode() == 1 && printed.contains("cuda_unavailable"), printed.right(3000).constData());
+    }
+
+    const QJsonObject gui = firstExportParams(guiLog);
+    const QJsonObject sent = firstExportParams(cliLog);
+    QVERIFY2(!gui.isEmpty(), readText(guiLog).right(3000).constData());
+    QVERIFY2(!sent.isEmpty(), readText(cliLog).right(3000).constData());
+    QCOMPARE(gui.value(QLatin1String("device")).toString(), QStringLiteral("cuda"));
+    QVERIFY2(gui == sent, qPrintable(QStringLiteral("GUI | CLI\n") + differences(gui, sent)));
 }
 
 // Issue 13, problem 2: exported with the prefill (past length 0) as the example call
