@@ -6,7 +6,8 @@ warm-up export of each). "With" includes building the explanations afterwards. T
 are the process's CPU time (every thread's), which other work on a shared machine
 disturbs less than the wall clock.
 
-Quick mode (default): 4 pairs. Full mode: DIMSCOPE_BENCH_FULL=1 (12 pairs).
+Also counts the Python function calls of one export each way (deterministic, where the
+times on a shared machine are not). Quick mode (default): 4 pairs. Full mode: DIMSCOPE_BENCH_FULL=1 (12 pairs).
 Target: the hook adds under 2% to the export. Prints one JSON line with the medians,
 the ratio of the medians, the median of the pairwise ratios and the events kept;
 exits 1 when no event was kept (the hook saw nothing: broken, not just slow), and in full
@@ -41,6 +42,22 @@ def decode_spec():
                 "past_key_values": {"list": [layer, layer]},
                 "use_cache": None, "logits_to_keep": None,
                 "kwargs": {"dict": {"return_dict": None}}}}}
+
+
+def count_calls(run):
+    """Python function calls (and C functions called from Python) while `run` runs."""
+    count = [0]
+
+    def profile(frame, event, arg):
+        if event in ("call", "c_call"):
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return count[0]
 
 
 def main():
@@ -84,12 +101,17 @@ def main():
         order = (plain, explained) if i % 2 == 0 else (explained, plain)
         for f in order:
             (off if f is plain else on).append(f())
+    # The machine's noise can hide a few percent: the Python function calls of one export
+    # each way are counted too (deterministic; torch's C++ work is the same both ways).
+    calls_off, calls_on = count_calls(plain), count_calls(explained)
     ratio = statistics.median(on) / statistics.median(off)
     pairwise = statistics.median(b / a for a, b in zip(off, on))
     print(json.dumps({"without_cpu_s": [round(x, 3) for x in off], "with_cpu_s": [round(x, 3) for x in on],
                       "without_median_cpu_s": round(statistics.median(off), 3),
                       "with_median_cpu_s": round(statistics.median(on), 3),
                       "ratio": round(ratio, 4), "pairwise_ratio_median": round(pairwise, 4), "target": 1.02,
+                      "python_calls_without": calls_off, "python_calls_with": calls_on,
+                      "python_calls_ratio": round(calls_on / calls_off, 4),
                       "events": events[-1], "torch": torch.__version__,
                       "mode": "full" if pairs > 4 else "quick"}))
     if not events[-1]:

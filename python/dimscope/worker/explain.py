@@ -113,6 +113,30 @@ class _Handler(logging.Handler):
         pass
 
 
+class _NoTraceback:
+    """Stands in for torch's CapturedTraceback while an event's metadata is built for
+    dimscope: its `stack` field (a summary of the whole stack, with every frame's line
+    read) is the costliest part and unused here (the handler takes its own stack)."""
+
+    @staticmethod
+    def extract(*args, **kwargs):
+        return _NoTraceback()
+
+    def summary(self):
+        return []
+
+
+def _metadata_without_torch_stack(shapes, metadata_fn):
+    real = getattr(shapes, "CapturedTraceback", None)
+    if real is None:
+        return metadata_fn()
+    shapes.CapturedTraceback = _NoTraceback
+    try:
+        return metadata_fn()
+    finally:
+        shapes.CapturedTraceback = real
+
+
 class Explainer:
     """with Explainer() as ex: torch.export.export(...); ex.explanations(leafmap)"""
 
@@ -171,7 +195,7 @@ class Explainer:
         def trace_structured(name, metadata_fn=dict, **kwargs):
             if name in _EVENTS:
                 try:
-                    keep(name, metadata_fn())
+                    keep(name, _metadata_without_torch_stack(shapes, metadata_fn))
                 except Exception:  # never raise into torch
                     pass
             return original(name, metadata_fn=metadata_fn, **kwargs)
