@@ -48,7 +48,7 @@ class InLibrary(torch.nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.weight = torch.nn.Parameter(torch.randn(3, 8))
+        self.weight = torch.nn.Parameter(torch.randn(3, 8, generator=torch.Generator().manual_seed(0)))
 
     def forward(self, x):
         return F.linear(x, self.weight)

@@ -39,6 +39,7 @@ import torch
 class Tiny(torch.nn.Module):
     def __init__(self):
         super().__init__()
+        torch.manual_seed(0)  # the worker's copy is the model that was recorded
         self.lin = torch.nn.Linear(64, 64)  # 16 KiB of weights: a .pt2 of some size
 
     def forward(self, x):
@@ -163,6 +164,15 @@ def marked_pids(marker):
     return pids
 
 
+def is_checker(pid):
+    """Whether `pid` is a fresh-process checker (`-m dimscope.worker.freshcheck`)."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return b"dimscope.worker.freshcheck" in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def process_state(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -206,7 +216,8 @@ class CliRun:
             time.sleep(0.2)
 
     def worker_pid(self):
-        workers = [p for p in marked_pids(self.marker) if p != self.proc.pid]
+        # The worker, not the fresh-process checker it starts ahead (same environment).
+        workers = [p for p in marked_pids(self.marker) if p != self.proc.pid and not is_checker(p)]
         assert len(workers) == 1, workers
         return workers[0]
 

@@ -544,7 +544,7 @@ static const char kWhyModels[] = "import torch\n"
                                  "class InLibrary(torch.nn.Module):\n"
                                  "    def __init__(self):\n"
                                  "        super().__init__()\n"
-                                 "        self.weight = torch.nn.Parameter(torch.randn(3, 8))\n"
+                                 "        self.weight = torch.nn.Parameter(torch.randn(3, 8, generator=torch.Generator().manual_seed(0)))\n"
                                  "    def forward(self, x):\n"
                                  "        return F.linear(x, self.weight)\n";
 
