@@ -707,22 +707,12 @@ def _source_dims(error, leaves):
     return source_dims
 
 
-def _undecided_guards(error, spec_doc, leaves):
-    """The violated guards of a failed export that torch could not decide but that hold on
-    every checked value of their Dim (guardcheck.deferrable), when this torch can defer
-    guards to runtime checks; else None: the failure stands."""
-    if not _can_defer_guards(error):
-        return None
-    return guardcheck.deferrable(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
-
-
-def _deferrable_dims(error, spec_doc, leaves):
-    """When the failure stands: the Dims whose violated guards could be deferred once the
-    other violations are fixed (guardcheck.deferrable_dims), so that errors.classify
-    leaves torch's narrowing fixes for them out."""
+def _guard_verdicts(error, spec_doc, leaves):
+    """The violated guards of a failed export, each checked once over its Dim's range
+    (guardcheck.judge), when this torch can defer guards to runtime checks; else []."""
     if not _can_defer_guards(error):
         return []
-    return guardcheck.deferrable_dims(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
+    return guardcheck.judge(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
 
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
@@ -758,13 +748,16 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             program = varkeyword.export(model, args, kwargs, shapes, strict, log)
     except Exception as e:
         leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
-        deferred = _undecided_guards(e, spec_doc, leaves)
+        verdicts = _guard_verdicts(e, spec_doc, leaves)
+        # Guards torch could not decide but that hold on every value checked: all of
+        # them (export again, deferred), or those of some Dims (leave their fixes out).
+        deferred = guardcheck.all_deferrable(verdicts)
         if deferred is None:
             # What errors.classify needs to turn torch 2.6's unbounded max fixes into finite ones.
             e.dimscope_bounds = (spec_doc, *max_positions(model))
             # errors.classify names the violations' leaves and Dims with the same map.
             e.dimscope_leaves = leaves
-            e.dimscope_deferrable = _deferrable_dims(e, spec_doc, leaves)
+            e.dimscope_deferrable = guardcheck.dims_deferrable(verdicts)
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
     if deferred is not None:

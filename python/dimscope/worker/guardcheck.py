@@ -145,28 +145,39 @@ def holds_everywhere(guard: str, source_dims: Dict[str, str], dim: str, low: int
     return True, how
 
 
-def deferrable(message: str, source_dims: Dict[str, str], ranges: Dict[str, tuple]):
-    """The violations of torch's message as [{guard, dim, source, checked}] when each one
-    is a guard over one root Dim that holds on every value checked in that Dim's range;
-    None when any violation is of another kind or fails somewhere (the violation stands)."""
-    lines = violation_lines(message)
-    if not lines:
-        return None
-    found = []
-    for line in lines:
+def judge(message: str, source_dims: Dict[str, str], ranges: Dict[str, tuple]) -> List[tuple]:
+    """Each violation of torch's message, checked once: (line, dim, entry), where `dim`
+    is None for a violation that is no one-Dim range guard, and `entry`
+    ({expression, torch_guard, dim, checked}) is None when the guard fails somewhere."""
+    verdicts = []
+    for line in violation_lines(message):
         m = _VIOLATION.match(line)
         if not m or m.group("dim") not in ranges:
-            return None
+            verdicts.append((line, None, None))
+            continue
         dim = m.group("dim")
         dims = dict(source_dims)
         dims.setdefault(m.group("source"), dim)
         low, high = ranges[dim]
         ok, how = holds_everywhere(m.group("guard"), dims, dim, DEFAULT_MIN if low is None else max(low, 0), high)
-        if not ok:
-            return None
-        found.append({"expression": _SOURCE.sub(lambda s: dims.get(s.group(0), s.group(0)), m.group("guard")),
-                      "torch_guard": m.group("guard"), "dim": dim, "checked": how})
-    return found
+        entry = {"expression": _SOURCE.sub(lambda s: dims.get(s.group(0), s.group(0)), m.group("guard")),
+                 "torch_guard": m.group("guard"), "dim": dim, "checked": how} if ok else None
+        verdicts.append((line, dim, entry))
+    return verdicts
+
+
+def deferrable(message: str, source_dims: Dict[str, str], ranges: Dict[str, tuple]):
+    """The violations of torch's message as [{guard, dim, source, checked}] when each one
+    is a guard over one root Dim that holds on every value checked in that Dim's range;
+    None when any violation is of another kind or fails somewhere (the violation stands)."""
+    return all_deferrable(judge(message, source_dims, ranges))
+
+
+def all_deferrable(verdicts: List[tuple]):
+    """`deferrable` from verdicts `judge` made."""
+    if not verdicts or any(entry is None for _line, _dim, entry in verdicts):
+        return None
+    return [entry for _line, _dim, entry in verdicts]
 
 
 def deferrable_dims(message: str, source_dims: Dict[str, str], ranges: Dict[str, tuple]) -> List[str]:
@@ -175,19 +186,18 @@ def deferrable_dims(message: str, source_dims: Dict[str, str], ranges: Dict[str,
     Dim, say) keep the export from being deferred as a whole. torch's suggested fixes for
     these Dims (``seq_len = 8*_seq_len - 6``) would keep one size in eight for nothing:
     once the other violations are fixed, the guards are deferred instead."""
+    return dims_deferrable(judge(message, source_dims, ranges))
+
+
+def dims_deferrable(verdicts: List[tuple]) -> List[str]:
+    """`deferrable_dims` from verdicts `judge` made."""
     verdict: Dict[str, bool] = {}
     others = []
-    for line in violation_lines(message):
-        m = _VIOLATION.match(line)
-        if not m or m.group("dim") not in ranges:
+    for line, dim, entry in verdicts:
+        if dim is None:
             others.append(line)
-            continue
-        dim = m.group("dim")
-        dims = dict(source_dims)
-        dims.setdefault(m.group("source"), dim)
-        low, high = ranges[dim]
-        ok, _how = holds_everywhere(m.group("guard"), dims, dim, DEFAULT_MIN if low is None else max(low, 0), high)
-        verdict[dim] = verdict.get(dim, True) and ok
+        else:
+            verdict[dim] = verdict.get(dim, True) and entry is not None
     named_elsewhere = {d for d in verdict for line in others if re.search(r"\b%s\b" % re.escape(d), line)}
     return sorted(d for d, ok in verdict.items() if ok and d not in named_elsewhere)
 
