@@ -33,7 +33,11 @@ ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, Q
     m_log->setReadOnly(true);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_log->setMaximumBlockCount(5000); // a chatty export must not grow memory without bound
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Long lines (paths, torch's messages) wrap: with NoWrap, a log shown after lines
+    // were appended while it was hidden scrolled sideways to the end of the last line,
+    // hiding the start of every line (issue 28, problem 3).
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     m_cancel->setObjectName(QStringLiteral("exportCancel"));
     m_cancel->setEnabled(false);
     m_cancel->setToolTip(tr("Stop the export (kills the worker; the next export starts a fresh one)"));
