@@ -17,6 +17,7 @@ struct DimGroup {
     QVector<int> rows;     // ascending
     QVector<qint64> seq;   // merged values per call, -1 where no member is present
     bool varying = false;  // the values differ between calls (not only forced dynamic)
+    bool batch = false;    // every member is dim 0 of a batched input or cache (naming fills it)
     qint64 minValue = std::numeric_limits<qint64>::max();
     double meanValue = 0;  // over the calls that have a member
     QString name;

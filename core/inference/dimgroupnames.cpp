@@ -10,6 +10,16 @@ namespace dimscope {
 
 namespace {
 
+bool everyMemberIsBatch(const ShapeTable &table, const DimGroup &group)
+{
+    for (int r : group.rows) {
+        const auto &leaf = table.leaf(table.leafOfRow(r));
+        if (DimNaming::roleOf(leaf.path, leaf.arg, table.dimOfRow(r), leaf.rank).name != QLatin1String("batch"))
+            return false;
+    }
+    return !group.rows.isEmpty();
+}
+
 DimNaming::Role bestRole(const ShapeTable &table, const DimGroup &group)
 {
     DimNaming::Role best;
@@ -34,6 +44,7 @@ void nameDimGroups(const ShapeTable &table, QVector<DimGroup> *groups)
             ? best.name
             : DimNaming::fallbackName(table.leaf(table.leafOfRow(first)).path, table.dimOfRow(first));
         g.name = DimNaming::claimUnique(wanted, &taken);
+        g.batch = everyMemberIsBatch(table, g);
     }
 }
 

@@ -11,8 +11,13 @@ QVector<InferenceMessage> proposeDimRanges(QVector<DimGroup> *groupsPtr)
 {
     QVector<DimGroup> &groups = *groupsPtr;
     QVector<InferenceMessage> warnings;
+    // torch.export specializes sizes 0 and 1, so a Dim is proposed from 2 unless a call
+    // had 0 or 1. A batch Dim is proposed from 1: torch traces it as >= 2 all the same
+    // (2.6 and 2.14 accept min=1 without a violation) and its program then declares the
+    // batch-1 calls it serves; the worker verifies that on a batch-1 slice of a call
+    // (docs/worker-protocol.md, "Batch-1 slice").
     for (DimGroup &g : groups)
-        g.rangeMin = std::min<qint64>(2, g.minValue);
+        g.rangeMin = std::min<qint64>(g.batch ? 1 : 2, g.minValue);
     for (int gi = 0; gi < groups.size(); ++gi) {
         const DimGroup &g = groups[gi];
         if (g.root < 0)

@@ -6,7 +6,7 @@
 #include <QString>
 
 namespace dimscope::test {
-// "batch[2,oo] total_len=past_len + 1" : the Dims of a set, for table-driven tests.
+// "batch[1,oo] total_len=past_len + 1" : the Dims of a set, for table-driven tests.
 QString summarizeDims(const ConstraintSet &set);
 // "x(batch,x_dim1) y(static,x_dim1)" : the leaves with a non-static dim only.
 QString summarizeLeaves(const ConstraintSet &set);

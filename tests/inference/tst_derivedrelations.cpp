@@ -116,7 +116,11 @@ void TestDerivedRelations::ranges_data()
     QTest::addColumn<QString>("mins"); // name:rangeMin per group
     QTest::addColumn<QStringList>("warnings");
 
-    QTest::newRow("min 2 when every size is >= 2") << "x=3x2 | x=5x2" << "batch:2" << QStringList{};
+    QTest::newRow("a batch Dim from 1, though every size is >= 2") << "x=3x2 | x=5x2" << "batch:1" << QStringList{};
+    QTest::newRow("other Dims from 2 when every size is >= 2")
+        << "t=3x2 | t=5x4" << "t_dim0:2 t_dim1:2" << QStringList{};
+    QTest::newRow("a group that is batch in one leaf and not in another: from 2")
+        << "x=3x2 t=3 | x=5x2 t=5" << "batch:2" << QStringList{};
     QTest::newRow("a size of 0 or 1 lowers the min") << "x=0x4 | x=1x4 | x=3x4" << "batch:0" << QStringList{};
     QTest::newRow("a derived Dim that would go negative raises its root's min")
         << "x=3 y=1 | x=5 y=5 | x=8 y=11" << "x_dim0:3 y_dim0:1"

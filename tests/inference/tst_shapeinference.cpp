@@ -36,7 +36,7 @@ void TestShapeInference::infer_data()
     QTest::addColumn<QStringList>("messages"); // "E:substring", "W:substring", "N:substring"
 
     // Seed: the add model, x (5,6)/(7,8), y (1,6)/(1,8) -> x: {0, 1}, y: {1}.
-    QTest::newRow("seed add") << "x=5x6 y=1x6 | x=7x8 y=1x8" << "observed" << "batch[2,oo] x_dim1[2,oo]"
+    QTest::newRow("seed add") << "x=5x6 y=1x6 | x=7x8 y=1x8" << "observed" << "batch[1,oo] x_dim1[2,oo]"
                               << "x(batch,x_dim1) y(static,x_dim1)"
                               << QStringList{QStringLiteral("N:'x_dim1' = batch + 1 in the captured calls, but only 2 distinct values")};
     // Seed: an LLM-like cache; batch does not vary -> only the cache length.
@@ -49,13 +49,13 @@ void TestShapeInference::infer_data()
                        QStringLiteral("N:'total_len' = past_len + 1 in every call that has both (calls 1-3)")};
     // ... with the batch forced: cache dims 0 and 2.
     QTest::newRow("seed llm batch all")
-        << kLlm << "batch:all" << "batch[2,oo] total_len=past_len + 1 past_len[2,oo]"
+        << kLlm << "batch:all" << "batch[1,oo] total_len=past_len + 1 past_len[2,oo]"
         << "input_ids(batch,auto) attention_mask(batch,total_len) "
            "past_key_values.key_cache[0](batch,static,past_len,static) past_key_values.key_cache[1](batch,static,past_len,static) "
            "past_key_values.value_cache[0](batch,static,past_len,static) past_key_values.value_cache[1](batch,static,past_len,static)"
         << QStringList{};
     QTest::newRow("seed llm batch named")
-        << kLlm << "batch:past_key_values" << "total_len=past_len + 1 batch[2,oo] past_len[2,oo]"
+        << kLlm << "batch:past_key_values" << "total_len=past_len + 1 batch[1,oo] past_len[2,oo]"
         << "input_ids(static,auto) attention_mask(static,total_len) "
            "past_key_values.key_cache[0](batch,static,past_len,static) past_key_values.key_cache[1](batch,static,past_len,static) "
            "past_key_values.value_cache[0](batch,static,past_len,static) past_key_values.value_cache[1](batch,static,past_len,static)"
@@ -64,7 +64,7 @@ void TestShapeInference::infer_data()
     QTest::newRow("llm batch varies")
         << "input_ids=2x3 past_key_values=cache(1:2x4x3x8) | input_ids=3x4 past_key_values=cache(1:3x4x5x8) | "
            "input_ids=4x2 past_key_values=cache(1:4x4x2x8)"
-        << "observed" << "batch[2,oo] seq_len[2,oo] past_len[2,oo]"
+        << "observed" << "batch[1,oo] seq_len[2,oo] past_len[2,oo]"
         << "input_ids(batch,seq_len) past_key_values.key_cache[0](batch,static,past_len,static) "
            "past_key_values.value_cache[0](batch,static,past_len,static)"
         << QStringList{};
@@ -117,12 +117,12 @@ void TestShapeInference::infer_data()
         << "x=2x3 | x=int(3)" << "observed" << "" << "" << QStringList{QStringLiteral("E:'x' changes kind between calls: a rank-2 tensor in call(s) 0; an int in call(s) 1")};
     // A leaf seen in a single call.
     QTest::newRow("single call leaf")
-        << "x=2x3 m=- | x=3x3 m=4x4" << "observed" << "batch[2,oo]" << "x(batch,static)"
+        << "x=2x3 m=- | x=3x3 m=4x4" << "observed" << "batch[1,oo]" << "x(batch,static)"
         << QStringList{QStringLiteral("W:'m' is seen in a single call (call 1)")};
     QTest::newRow("one call") << "x=2x3" << "observed" << "" << "" << QStringList{QStringLiteral("W:only one call was captured")};
     // All-dynamic: every dimension, constant ones each their own Dim.
     QTest::newRow("all dynamic")
-        << "x=2x3 y=2 | x=4x3 y=2" << "all" << "batch[2,oo] x_dim1[2,oo] y_dim0[2,oo]" << "x(batch,x_dim1) y(y_dim0)" << QStringList{};
+        << "x=2x3 y=2 | x=4x3 y=2" << "all" << "batch[1,oo] x_dim1[2,oo] y_dim0[2,oo]" << "x(batch,x_dim1) y(y_dim0)" << QStringList{};
 }
 
 
