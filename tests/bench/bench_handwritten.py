@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""dimscope-cli export --fix-loop against the hand-written floor (issue 29), as a user
+sees it: whole processes, alternated in one run, on one capture of two `generate()` calls.
+
+Sides (each a fresh process, timed from start to exit):
+- dimscope: `dimscope-cli export --fix-loop --model REF --capture CAPTURE -o OUT.pt2
+  --json OUT.json`, exactly as a user runs it;
+- floor: handwritten_export.py, a user's own script: load the model and the capture,
+  export the same programs (prefill and decode) with a hand-written `dynamic_shapes`,
+  save each with torch.export.save, replay each recorded call once through its program;
+- shared floor (torch >= 2.8 only): the same, with both programs in one PT2 archive and
+  the weights written once (handwritten_export.py --shared).
+Before the timed rounds, each floor runs once untimed with --check (its saved programs
+loaded back and every call replayed through them), which also warms the disk cache.
+
+Models (DIMSCOPE_BENCH_MODEL): `llama` (default; the real-model suite's tiny Llama,
+tests/realmodels/tinymodels.py:llama) or `qwen05b` (Qwen2.5-0.5B's sizes, random weights,
+tests/bench/benchmodels.py:qwen05b; minutes a round). Quick mode (default, for CI):
+1 round. Full mode: DIMSCOPE_BENCH_FULL=1, 7 rounds. DIMSCOPE_BENCH_N=K sets the rounds.
+The CLI: argv[1], else $DIMSCOPE_CLI, else build/app/dimscope-cli.
+
+Prints one JSON line: per side the times, median, min and max; the ratios
+dimscope/floor and dimscope/shared-floor (of the medians); the torch.export calls per
+program dimscope made (its --json report); where dimscope's time went (per stage, from
+the times its progress lines arrived); the bytes each side wrote; the machine. Exits 1
+when a side fails, or (tiny Llama) when a program took more than one torch.export call,
+and in full mode when a target is missed: tiny Llama, dimscope/floor <= 1.0; qwen05b,
+dimscope/floor <= 0.9 and dimscope/shared-floor <= 1.05.
+"""
+
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+LAUNCHER = os.path.join(ROOT, "scripts", "torch-python")
+FLOOR = os.path.join(HERE, "handwritten_export.py")
+
+MODELS = {
+    "llama": {"ref": os.path.join(ROOT, "tests", "realmodels", "tinymodels.py") + ":llama",
+              "record": "import sys; sys.path.insert(0, %r); import tinymodels; tinymodels.record('llama', %%r)"
+                        % os.path.join(ROOT, "tests", "realmodels"),
+              "targets": {"floor": 1.0}, "one_trace": True},
+    "qwen05b": {"ref": os.path.join(HERE, "benchmodels.py") + ":qwen05b",
+                "record": "import sys; sys.path.insert(0, %r); import benchmodels; benchmodels.record('qwen05b', %%r)"
+                          % HERE,
+                "targets": {"floor": 0.9, "shared_floor": 1.05}, "one_trace": False},
+}
+
+# A line of the CLI's output that starts a stage: its progress events ("[export] ...")
+# and the lines it prints between them.
+STAGE_LINE = re.compile(r"^(?:\[(\w+)\]|(== phase)|(fix loop:)|(read back)|(programs \())")
+STAGE_NAMES = {2: "phase_start", 3: "fix_loop_end", 4: "read_back", 5: "summary"}
+
+
+def cli_path(argv):
+    return argv[1] if len(argv) > 1 else os.environ.get("DIMSCOPE_CLI") or os.path.join(ROOT, "build", "app",
+                                                                                         "dimscope-cli")
+
+
+def machine():
+    model = platform.processor()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"nproc": len(os.sched_getaffinity(0)), "cpu": model}
+
+
+def folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)
+               if n.endswith(".pt2"))
+
+
+def run_dimscope(cli, ref, capture, out):
+    """One `dimscope-cli export --fix-loop` process: (seconds, report, stage seconds)."""
+    report = os.path.join(out, "report.json")
+    t0 = time.perf_counter()
+    with open(os.path.join(out, "stderr.txt"), "w") as err:
+        proc = subprocess.Popen([cli, "export", "--fix-loop", "--model", ref, "--capture", capture,
+                                 "-o", os.path.join(out, "model.pt2"), "--json", report],
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        stages, stage, since, lines = {}, "start", t0, []
+        for line in proc.stdout:
+            now = time.perf_counter()
+            lines.append(line)
+            m = STAGE_LINE.match(line)
+            if m:
+                stages[stage] = stages.get(stage, 0.0) + now - since
+                stage = m.group(1) or STAGE_NAMES[m.lastindex]
+                since = now
+        end_of_output = time.perf_counter()
+        rc = proc.wait()
+    seconds = time.perf_counter() - t0
+    stages[stage] = stages.get(stage, 0.0) + end_of_output - since
+    stages["exit"] = seconds - (end_of_output - t0)  # stdout closed -> process gone
+    if rc != 0:
+        with open(os.path.join(out, "stderr.txt")) as f:
+            raise RuntimeError("dimscope-cli export exited %d:\n%s\n%s" % (rc, "".join(lines)[-4000:], f.read()[-3000:]))
+    with open(report, encoding="utf-8") as f:
+        return seconds, json.load(f), stages
+
+
+def run_floor(ref, capture, out, *flags):
+    t0 = time.perf_counter()
+    proc = subprocess.run([LAUNCHER, FLOOR, ref, capture, out, *flags], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError("%s %s exited %d:\n%s" % (FLOOR, " ".join(flags), proc.returncode, proc.stderr[-4000:]))
+    return seconds
+
+
+def summary(times):
+    return {"s": [round(x, 3) for x in times], "median_s": round(statistics.median(times), 3),
+            "min_s": round(min(times), 3), "max_s": round(max(times), 3)}
+
+
+def main(argv):
+    full = os.environ.get("DIMSCOPE_BENCH_FULL") == "1"
+    name = os.environ.get("DIMSCOPE_BENCH_MODEL", "llama")
+    if name not in MODELS:
+        print("DIMSCOPE_BENCH_MODEL must be one of %s" % ", ".join(MODELS), file=sys.stderr)
+        return 2
+    model = MODELS[name]
+    rounds = int(os.environ.get("DIMSCOPE_BENCH_N") or (7 if full else 1))
+    cli = cli_path(argv)
+    tmp = tempfile.mkdtemp(prefix="dimscope-bench-handwritten-")
+    try:
+        return measure(cli, name, model, rounds, full, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(cli, name, model, rounds, full, tmp):
+    capture = os.path.join(tmp, name + ".safetensors")
+    versions = subprocess.run([LAUNCHER, "-c", model["record"] % capture + "; import torch, transformers; "
+                               "print(torch.__version__, transformers.__version__)"],
+                              check=True, stdout=subprocess.PIPE, text=True).stdout.split()
+    sides = ["dimscope", "floor"]
+    # The shared floor needs the PT2 archive format (torch >= 2.8): the floor says so with exit 3.
+    probe = subprocess.run([LAUNCHER, "-c", "import sys; sys.path.insert(0, %r); import handwritten_export as h; "
+                            "sys.exit(0 if h.has_archive_format() else 3)" % HERE])
+    if probe.returncode == 0:
+        sides.append("shared_floor")
+    flags = {"floor": (), "shared_floor": ("--shared",)}
+    for side in sides[1:]:  # untimed: the floors' saved programs load back and replay
+        out = tempfile.mkdtemp(dir=tmp)
+        run_floor(model["ref"], capture, out, "--check", *flags[side])
+        shutil.rmtree(out)
+    times = {side: [] for side in sides}
+    written = {side: [] for side in sides}
+    stage_times, traces, failed, programs = {}, [], [], 0
+    for r in range(rounds):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        for side in order:
+            out = tempfile.mkdtemp(dir=tmp)
+            if side == "dimscope":
+                seconds, report, stages = run_dimscope(cli, model["ref"], capture, out)
+                for stage, s in stages.items():
+                    stage_times.setdefault(stage, []).append(s)
+                traces = [p["torch_export_calls"] for p in report["programs"]]
+                failed = report.get("failed_torch_export_calls") or []
+                programs = len(report["programs"])
+            else:
+                seconds = run_floor(model["ref"], capture, out, *flags[side])
+            times[side].append(seconds)
+            written[side].append(folder_bytes(out))
+            shutil.rmtree(out)
+    medians = {side: statistics.median(t) for side, t in times.items()}
+    ratios = {side: round(medians["dimscope"] / medians[side], 3) for side in sides[1:]}
+    targets = {side: {"target": limit, "ratio": ratios.get(side),
+                      "met": None if side not in ratios else ratios[side] <= limit}
+               for side, limit in model["targets"].items()}
+    one_trace = all(n == 1 for n in traces) and not failed
+    print(json.dumps({
+        "model": name, "mode": "full" if full else "quick", "n": rounds,
+        "times": {side: summary(t) for side, t in times.items()},
+        "ratio_dimscope_over_floor": ratios.get("floor"),
+        "ratio_dimscope_over_shared_floor": ratios.get("shared_floor"),
+        "targets": {side: dict(t, met={True: "met", False: "MISSED", None: "not measured"}[t["met"]])
+                    for side, t in targets.items()},
+        "dimscope_programs": programs, "torch_export_calls_per_program": traces,
+        "failed_torch_export_calls": failed,
+        "dimscope_stage_median_s": {k: round(statistics.median(v), 3) for k, v in stage_times.items()},
+        "written_bytes": {side: max(b) for side, b in written.items()},
+        "machine": machine(), "torch": versions[-2], "transformers": versions[-1], "cli": cli}))
+    if model["one_trace"] and not one_trace:
+        print("bench_handwritten: expected one torch.export call per program, got %s (failed: %s)"
+              % (traces, failed), file=sys.stderr)
+        return 1
+    missed = [side for side, t in targets.items() if t["met"] is False]
+    # A report, not a timed unit test: only the full mode enforces the targets.
+    return 1 if full and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
