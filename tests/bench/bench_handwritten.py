@@ -10,8 +10,10 @@ Sides (each a fresh process, timed from start to exit):
   save each with torch.export.save, replay each recorded call once through its program;
 - shared floor (torch >= 2.8 only): the same, with both programs in one PT2 archive and
   the weights written once (handwritten_export.py --shared).
-Before the timed rounds, each floor runs once untimed with --check (its saved programs
-loaded back and every call replayed through them), which also warms the disk cache.
+Each floor checks every call's logits against those recorded. Before the timed rounds,
+the shared floor runs once untimed with --check (the archive it wrote by hand loaded back
+with load_pt2 and every call replayed through its programs), which also warms the disk
+cache. The rounds rotate the order of the sides.
 
 Models (DIMSCOPE_BENCH_MODEL): `llama` (default; the real-model suite's tiny Llama,
 tests/realmodels/tinymodels.py:llama) or `qwen05b` (Qwen2.5-0.5B's sizes, random weights,
@@ -153,9 +155,9 @@ def measure(cli, name, model, rounds, full, tmp):
     if probe.returncode == 0:
         sides.append("shared_floor")
     flags = {"floor": (), "shared_floor": ("--shared",)}
-    for side in sides[1:]:  # untimed: the floors' saved programs load back and replay
+    if "shared_floor" in sides:  # untimed: the hand-written shared archive loads back and replays
         out = tempfile.mkdtemp(dir=tmp)
-        run_floor(model["ref"], capture, out, "--check", *flags[side])
+        run_floor(model["ref"], capture, out, "--check", *flags["shared_floor"])
         shutil.rmtree(out)
     times = {side: [] for side in sides}
     written = {side: [] for side in sides}
