@@ -15,14 +15,17 @@ from workerproc import WorkerProcess  # noqa: E402
 MODEL = "dimscope.demo:make_model"
 
 
-def demo_spec(seq_max=None):
-    """Batch static (always 2); input, cache and mask lengths their own Dims."""
-    layer = {"list": [{"tensor": {"2": "past_len"}}, {"tensor": {"2": "past_len"}}]}
+def demo_spec(seq_max=None, batch_min=None):
+    """Batch static (always 2), or with `batch_min` a Dim from that min (what inference
+    proposes for a transformers model: 1); input, cache and mask lengths their own Dims."""
+    b = {"0": "batch"} if batch_min is not None else {}
+    layer = {"list": [{"tensor": dict(b, **{"2": "past_len"})}, {"tensor": dict(b, **{"2": "past_len"})}]}
     return {"format": "dimscope.dynamic_shapes", "version": 1,
             "dims": [{"name": "seq_len", "min": 1, "max": seq_max}, {"name": "past_len", "min": 0, "max": None},
-                     {"name": "mask_len", "min": 1, "max": None}],
-            "dynamic_shapes": {"dict": {"input_ids": {"tensor": {"1": "seq_len"}},
-                                        "attention_mask": {"tensor": {"1": "mask_len"}},
+                     {"name": "mask_len", "min": 1, "max": None}]
+            + ([{"name": "batch", "min": batch_min, "max": None}] if b else []),
+            "dynamic_shapes": {"dict": {"input_ids": {"tensor": dict(b, **{"1": "seq_len"})},
+                                        "attention_mask": {"tensor": dict(b, **{"1": "mask_len"})},
                                         "past_key_values": {"list": [layer, layer]}}}}
 
 
@@ -56,13 +59,24 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
         shapes = {i["name"]: i["shape"] for i in res["inputs"]}
         assert shapes["input_ids"][0] == 2 and isinstance(shapes["input_ids"][1], str)  # batch static
         assert isinstance(shapes["past_key_values_key_cache_0"][2], str)
-        # edit -> re-export: no model or capture reload
-        ev2, events2 = w.request("export", model=MODEL, capture=str(capture), spec=demo_spec(None), output=str(out))
+        # no Dim sizes only dim 0: no batch-1 slice (issue 27 item 3)
+        assert res["batch_slice"]["status"] == "skipped" and "no batch Dim" in res["batch_slice"]["message"]
+        # edit -> re-export: no model or capture reload; a batch Dim from 1 as inference
+        # proposes it: the program declares batch from 1 and its batch-1 slice is verified
+        ev2, events2 = w.request("export", model=MODEL, capture=str(capture), spec=demo_spec(None, batch_min=1),
+                                 output=str(out))
         res2 = ev2["result"] if ev2["event"] == "result" else ev2["error"]["result"]
         assert res2["model_reused"] is True and res2["capture_reused"] is True
         # the eager outputs of the first export are compared with, not recomputed
         assert res["eager_reused"] is False and res2["eager_reused"] is True
         assert [r["status"] for r in res2["verification"]] == ["ok"] * 6
+        batch = {i["name"]: i["shape"] for i in res2["inputs"]}["input_ids"][0]
+        assert res2["range_constraints"][batch] == [1, None], res2["range_constraints"]
+        sliced = res2["batch_slice"]
+        assert sliced["status"] == "ok" and sliced["call"] == 4 and sliced["dim"] == "batch", sliced
+        assert sliced["outputs"] and all(o.get("ok", True) for o in sliced["outputs"])
+        assert any("batch-1 slice of call 4 (row 0 of every input batched on batch; synthesized, not a recorded "
+                   "call): the program agrees with the eager model" in e.get("text", "") for e in events2), events2
         # a reloaded model is run again
         ev4, _ = w.request("export", model=MODEL, capture=str(capture), spec=demo_spec(None), output=str(out),
                            reload=True)

@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import freshcheck, guardcheck, varkeyword
+from . import batchslice, freshcheck, guardcheck, varkeyword
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -804,6 +804,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         reused = eager_cache is not None and all(i in eager_cache for i in served)
         rows = verify(model, program, calls, progress, example_keys=set(named), eager_cache=eager_cache,
                       among=among)
+        # Row 0 of the example call, when the program declares its batch from 1 (batchslice.py).
+        result["batch_slice"] = batchslice.check(model, program.module(), index, spec_doc, shapes,
+                                                 bound_inputs(calls[index]), args, kwargs, compare_outputs,
+                                                 _guards_suppressed, log)
         timings["verify"] = time.perf_counter() - t
         result["eager_reused"] = reused
         result["verification"] = rows
