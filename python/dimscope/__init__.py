@@ -3,7 +3,8 @@
 
 ``import dimscope`` does not import torch; the names below load on first use:
 ``InputRecorder``, ``load_capture``, ``read_manifest`` (dimscope.capture),
-``register_capture_flattening`` (dimscope.caches), ``load_program`` (dimscope.program),
+``register_capture_flattening`` (dimscope.caches), ``load_program`` and ``program_names``
+(dimscope.program),
 and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureError``, ...).
 
 Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
@@ -27,6 +28,7 @@ _LAZY = {
     "register_capture_flattening": "caches",
     "register_key_value_cache": "caches",
     "load_program": "program",
+    "program_names": "program",
 }
 
 

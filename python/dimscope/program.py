@@ -134,9 +134,14 @@ def plain_load_registrations(program: Any) -> List[str]:
     return lines + calls
 
 
-def extra_files(program: Any) -> Dict[str, str]:
-    """What the worker saves beside the program (torch.export.save's extra_files)."""
-    return {EXTRA_FILE: json.dumps(flattening_record(program), sort_keys=True)}
+def extra_files(*programs: Any) -> Dict[str, str]:
+    """What the worker saves beside the programs of one file (torch.export.save's
+    extra_files): the classes of all of them (programs of one model flatten a class
+    one way)."""
+    record: Dict[str, Dict[str, Any]] = {}
+    for program in programs:
+        record.update(flattening_record(program))
+    return {EXTRA_FILE: json.dumps(record, sort_keys=True)}
 
 
 # ---------------------------------------------------------------------------- load side
@@ -217,10 +222,10 @@ def _weights_only_loads():
                 os.environ[key] = value
 
 
-def _torch_load(pt2_path: str):
-    """torch.export.load with weights_only=True wherever it takes the argument (torch
-    2.6 and 2.14 do not: there _weights_only_loads forces it), refusing what would
-    need full pickle."""
+def _torch_load(pt2_path: str, load=None):
+    """torch.export.load (or `load`, a loader of one program of an archive) with
+    weights_only=True wherever it takes the argument (torch 2.6 and 2.14 do not: there
+    _weights_only_loads forces it), refusing what would need full pickle."""
     import pickle
 
     import torch
@@ -234,7 +239,7 @@ def _torch_load(pt2_path: str):
     _refuse_pickled_objects(pt2_path)
     with _weights_only_loads():
         try:
-            return torch.export.load(pt2_path, **kwargs)
+            return load() if load is not None else torch.export.load(pt2_path, **kwargs)
         except pickle.UnpicklingError as exc:
             raise CaptureError(f"{pt2_path}: part of the archive needs full pickle to load ({_unpickling_cause(exc)}); "
                                f"dimscope loads programs with weights_only=True and never unpickles") from exc
@@ -251,14 +256,67 @@ def _unpickling_cause(exc: Exception) -> str:
     return lines[0][:300] if lines else type(exc).__name__
 
 
-def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[str] | str | None" = None):
-    """The ExportedProgram in ``pt2_path``, with the cache flattening it was exported
-    with made active first: the one the ``.pt2`` records, else (older files) the one of
-    the capture it was exported from (``capture_path``). Raises CaptureError naming the
-    file when a class it needs is not loaded in this process or the record is bad, or
-    when part of the archive would need full pickle: loading never unpickles (every
-    torch.load reads tensors and plain values only)."""
+FIRST_PROGRAM = "model"
+_MODEL_RECORD = re.compile(r"^(?:[^/]+/)?models/([^/]+)\.json$")
+
+
+def program_names(pt2_path: "os.PathLike[str] | str") -> List[str]:
+    """The names of the programs in a ``.pt2``: ``model`` first (the program plain
+    ``torch.export.load`` returns), then the others in the order they were written
+    (``phase2``, ...). A file written by torch before 2.8 holds one program, ``model``.
+    Raises CaptureError naming the file when it is not a readable archive."""
     pt2_path = os.fspath(pt2_path)
+    try:
+        with zipfile.ZipFile(pt2_path) as archive:
+            entries = archive.namelist()
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise CaptureError(f"{pt2_path}: not a readable .pt2 archive ({exc})") from exc
+    names = []
+    for entry in entries:
+        match = _MODEL_RECORD.match(entry)
+        if match and match.group(1) not in names:
+            names.append(match.group(1))
+    if not names:
+        return [FIRST_PROGRAM]  # torch 2.5-2.7: one serialized_exported_program.json
+    return sorted(names, key=lambda n: n != FIRST_PROGRAM)
+
+
+def _load_one_of_archive(pt2_path: str, name: str):
+    """Program `name` of a PT2 archive (torch >= 2.8), its weights only: torch's
+    load_pt2 (and torch.export.load, which calls it) reads every program's weights."""
+    from torch.export.pt2_archive import _package
+    from torch.export.pt2_archive.constants import ARCHIVE_VERSION_PATH, ARCHIVE_VERSION_VALUE, MODELS_FILENAME_FORMAT
+
+    with _package.PT2ArchiveReader(pt2_path) as reader:
+        version = reader.read_string(ARCHIVE_VERSION_PATH)
+        if version != ARCHIVE_VERSION_VALUE:
+            raise CaptureError(f"{pt2_path}: archive version {version}, this torch reads {ARCHIVE_VERSION_VALUE}")
+        return _package._load_exported_programs(reader, [MODELS_FILENAME_FORMAT.format(name)], None)[name]
+
+
+def _reads_archives() -> bool:
+    try:
+        from torch.export.pt2_archive import _package
+    except ImportError:
+        return False
+    return hasattr(_package, "_load_exported_programs") and hasattr(_package, "PT2ArchiveReader")
+
+
+def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[str] | str | None" = None,
+                 name: Optional[str] = None):
+    """The ExportedProgram in ``pt2_path`` (``name``: which program of an archive that
+    holds several, see `program_names`; default ``model``, the first), with the cache
+    flattening it was exported with made active first: the one the ``.pt2`` records,
+    else (older files) the one of the capture it was exported from (``capture_path``).
+    Raises CaptureError naming the file when it holds no program of that name, when a
+    class it needs is not loaded in this process or the record is bad, or when part of
+    the archive would need full pickle: loading never unpickles (every torch.load reads
+    tensors and plain values only)."""
+    pt2_path = os.fspath(pt2_path)
+    names = program_names(pt2_path)
+    name = FIRST_PROGRAM if name is None else name
+    if name not in names:
+        raise CaptureError(f"{pt2_path}: no program named {name!r}; the file holds: {', '.join(names)}")
     record = read_flattening(pt2_path)
     if record is not None:
         try:
@@ -268,4 +326,9 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     elif capture_path is not None:
         from .capture import read_manifest
         register_capture_flattening(read_manifest(capture_path))
+    if len(names) > 1 or name != FIRST_PROGRAM:
+        if not _reads_archives():
+            raise CaptureError(f"{pt2_path}: holds several programs ({', '.join(names)}); this torch reads only "
+                               f"one-program files (torch >= 2.8 reads PT2 archives)")
+        return _torch_load(pt2_path, lambda: _load_one_of_archive(pt2_path, name))
     return _torch_load(pt2_path)

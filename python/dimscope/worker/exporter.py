@@ -594,12 +594,13 @@ def _example_inputs_only_if_weights_only(program):
             program._example_inputs = kept
 
 
-def save_atomically(program, output, inputs=(), check=None):
+def save_atomically(program, output, inputs=(), check=None, programs=None):
     """Saves into a private folder beside `output` under its final name (so the archive
     inside is named like the file), then renames it into place: an interrupted save
     leaves the previous file intact. A failure is one line naming the file and the cause.
     `check(path)`, when given, runs on the saved file before the rename; what it raises
-    fails the save and leaves the previous file intact too."""
+    fails the save and leaves the previous file intact too. `programs` ({name: program},
+    `program` among them): one PT2 archive of all of them, each weight once (archive.py)."""
     import torch
 
     check_output(output, inputs)
@@ -610,11 +611,19 @@ def save_atomically(program, output, inputs=(), check=None):
         tmp = os.path.join(staging, os.path.basename(output))
         # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
         from ..program import extra_files
-        with _example_inputs_only_if_weights_only(program):
-            torch.export.save(program, tmp, extra_files=extra_files(program))
+        if programs is not None:
+            from . import archive
+            with contextlib.ExitStack() as stack:
+                for each in programs.values():
+                    stack.enter_context(_example_inputs_only_if_weights_only(each))
+                shared = archive.write(tmp, programs, extra_files=extra_files(*programs.values()))
+        else:
+            with _example_inputs_only_if_weights_only(program):
+                torch.export.save(program, tmp, extra_files=extra_files(program))
         if check is not None:
             check(tmp)
         os.replace(tmp, output)
+        return shared if programs is not None else None
     except OSError as e:
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, e.strerror or e)) from e
     except RuntimeError as e:
@@ -716,8 +725,12 @@ def _guard_verdicts(error, spec_doc, leaves):
 
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
-               verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=()):
+               verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
+               archive=None):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
+
+    `archive`: an archive.Target whose path is `output`: the program is written into that
+    archive under its name beside the programs held there (default: a file of its own).
 
     `among`: the indices of the calls this program serves (one phase of a capture whose
     calls one program cannot serve); the example call is one of them and only they are
@@ -786,11 +799,25 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     def in_a_fresh_process(saved):
         # Loaded in a new interpreter the way users load it, before it replaces anything.
         progress("fresh_process", "loading %s in a new interpreter" % output, None)
-        fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output))
+        if archive is None:
+            fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output))
+        else:  # every program of the rewritten archive, by its name
+            fresh.update(freshcheck.check_programs(archive.check_entries(program, args, kwargs, index), saved,
+                                                   device, log, shown_as=output)[-1])
 
-    save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None)
+    shared = save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None,
+                             programs=archive.programs(program) if archive is not None else None)
+    if archive is not None:
+        archive.keep(program, args, kwargs, index)
+        log("saved program %r in %s beside %s: %d weight file(s), %.1f MB, shared with them, written once"
+            % (archive.name, output, ", ".join(n for n in archive.held if n != archive.name) or "no other program",
+               shared[0], shared[1] / 1e6))
     timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
-    result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict}
+    result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict,
+              "program": archive.name if archive is not None else "model"}
+    if archive is not None:
+        result["archive_programs"] = list(archive.held)
+        result["shared_weights"] = {"files": shared[0], "bytes": shared[1]}
     if fresh:
         timings["fresh_process"] = fresh["seconds"]
         result["fresh_process"] = fresh

@@ -35,6 +35,9 @@ _TIMEOUT_S = 600
 _INPUTS, _SPEC, _OUTPUTS = "inputs.pt", "inputs_spec.json", "outputs.pt"
 _BUILTIN_MODULES = ("builtins", "collections", "torch")
 _DIFFER = "outputs differ beyond atol=1e-4, rtol=1e-3"
+# dimscope.program.FIRST_PROGRAM, not imported: the waiting checker imports nothing of
+# dimscope's beyond the package before the plain load runs.
+FIRST_PROGRAM = "model"
 
 
 def interpreter_command():
@@ -126,33 +129,25 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
     the result's `fresh_process` entry, raises WorkerError("fresh_process") when the
     program does not load or run there, or gives other outputs than here. `shown_as`:
     the file's name in messages (the output, while `pt2_path` is its staged copy)."""
-    import torch
-    from torch.utils import _pytree as pytree
+    return check_programs([(FIRST_PROGRAM, program, args, kwargs, call_index)], pt2_path, device, log, shown_as)[0]
 
-    from ..program import plain_load_registrations
-    from .exporter import _guards_suppressed, compare_outputs
+
+def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None):
+    """`check` for every program of an archive in one new interpreter: `entries` are
+    (name, program, args, kwargs, call index); each program is loaded by its name
+    (dimscope.load_program(path, name=...)) and replays its call. Returns one
+    `fresh_process` entry per program, in order."""
+    import torch
 
     shown = shown_as or pt2_path
     t = time.perf_counter()
-    module = program.module()
-    # As verify runs it: torch 2.6 would otherwise learn this call's sizes in the
-    # program's ShapeEnv and reject every later call of other sizes (exporter.verify).
-    with torch.no_grad(), _guards_suppressed(module):
-        expected = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-    leaves, spec = pytree.tree_flatten((args, kwargs))
-    imports = needed_imports(program)
-    registrations = plain_load_registrations(program)
     folder = tempfile.mkdtemp(prefix="dimscope-fresh-")
     try:
-        torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in leaves],
-                   os.path.join(folder, _INPUTS))
-        with open(os.path.join(folder, _SPEC), "w", encoding="utf-8") as f:
-            json.dump({"spec": pytree.treespec_dumps(spec), "device": str(device),
-                       "imports": [list(i) for i in imports], "registrations": registrations}, f)
+        prepared = [_prepare_call(entry, os.path.join(folder, str(n)), device) for n, entry in enumerate(entries)]
         checker = _take_waiting_checker() or _start_checker()
+        request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)]]
         try:
-            out, err = checker.communicate(json.dumps([os.path.abspath(pt2_path), folder]) + "\n",
-                                           timeout=_TIMEOUT_S)
+            out, err = checker.communicate(json.dumps(request) + "\n", timeout=_TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
             checker.kill()
             checker.communicate()
@@ -161,20 +156,63 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
         done = subprocess.CompletedProcess(checker.args, checker.returncode, out, err)
         if done.returncode != 0:
             raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
-                              "dimscope.load_program (call %d): %s" % (shown, call_index, _last_error(done)))
-        actual = torch.load(os.path.join(folder, _OUTPUTS), weights_only=True)
+                              "dimscope.load_program (%s): %s" % (shown, _calls_text(entries), _last_error(done)))
+        actual = [torch.load(os.path.join(folder, str(n), _OUTPUTS), weights_only=True) for n in range(len(entries))]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    seconds = time.perf_counter() - t
+    return [_fresh_entry(entry, expected, got, imports, registrations, shown, seconds, log)
+            for entry, (expected, imports, registrations), got in zip(entries, prepared, actual)]
+
+
+def _calls_text(entries):
+    if len(entries) == 1 and entries[0][0] == FIRST_PROGRAM:
+        return "call %d" % entries[0][4]
+    return ", ".join("program %s, call %d" % (e[0], e[4]) for e in entries)
+
+
+def _prepare_call(entry, folder, device):
+    """The program's outputs here on its call, and the call written into `folder` for
+    the new interpreter. Returns (expected output leaves, imports, registrations)."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from ..program import plain_load_registrations
+    from .exporter import _guards_suppressed
+
+    _, program, args, kwargs, _ = entry
+    module = program.module()
+    # As verify runs it: torch 2.6 would otherwise learn this call's sizes in the
+    # program's ShapeEnv and reject every later call of other sizes (exporter.verify).
+    with torch.no_grad(), _guards_suppressed(module):
+        expected = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    leaves, spec = pytree.tree_flatten((args, kwargs))
+    imports = needed_imports(program)
+    registrations = plain_load_registrations(program)
+    os.mkdir(folder)
+    torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in leaves],
+               os.path.join(folder, _INPUTS))
+    with open(os.path.join(folder, _SPEC), "w", encoding="utf-8") as f:
+        json.dump({"spec": pytree.treespec_dumps(spec), "device": str(device),
+                   "imports": [list(i) for i in imports], "registrations": registrations}, f)
     expected = [x.cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(expected)]
+    return expected, imports, registrations
+
+
+def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds, log):
+    from .exporter import compare_outputs
+
+    name, _, _, _, call_index = entry
     _, ok, message = compare_outputs(expected, actual["load_program"])
+    which = "call %d" % call_index if name == FIRST_PROGRAM else "program %s, call %d" % (name, call_index)
     if not ok:
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
-                          "(call %d): %s" % (shown, call_index, message or _DIFFER))
-    seconds = time.perf_counter() - t
-    log("fresh process: %s loads through dimscope.load_program and replays call %d in a new interpreter "
-        "(%.1f s)" % (os.path.basename(shown), call_index, seconds))
-    return {"status": "ok", "call": call_index, "seconds": seconds,
-            "imports": [name for name, _ in imports],
+                          "(%s): %s" % (shown, which, message or _DIFFER))
+    log("fresh process: %s loads through dimscope.load_program%s and replays call %d in a new interpreter "
+        "(%.1f s)" % (os.path.basename(shown), "" if name == FIRST_PROGRAM else "(name=%r)" % name, call_index,
+                      seconds))
+    return {"status": "ok", "call": call_index, "seconds": seconds, "program": name,
+            "imports": [n for n, _ in imports],
             "plain_load": _plain_load_entry(expected, actual, registrations, shown, log)}
 
 
@@ -229,17 +267,27 @@ def _import(name, path):
 
 
 def main(argv):
-    pt2_path, folder = argv[1], argv[2]
-    with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
-        meta = json.load(f)
-    for name, path in meta["imports"]:  # what a user imports first: the model's classes
-        _import(name, path)
+    """`python -m dimscope.worker.freshcheck PT2 FOLDER`: program `model`."""
+    check_in_this_process(argv[1], [[FIRST_PROGRAM, argv[2]]])
+
+
+def check_in_this_process(pt2_path, entries):
+    """Replays each program's call ([name, folder]) loaded as a user loads it: first
+    plain torch (the registrations, then torch.export.load, or torch's load_pt2 for an
+    archive of several programs), then dimscope.load_program(path, name=...)."""
+    metas = []
+    for _, folder in entries:
+        with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
+            metas.append(json.load(f))
+    for meta in metas:
+        for name, path in meta["imports"]:  # what a user imports first: the model's classes
+            _import(name, path)
     import torch
     from torch.utils import _pytree as pytree
 
     import dimscope
 
-    def replay(program):
+    def replay(program, folder, meta):
         leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
         device = torch.device(meta["device"])
         leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
@@ -248,15 +296,25 @@ def main(argv):
             outputs = program.module()(*args, **kwargs)
         return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)]
 
-    # First as a user without dimscope's loader: the registrations, then torch.export.load.
-    plain, plain_error = None, None
+    # First as a user without dimscope's loader: the registrations, then plain torch.
+    plain, plain_error = [None] * len(entries), None
     try:
-        exec("\n".join(meta["registrations"]), {})  # the worker's own lines (plain_load_registrations)
-        plain = replay(torch.export.load(pt2_path))
+        registrations = []
+        for meta in metas:
+            registrations += [line for line in meta["registrations"] if line not in registrations]
+        exec("\n".join(registrations), {})  # the worker's own lines (plain_load_registrations)
+        if [name for name, _ in entries] == [FIRST_PROGRAM]:
+            programs = {FIRST_PROGRAM: torch.export.load(pt2_path)}
+        else:
+            from torch.export.pt2_archive._package import load_pt2
+            programs = load_pt2(pt2_path).exported_programs
+        plain = [replay(programs[name], folder, meta) for (name, folder), meta in zip(entries, metas)]
     except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
         plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
-    outputs = replay(dimscope.load_program(pt2_path))
-    torch.save({"load_program": outputs, "plain": plain, "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
+    for n, ((name, folder), meta) in enumerate(zip(entries, metas)):
+        outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
+        torch.save({"load_program": outputs, "plain": plain[n] if plain_error is None else None,
+                    "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
 
 
 def _wait_for_program():
@@ -283,9 +341,9 @@ def _wait_for_program():
     line = sys.stdin.readline()
     if not line.strip():
         return
-    pt2_path, folder = json.loads(line)
-    os.chdir(folder)
-    main([sys.argv[0], pt2_path, folder])
+    pt2_path, entries = json.loads(line)
+    os.chdir(entries[0][1])
+    check_in_this_process(pt2_path, entries)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import platform
+import re
 import sys
 import threading
 import time
@@ -133,6 +134,7 @@ class Worker:
         self.model_generation = 0  # bumped on every (re)load: eager outputs belong to one
         self.eager_key = None      # (model generation, capture key) of eager_outputs
         self.eager_outputs = {}    # call index -> the eager model's outputs (exporter.verify)
+        self.archives = {}         # archive path -> {name: archive.Held} this worker wrote there
         self.started = time.time()
         self.torch_import_s = None
 
@@ -186,6 +188,7 @@ class Worker:
         model.eval()
         self.model, self.model_ref, self.model_device = model, ref, "cpu"
         self.model_generation += 1
+        self.archives = {}  # programs of the model loaded before
         return False
 
     def load_model(self, params):
@@ -282,6 +285,7 @@ class Worker:
             self.progress("load_model", "moving the model to %s" % device)
             self.model.to(device)
             self.model_device = device
+            self.archives = {}
         spec = params["spec"]
         if isinstance(spec, str):
             with open(spec, encoding="utf-8") as f:
@@ -296,12 +300,13 @@ class Worker:
         inputs = [("the capture", params["capture"])] + exporter.model_inputs(self.model_ref, self.model)
         if isinstance(params["spec"], str):
             inputs.append(("the spec", params["spec"]))
+        target = self._archive_target(params)
         result = exporter.run_export(
-            self.model, cap.calls, spec, params["output"], device=device,
+            self.model, cap.calls, spec, target.path if target else params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
-            eager_cache=self.eager_outputs, inputs=inputs)
+            eager_cache=self.eager_outputs, inputs=inputs, archive=target)
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:
@@ -313,6 +318,36 @@ class Worker:
                    "; ".join("call %d %s" % (r["call"], r["status"]) for r in bad)),
                 result=result)
         return result
+
+    def _archive_target(self, params):
+        """Where the program goes when the request names an archive ({"path", "program"}:
+        several programs of one model in one PT2 archive, docs/worker-protocol.md): an
+        archive.Target, or None for a file of its own (no archive asked for, or a torch
+        without PT2 archives: then `output`, as before)."""
+        from . import archive
+        from .errors import WorkerError
+
+        wanted = params.get("archive")
+        if wanted is None:
+            return None
+        if not isinstance(wanted, dict) or not isinstance(wanted.get("path"), str) or not isinstance(
+                wanted.get("program"), str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", wanted["program"]):
+            raise WorkerError("bad_request", "archive must be {\"path\": a .pt2 path, \"program\": a name of "
+                              "letters, digits and _}, got %r" % (wanted,))
+        if not archive.supported():
+            import torch
+
+            self.log("torch %s has no PT2 archive with several programs: program %s is saved as %s"
+                     % (torch.__version__, wanted["program"], params["output"]))
+            return None
+        path = os.path.abspath(wanted["path"])
+        if wanted["program"] == archive.FIRST:
+            self.archives[path] = {}
+        elif archive.FIRST not in self.archives.get(path, {}):
+            raise WorkerError("bad_request", "program %s goes into %s beside its program %s, which this worker "
+                              "did not write (the worker was restarted, or the first program was not exported)"
+                              % (wanted["program"], path, archive.FIRST))
+        return archive.Target(path, wanted["program"], self.archives[path])
 
     def shutdown(self, params):
         return {"bye": True}
