@@ -24,7 +24,8 @@ The CLI: argv[1], else $DIMSCOPE_CLI, else build/app/dimscope-cli.
 Prints one JSON line: per side the times, median, min and max; the ratios
 dimscope/floor and dimscope/shared-floor (of the medians); the torch.export calls per
 program dimscope made (its --json report); where dimscope's time went (per stage, from
-the times its progress lines arrived); the bytes each side wrote; the machine. Exits 1
+the times its progress lines arrived); the bytes each side wrote; each side's CPU time (its process tree's, user + system: a
+check on the wall times when the machine is shared, not the measure); the machine. Exits 1
 when a side fails, or (tiny Llama) when a program took more than one torch.export call,
 and in full mode when a target is missed: tiny Llama, dimscope/floor <= 1.0; qwen05b,
 dimscope/floor <= 0.9 and dimscope/shared-floor <= 1.05.
@@ -34,6 +35,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -83,9 +85,19 @@ def folder_bytes(folder):
                if n.endswith(".pt2"))
 
 
+def children_cpu():
+    """CPU seconds (user + system) of this process's waited-for descendants so far: a
+    process's own and those of the processes it waited for (the CLI's worker, the
+    worker's fresh-process checkers). Other work on a shared machine disturbs it less
+    than the wall clock."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_dimscope(cli, ref, capture, out):
-    """One `dimscope-cli export --fix-loop` process: (seconds, report, stage seconds)."""
+    """One `dimscope-cli export --fix-loop` process: (seconds, CPU seconds, report, stage seconds)."""
     report = os.path.join(out, "report.json")
+    cpu = children_cpu()
     t0 = time.perf_counter()
     with open(os.path.join(out, "stderr.txt"), "w") as err:
         proc = subprocess.Popen([cli, "export", "--fix-loop", "--model", ref, "--capture", capture,
@@ -103,23 +115,26 @@ def run_dimscope(cli, ref, capture, out):
         end_of_output = time.perf_counter()
         rc = proc.wait()
     seconds = time.perf_counter() - t0
+    cpu = children_cpu() - cpu
     stages[stage] = stages.get(stage, 0.0) + end_of_output - since
     stages["exit"] = seconds - (end_of_output - t0)  # stdout closed -> process gone
     if rc != 0:
         with open(os.path.join(out, "stderr.txt")) as f:
             raise RuntimeError("dimscope-cli export exited %d:\n%s\n%s" % (rc, "".join(lines)[-4000:], f.read()[-3000:]))
     with open(report, encoding="utf-8") as f:
-        return seconds, json.load(f), stages
+        return seconds, cpu, json.load(f), stages
 
 
 def run_floor(ref, capture, out, *flags):
+    """One run of the hand-written script: (seconds, CPU seconds)."""
+    cpu = children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run([LAUNCHER, FLOOR, ref, capture, out, *flags], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, children_cpu() - cpu
     if proc.returncode != 0:
         raise RuntimeError("%s %s exited %d:\n%s" % (FLOOR, " ".join(flags), proc.returncode, proc.stderr[-4000:]))
-    return seconds
+    return seconds, cpu
 
 
 def summary(times):
@@ -160,6 +175,7 @@ def measure(cli, name, model, rounds, full, tmp):
         run_floor(model["ref"], capture, out, "--check", *flags["shared_floor"])
         shutil.rmtree(out)
     times = {side: [] for side in sides}
+    cpu_times = {side: [] for side in sides}
     written = {side: [] for side in sides}
     stage_times, traces, failed, programs = {}, [], [], 0
     for r in range(rounds):
@@ -167,19 +183,21 @@ def measure(cli, name, model, rounds, full, tmp):
         for side in order:
             out = tempfile.mkdtemp(dir=tmp)
             if side == "dimscope":
-                seconds, report, stages = run_dimscope(cli, model["ref"], capture, out)
+                seconds, cpu, report, stages = run_dimscope(cli, model["ref"], capture, out)
                 for stage, s in stages.items():
                     stage_times.setdefault(stage, []).append(s)
                 traces = [p["torch_export_calls"] for p in report["programs"]]
                 failed = report.get("failed_torch_export_calls") or []
                 programs = len(report["programs"])
             else:
-                seconds = run_floor(model["ref"], capture, out, *flags[side])
+                seconds, cpu = run_floor(model["ref"], capture, out, *flags[side])
             times[side].append(seconds)
+            cpu_times[side].append(cpu)
             written[side].append(folder_bytes(out))
             shutil.rmtree(out)
     medians = {side: statistics.median(t) for side, t in times.items()}
     ratios = {side: round(medians["dimscope"] / medians[side], 3) for side in sides[1:]}
+    cpu_medians = {side: statistics.median(t) for side, t in cpu_times.items()}
     targets = {side: {"target": limit, "ratio": ratios.get(side),
                       "met": None if side not in ratios else ratios[side] <= limit}
                for side, limit in model["targets"].items()}
@@ -189,6 +207,8 @@ def measure(cli, name, model, rounds, full, tmp):
         "times": {side: summary(t) for side, t in times.items()},
         "ratio_dimscope_over_floor": ratios.get("floor"),
         "ratio_dimscope_over_shared_floor": ratios.get("shared_floor"),
+        "cpu_times": {side: summary(t) for side, t in cpu_times.items()},
+        "cpu_ratios": {side: round(cpu_medians["dimscope"] / cpu_medians[side], 3) for side in sides[1:]},
         "targets": {side: dict(t, met={True: "met", False: "MISSED", None: "not measured"}[t["met"]])
                     for side, t in targets.items()},
         "dimscope_programs": programs, "torch_export_calls_per_program": traces,
