@@ -47,6 +47,8 @@ void ExportPrinter::printRound(const ExportResult &r)
 {
     if (!r.verification.isEmpty())
         m_out << "\nverification (* = example call):\n" << r.verificationTable();
+    if (!r.batchSliceText().isEmpty())
+        m_out << r.batchSliceText() << "\n";
     if (r.ok)
         return;
     m_err << "\nexport failed: " << r.failure.toText();

@@ -82,6 +82,7 @@ QJsonObject ExportReport::toJson() const
         // How many torch.export calls the program took (issue 29: one when the phases
         // planned before the first trace were right) and the failed ones.
         QJsonObject program = programJson(p.result);
+        program.insert(QStringLiteral("batch_slice"), p.result.batchSliceJson()); // synthesized, not a recorded call
         program.insert(QStringLiteral("torch_export_calls"), p.traces);
         program.insert(QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(p.failedTraces));
         programsJson.append(program);

@@ -297,31 +297,12 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.freshProcess = FreshProcessCheck::fromJson(r.value(QLatin1String("fresh_process")).toObject());
     x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();
-    for (const QJsonValue &v : rows) {
-        const QJsonObject o = v.toObject();
-        CallVerification c;
-        c.call = o.value(QLatin1String("call")).toInt();
-        c.status = o.value(QLatin1String("status")).toString();
-        c.message = o.value(QLatin1String("message")).toString();
-        c.guard = o.value(QLatin1String("guard")).toObject().value(QLatin1String("text")).toString();
-        const QJsonArray outs = o.value(QLatin1String("outputs")).toArray();
-        for (const QJsonValue &ov : outs) {
-            const QJsonObject oo = ov.toObject();
-            OutputDiff d;
-            d.path = oo.value(QLatin1String("path")).toString();
-            d.maxAbs = oo.value(QLatin1String("max_abs")).toDouble();
-            d.maxRel = oo.value(QLatin1String("max_rel")).toDouble();
-            d.ok = oo.value(QLatin1String("ok")).toBool(true);
-            if (oo.contains(QLatin1String("shape_mismatch"))) {
-                d.ok = false;
-                d.note = QStringLiteral("shape mismatch");
-            } else if (oo.contains(QLatin1String("value_equal")) && !oo.value(QLatin1String("value_equal")).toBool()) {
-                d.ok = false;
-                d.note = QStringLiteral("value differs");
-            }
-            c.outputs.append(d);
-        }
-        x.verification.append(c);
+    for (const QJsonValue &v : rows)
+        x.verification.append(CallVerification::fromJson(v.toObject()));
+    const QJsonObject slice = r.value(QLatin1String("batch_slice")).toObject();
+    if (!slice.isEmpty()) {
+        x.batchSlice = CallVerification::fromJson(slice);
+        x.batchSliceDim = slice.value(QLatin1String("dim")).toString();
     }
     const QJsonObject ranges = r.value(QLatin1String("range_constraints")).toObject();
     for (auto it = ranges.begin(); it != ranges.end(); ++it) {
@@ -354,6 +335,33 @@ ExportResult ExportResult::fromFailure(const WorkerFailure &failure)
     return x;
 }
 
+CallVerification CallVerification::fromJson(const QJsonObject &o)
+{
+    CallVerification c;
+    c.call = o.value(QLatin1String("call")).toInt();
+    c.status = o.value(QLatin1String("status")).toString();
+    c.message = o.value(QLatin1String("message")).toString();
+    c.guard = o.value(QLatin1String("guard")).toObject().value(QLatin1String("text")).toString();
+    const QJsonArray outs = o.value(QLatin1String("outputs")).toArray();
+    for (const QJsonValue &ov : outs) {
+        const QJsonObject oo = ov.toObject();
+        OutputDiff d;
+        d.path = oo.value(QLatin1String("path")).toString();
+        d.maxAbs = oo.value(QLatin1String("max_abs")).toDouble();
+        d.maxRel = oo.value(QLatin1String("max_rel")).toDouble();
+        d.ok = oo.value(QLatin1String("ok")).toBool(true);
+        if (oo.contains(QLatin1String("shape_mismatch"))) {
+            d.ok = false;
+            d.note = QStringLiteral("shape mismatch");
+        } else if (oo.contains(QLatin1String("value_equal")) && !oo.value(QLatin1String("value_equal")).toBool()) {
+            d.ok = false;
+            d.note = QStringLiteral("value differs");
+        }
+        c.outputs.append(d);
+    }
+    return c;
+}
+
 QString CallVerification::note() const
 {
     return guard.isEmpty() ? message.section(QLatin1Char('\n'), 0, 0) : QStringLiteral("guard failed: ") + guard;
@@ -375,6 +383,37 @@ QString ExportResult::verificationTable() const
                    .arg(TerminalText::escaped(c.note())); // the worker's words: one row each
     }
     return s;
+}
+
+QString ExportResult::batchSliceText() const
+{
+    if (batchSlice.status.isEmpty())
+        return {};
+    if (batchSlice.status == QLatin1String("skipped"))
+        return QStringLiteral("batch-1 slice: ") + TerminalText::escaped(batchSlice.message);
+    QString text = QStringLiteral("batch-1 slice of call %1 (row 0 of every input batched on %2; synthesized, not a "
+                                  "recorded call): %3")
+                       .arg(batchSlice.call)
+                       .arg(TerminalText::escaped(batchSliceDim), TerminalText::field(batchSlice.status));
+    if (!batchSlice.outputs.isEmpty())
+        text += QStringLiteral(", max abs %1").arg(batchSlice.maxAbs(), 0, 'g', 3);
+    if (!batchSlice.ok())
+        text += QStringLiteral(": ") + TerminalText::escaped(batchSlice.note());
+    return text;
+}
+
+
+QJsonValue ExportResult::batchSliceJson() const
+{
+    if (batchSlice.status.isEmpty())
+        return QJsonValue();
+    QJsonObject o{{QStringLiteral("synthesized"), true}, {QStringLiteral("call"), batchSlice.call},
+                  {QStringLiteral("dim"), batchSliceDim.isEmpty() ? QJsonValue() : QJsonValue(batchSliceDim)},
+                  {QStringLiteral("status"), batchSlice.status},
+                  {QStringLiteral("message"), batchSlice.ok() ? QJsonValue() : QJsonValue(batchSlice.note())}};
+    if (!batchSlice.outputs.isEmpty())
+        o.insert(QStringLiteral("max_abs"), batchSlice.maxAbs());
+    return o;
 }
 
 } // namespace dimscope

@@ -130,6 +130,8 @@ struct CallVerification {
     bool ok() const { return status == QLatin1String("ok"); }
     // One line for tables: the guard that rejected the call, else the message's first line.
     QString note() const;
+    // A row of the worker's `verification` (or its `batch_slice`).
+    static CallVerification fromJson(const QJsonObject &row);
     double maxAbs() const;
     double maxRel() const;
 };
@@ -168,6 +170,12 @@ struct ExportResult {
     bool modelReused = false;
     bool captureReused = false;
     QVector<CallVerification> verification;
+    // Row 0 of the example call run through the program and the eager model, when the
+    // program declares its batch from 1 (docs/worker-protocol.md, "Batch-1 slice"): a
+    // synthesized call, not a recorded one, so neither in `verification` nor in `ok`.
+    // status: empty (the worker sent none), "skipped" (message: why), or a row's status.
+    CallVerification batchSlice;
+    QString batchSliceDim;
     QVector<RangeConstraint> ranges;
     QVector<ProgramInput> inputs;
     QJsonObject timings;
@@ -180,6 +188,11 @@ struct ExportResult {
     static ExportResult fromFailure(const WorkerFailure &failure);
     // The verification table as text, one row per captured call.
     QString verificationTable() const;
+    // One line on the batch-1 slice ("batch-1 slice of call 4 (...): ok, max abs 0"),
+    // empty when the worker sent none.
+    QString batchSliceText() const;
+    // The same for the --json report (null when the worker sent none).
+    QJsonValue batchSliceJson() const;
 };
 
 } // namespace dimscope

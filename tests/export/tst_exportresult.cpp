@@ -108,6 +108,35 @@ private slots:
         QVERIFY(!crash.exported && !crash.ok);
     }
 
+    void batchSliceIsReportedApartFromTheRecordedCalls()
+    {
+        // issue 27 item 3: the worker's batch-1 slice of the example call
+        const ExportResult r = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "example_call": 4,
+            "range_constraints": {"s0": [1, null]},
+            "verification": [{"call": 4, "status": "ok", "message": null, "outputs": []}],
+            "batch_slice": {"call": 4, "dim": "batch", "status": "mismatch", "message": "outputs differ",
+                            "outputs": [{"path": "output[0]", "max_abs": 0.5, "max_rel": 0.2, "ok": false}]}})J"));
+        QVERIFY(r.ok); // the slice is not a recorded call: the export's verdict is the recorded calls'
+        QCOMPARE(r.verification.size(), 1);
+        QCOMPARE(r.batchSlice.status, QStringLiteral("mismatch"));
+        QCOMPARE(r.batchSliceText(), QStringLiteral("batch-1 slice of call 4 (row 0 of every input batched on batch; "
+                                                    "synthesized, not a recorded call): mismatch, max abs 0.5: outputs differ"));
+        QVERIFY(!r.verificationTable().contains(QLatin1String("slice")));
+        const QJsonObject j = r.batchSliceJson().toObject();
+        QCOMPARE(j.value(QLatin1String("synthesized")).toBool(), true);
+        QCOMPARE(j.value(QLatin1String("dim")).toString(), QStringLiteral("batch"));
+        QCOMPARE(j.value(QLatin1String("status")).toString(), QStringLiteral("mismatch"));
+        QCOMPARE(j.value(QLatin1String("max_abs")).toDouble(), 0.5);
+        // skipped: the worker's reason; an older worker's result: nothing
+        const ExportResult skipped = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": [],
+            "batch_slice": {"call": 0, "dim": null, "status": "skipped", "message": "no batch Dim: nothing\u001b is sliced",
+                            "outputs": []}})J"));
+        QCOMPARE(skipped.batchSliceText(), QStringLiteral("batch-1 slice: no batch Dim: nothing\\x1b is sliced"));
+        QVERIFY(skipped.batchSliceJson().toObject().value(QLatin1String("dim")).isNull());
+        const ExportResult old = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": []})J"));
+        QVERIFY(old.batchSliceText().isEmpty() && old.batchSliceJson().isNull());
+    }
+
     void explanationsOnFailureAndSuccess()
     {
         // as the worker (torch 2.14) sends a model whose own code specializes seq_len and
