@@ -86,6 +86,7 @@ private slots:
     void specializedDimOrUnreadProgramIsNoSuccess();
     void explanationJsonReadsBackAsItWasWritten();
     void programNamesTheRegistrationsForAPlainLoad();
+    void programCarriesItsBatchSlice();
     void callsWhoseRebuiltCallDiffersAreUnservedWithWhy();
 };
 
@@ -124,6 +125,38 @@ void TestExportReport::programNamesTheRegistrationsForAPlainLoad()
     // No check ran (verification off): null, not an empty object that reads as a pass.
     report.outcome.programs.first().result.freshProcess = FreshProcessCheck();
     QVERIFY(report.toJson().value(QLatin1String("programs")).toArray().first().toObject().value(QLatin1String("fresh_process")).isNull());
+}
+
+// Issue 27 item 3: each program's batch-1 slice, marked synthesized (not a recorded call).
+void TestExportReport::programCarriesItsBatchSlice()
+{
+    const QJsonObject result{
+        {QStringLiteral("output"), QStringLiteral("/out/m.pt2")},
+        {QStringLiteral("example_call"), 3},
+        {QStringLiteral("verification"),
+         QJsonArray{QJsonObject{{QStringLiteral("call"), 3}, {QStringLiteral("status"), QStringLiteral("ok")}}}},
+        {QStringLiteral("batch_slice"),
+         QJsonObject{{QStringLiteral("call"), 3}, {QStringLiteral("dim"), QStringLiteral("batch")},
+                     {QStringLiteral("status"), QStringLiteral("ok")}, {QStringLiteral("message"), QJsonValue::Null},
+                     {QStringLiteral("outputs"),
+                      QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("output[0]")},
+                                             {QStringLiteral("max_abs"), 0.0}, {QStringLiteral("max_rel"), 0.0},
+                                             {QStringLiteral("ok"), true}}}}}}};
+    ExportReport report;
+    report.outcome.callCount = 4;
+    ExportedProgram program;
+    program.result = ExportResult::fromResult(result);
+    program.calls = {3};
+    report.outcome.programs = {program};
+    const QJsonObject slice =
+        report.toJson().value(QLatin1String("programs")).toArray().first().toObject().value(QLatin1String("batch_slice")).toObject();
+    QCOMPARE(slice.value(QLatin1String("synthesized")).toBool(), true);
+    QCOMPARE(slice.value(QLatin1String("call")).toInt(), 3);
+    QCOMPARE(slice.value(QLatin1String("dim")).toString(), QStringLiteral("batch"));
+    QCOMPARE(slice.value(QLatin1String("status")).toString(), QStringLiteral("ok"));
+    QVERIFY(slice.value(QLatin1String("message")).isNull());
+    QCOMPARE(slice.value(QLatin1String("max_abs")).toDouble(), 0.0);
+    QCOMPARE(report.outcome.programs.first().calls, (QVector<int>{3})); // not among the served calls
 }
 
 // Issue 27 item 4 (a): the worker's rows for calls whose rebuilt inputs make the model
