@@ -29,7 +29,7 @@ namespace {
 struct Options {
     QString model, capture, constraints, output, device = QStringLiteral("cpu");
     int call = -1;
-    bool strict = false, fixLoop = false, explain = false;
+    bool strict = false, fixLoop = false, explain = false, separatePrograms = false;
     QString json; // --json FILE
 };
 
@@ -39,7 +39,8 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
     const QString &a = args.at(*i);
     const QHash<QString, bool *> flags{{QStringLiteral("--strict"), &o->strict},
                                        {QStringLiteral("--fix-loop"), &o->fixLoop},
-                                       {QStringLiteral("--explain"), &o->explain}};
+                                       {QStringLiteral("--explain"), &o->explain},
+                                       {QStringLiteral("--separate-programs"), &o->separatePrograms}};
     const QHash<QString, QString *> values{
         {QStringLiteral("--model"), &o->model},   {QStringLiteral("--capture"), &o->capture},
         {QStringLiteral("--constraints"), &o->constraints}, {QStringLiteral("-o"), &o->output},
@@ -190,6 +191,7 @@ int exportAndReport(const Options &o, const Capture &capture, const ExportConstr
     QObject::connect(&run, &ExportRun::finished, &events, &QEventLoop::quit);
     ExportOptions options;
     options.fixLoop = o.fixLoop;
+    options.separatePrograms = o.separatePrograms;
     if (c.set)
         run.start(capture, *c.set, request, PhasedExport::Options::from(options));
     else
@@ -212,7 +214,7 @@ int run(const QStringList &args)
     QString error;
     if (!parse(args, &o, &error)) {
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
-            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--explain] "
+            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--separate-programs] [--explain] "
                "[--json FILE] -o OUT.pt2\n";
         return 2;
     }
@@ -240,7 +242,7 @@ int run(const QStringList &args)
 
 const CliRegistration registration({"export",
                                     "export --model REF --capture FILE [--constraints FILE] [--device cpu|cuda] [--call N] "
-                                    "[--strict] [--fix-loop] [--explain] [--json FILE] -o OUT.pt2",
+                                    "[--strict] [--fix-loop] [--separate-programs] [--explain] [--json FILE] -o OUT.pt2",
                                     "torch.export through the Python worker, then replay every captured call", &run});
 
 } // namespace

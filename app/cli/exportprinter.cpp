@@ -174,18 +174,18 @@ int ExportPrinter::finishPhases(const ExportReport &report)
         const ExportedProgram &p = outcome.programs.at(i);
         const ExportResult &r = p.result;
         if (!p.appliedFixes.isEmpty()) // what the user should keep: the constraints that exported
-            m_out << "\nconstraints that exported" << (outcome.programs.size() > 1 ? QStringLiteral(" ") + r.output : QString())
+            m_out << "\nconstraints that exported" << (outcome.programs.size() > 1 ? QStringLiteral(" ") + outcome.programText(i) : QString())
                   << " (dimscope.constraints):\n"
                   << ConstraintSetJson::write(p.constraints);
-        m_out << "\nexported " << r.output << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
+        m_out << "\nexported " << outcome.programText(i) << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
               << ", example call " << r.exampleCall << ") serving calls " << ExportPhases::callsText(p.calls) << "\n";
-        const int specialized = printExportReadBack(m_out, m_err, r.output, report.readBacks.value(i));
+        const int specialized = printExportReadBack(m_out, m_err, outcome.programText(i), report.readBacks.value(i));
         printSuccessExplanations(r, specialized > 0);
     }
     m_out << "\nprograms (" << outcome.programs.size() << "):\n";
-    for (const ExportedProgram &p : outcome.programs)
-        m_out << "  " << p.result.output << "  calls " << ExportPhases::callsText(p.calls) << "  (" << p.description
-              << ")\n";
+    for (int i = 0; i < outcome.programs.size(); ++i)
+        m_out << "  " << outcome.programText(i) << "  calls " << ExportPhases::callsText(outcome.programs.at(i).calls) << "  ("
+              << outcome.programs.at(i).description << ")\n";
     m_out << outcome.tracesText() << "\n";
     if (!outcome.servesEveryCall()) {
         m_err << outcome.summary() << "\n";

@@ -9,7 +9,9 @@
 #include "json/jsontext.h"
 #include "util/terminaltext.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 using namespace dimscope;
@@ -61,7 +63,10 @@ void printState(QTextStream &out, const Pt2Program &p, Pt2StateInput::Kind kind,
 
 void printText(QTextStream &out, const Pt2Program &p)
 {
-    out << TerminalText::escaped(p.filePath) << "\n";
+    out << TerminalText::escaped(p.filePath);
+    if (p.modelNames.size() > 1)
+        out << ", program " << fileText(p.modelName);
+    out << "\n";
     out << "layout: " << p.layoutName() << ", record " << fileText(p.jsonEntry);
     if (p.layout == Pt2Layout::Archive && p.modelNames.size() > 1)
         out << " (models: " << shownList(p.modelNames) << ")";
@@ -154,17 +159,31 @@ int runPt2(const QStringList &args)
         return 2;
     }
     QString error;
-    const auto program = Pt2Reader::open(file, &error);
-    if (!program) {
+    // Every program of the archive (dimscope's phased export writes them into one).
+    const QVector<Pt2Program> programs = Pt2Reader::openAll(file, &error);
+    if (programs.isEmpty()) {
         err << "dimscope-cli pt2: " << TerminalText::escaped(error) << "\n";
         return 1;
     }
     if (json) {
         stdoutSink.setMode(TerminalSink::Mode::Json);
-        out << QJsonDocument(Pt2Json::toJson(*program)).toJson(QJsonDocument::Indented);
+        // The first program at the top level, as for a file of one; with several, each
+        // of them under "programs" too.
+        QJsonObject root = Pt2Json::toJson(programs.first());
+        if (programs.size() > 1) {
+            QJsonArray all;
+            for (const Pt2Program &p : programs)
+                all.append(Pt2Json::toJson(p));
+            root.insert(QStringLiteral("programs"), all);
+        }
+        out << QJsonDocument(root).toJson(QJsonDocument::Indented);
+        return 0;
     }
-    else
-        printText(out, *program);
+    for (int i = 0; i < programs.size(); ++i) {
+        if (i > 0)
+            out << "\n";
+        printText(out, programs.at(i));
+    }
     return 0;
 }
 

@@ -44,7 +44,8 @@ QJsonObject roundJson(const ExportRound &r)
 
 QJsonObject programJson(const ExportResult &r)
 {
-    return QJsonObject{{QStringLiteral("output"), r.output}, {QStringLiteral("example_call"), r.exampleCall},
+    return QJsonObject{{QStringLiteral("output"), r.output}, {QStringLiteral("program"), r.program},
+                       {QStringLiteral("example_call"), r.exampleCall},
                        {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
                        {QStringLiteral("explanations"), explanationsJson(r.explanations)},
                        {QStringLiteral("fresh_process"), r.freshProcess.toJson()}};

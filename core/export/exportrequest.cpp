@@ -28,7 +28,15 @@ QJsonObject ExportRequest::toParams() const
     }
     if (reload)
         p.insert(QStringLiteral("reload"), true);
+    if (!archiveProgram.isEmpty())
+        p.insert(QStringLiteral("archive"), QJsonObject{{QStringLiteral("path"), QDir(archivePath).absolutePath()},
+                                                       {QStringLiteral("program"), archiveProgram}});
     return p;
+}
+
+QString ExportRequest::programName(int n)
+{
+    return n <= 1 ? QStringLiteral("model") : QStringLiteral("phase%1").arg(n);
 }
 
 ExportRequest ExportRequest::make(const QString &model, const QString &capture, const QString &output,

@@ -21,6 +21,12 @@ struct ExportRequest {
     QVector<int> calls;  // the calls this program serves (a phase); empty: every call
     bool verify = true;  // replay every captured call through the exported program
     bool reload = false; // reload the model even when the same reference is loaded
+    // Program `archiveProgram` of the PT2 archive `archivePath` ("model" first, then
+    // "phase2", ...), beside the programs the worker wrote there before, each weight
+    // stored once; the worker writes `output` instead where its torch has no PT2
+    // archive (< 2.8). Empty: `output`, a file of its own.
+    QString archivePath;
+    QString archiveProgram;
 
     QJsonObject toParams() const;
     // The request both front ends send: the model, the capture file, the .pt2 to
@@ -28,6 +34,8 @@ struct ExportRequest {
     // spec is added per round by whoever runs it (PhasedExport, FixLoop, the CLI).
     static ExportRequest make(const QString &model, const QString &capture, const QString &output,
                               const ExportOptions &options);
+    // "model" for the first program of an archive, "phaseN" for the N-th (N from 2).
+    static QString programName(int n);
 };
 
 } // namespace dimscope

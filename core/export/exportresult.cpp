@@ -288,6 +288,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     ExportResult x;
     x.exported = true;
     x.output = r.value(QLatin1String("output")).toString();
+    x.program = r.value(QLatin1String("program")).toString(QStringLiteral("model"));
     x.exampleCall = r.value(QLatin1String("example_call")).toInt(-1);
     x.device = r.value(QLatin1String("device")).toString();
     x.strict = r.value(QLatin1String("strict")).toBool();

@@ -164,6 +164,7 @@ struct ExportResult {
     bool ok = false;      // exported, saved and every captured call replays
     bool exported = false; // the .pt2 was written (also when verification failed)
     QString output;
+    QString program = QStringLiteral("model"); // the program's name in `output` (a PT2 archive may hold several)
     int exampleCall = -1;
     QString device;
     bool strict = false;

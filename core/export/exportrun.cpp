@@ -57,7 +57,7 @@ ProgramReadBack readBackWithSpec(const ExportedProgram &p, const Capture &captur
     const int call = p.result.exampleCall >= 0 ? p.result.exampleCall : specCall;
     QString error;
     const CallTree &tree = capture.calls.at(qBound(0, call, int(capture.calls.size()) - 1)).inputs;
-    ProgramReadBack back = ProgramReadBack::read(p.result.output, DimIntent::fromSpec(tree, spec, &error));
+    ProgramReadBack back = ProgramReadBack::read(p.result.output, DimIntent::fromSpec(tree, spec, &error), p.result.program);
     back.intentError = error;
     return back;
 }

@@ -126,12 +126,18 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     m_currentExampleCall = attempt.exampleCall >= 0 && attempt.exampleCall < m_currentCapture.calls.size()
                                ? attempt.exampleCall
                                : chooseExampleCall(ShapeTable(m_currentCapture), attempt.constraints);
-    // The first program keeps OUT.pt2, the next ones OUT.phaseN.pt2 in the order they serve.
-    m_current.output = ExportPhases::outputPath(m_base.output, int(m_outcome.programs.size()) + 1);
+    // The first program keeps OUT.pt2, the next ones OUT.phaseN.pt2 in the order they
+    // serve; or they are programs "model", "phaseN" of the archive OUT.pt2.
+    const int number = int(m_outcome.programs.size()) + 1;
+    m_current.output = ExportPhases::outputPath(m_base.output, number);
     emit attemptStarted(m_attempt, attempt.calls, attempt.description, attempt.constraints);
 
     ExportRequest request = m_base;
     request.output = m_current.output;
+    if (!m_options.separatePrograms) {
+        request.archivePath = m_base.output;
+        request.archiveProgram = ExportRequest::programName(number);
+    }
     request.calls = attempt.calls;
     request.call = attempt.calls.isEmpty() ? m_currentExampleCall
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());

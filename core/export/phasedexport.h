@@ -25,8 +25,10 @@ class FixLoop;
 // torch's suggested fixes are applied to a copy of the constraints and the export
 // retried (FixLoop), preferring a relation every call of the phase satisfies over a
 // suggested minimum. Calls no program serves yet are split again in later passes,
-// until every call is served or a pass serves nothing new. The first program is
-// OUT.pt2, the next ones OUT.phaseN.pt2. A call is never dropped silently: the
+// until every call is served or a pass serves nothing new. The programs are one PT2
+// archive, OUT.pt2, with the weights stored once (programs "model", "phase2", ...;
+// torch >= 2.8), or, with `separatePrograms` or an older torch, OUT.pt2 and
+// OUT.phaseN.pt2, one file each. A call is never dropped silently: the
 // outcome lists the calls no program serves, and counts the torch.export calls.
 // Asynchronous; one run at a time.
 class PhasedExport : public QObject
@@ -38,12 +40,16 @@ public:
         bool phases = true;   // a program per phase (planned up front, then for calls still unserved)
         int maxRounds = 8;    // fix loop rounds per program
         int maxPasses = 4;    // splitting passes over the still unserved calls
+        // One file per program instead of one PT2 archive of them all (ExportRequest::archivePath)
+        bool separatePrograms = false;
 
-        // The user's choice (Export Options, --fix-loop): both steps, or neither.
+        // The user's choice (Export Options, --fix-loop, --separate-programs): both
+        // steps, or neither; the programs' files.
         static Options from(const ExportOptions &options)
         {
             Options o;
             o.fixLoop = o.phases = options.fixLoop;
+            o.separatePrograms = options.separatePrograms;
             return o;
         }
     };

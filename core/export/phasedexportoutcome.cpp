@@ -3,6 +3,8 @@
 
 #include "export/exportphases.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
 
 namespace dimscope {
@@ -66,6 +68,16 @@ QString PhasedExportOutcome::tracesText() const
     if (failedTraces.isEmpty())
         return counted + QStringLiteral(", none failed");
     return counted + QStringLiteral("; failed: ") + failedTraces.join(QStringLiteral("; "));
+}
+
+QString PhasedExportOutcome::programText(int i, bool fileName) const
+{
+    const ExportResult &r = programs.at(i).result;
+    const QString file = fileName ? QFileInfo(r.output).fileName() : r.output;
+    const bool shared = std::any_of(programs.cbegin(), programs.cend(), [&r](const ExportedProgram &p) {
+        return &p.result != &r && p.result.output == r.output;
+    });
+    return shared ? QStringLiteral("%1, program %2").arg(file, r.program) : file;
 }
 
 } // namespace dimscope

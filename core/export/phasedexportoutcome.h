@@ -54,6 +54,10 @@ struct PhasedExportOutcome {
     // "2 torch.export calls for 2 programs, none failed",
     // "3 torch.export calls for 2 programs; failed: calls 1-3, 5-7 round 1: constraint_violation".
     QString tracesText() const;
+    // Program i as the CLI and the window name it: its file, and its name in the file
+    // where the file holds several programs ("llama.pt2, program phase2"; `fileName`:
+    // the file's name without its folder).
+    QString programText(int i, bool fileName = false) const;
 };
 
 } // namespace dimscope

@@ -11,17 +11,18 @@ ProgramReadBack ProgramReadBack::of(const ExportedProgram &exported, const Captu
 {
     if (capture.calls.isEmpty()) {
         ProgramReadBack back;
-        back.program = Pt2Reader::open(exported.result.output, &back.error);
+        back.program = Pt2Reader::open(exported.result.output, &back.error, {}, exported.result.program);
         return back;
     }
     const int call = qBound(0, exported.result.exampleCall, int(capture.calls.size()) - 1);
-    return read(exported.result.output, DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints));
+    return read(exported.result.output, DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints),
+                exported.result.program);
 }
 
-ProgramReadBack ProgramReadBack::read(const QString &pt2, const DimIntent &intent)
+ProgramReadBack ProgramReadBack::read(const QString &pt2, const DimIntent &intent, const QString &program)
 {
     ProgramReadBack back;
-    back.program = Pt2Reader::open(pt2, &back.error);
+    back.program = Pt2Reader::open(pt2, &back.error, {}, program);
     back.wantedDynamic = intent.wantedDynamicCount();
     if (back.program)
         back.mapping = intent.map(*back.program);

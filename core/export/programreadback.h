@@ -24,10 +24,11 @@ struct ProgramReadBack {
     int wantedDynamic = 0; // dims the constraints made dynamic (DimIntent::wantedDynamicCount)
     QString intentError;   // a dynamic_shapes spec that does not fit the example call everywhere
 
-    // Reads `exported`'s .pt2; `capture` gives the example call the mapping is made on.
+    // Reads `exported`'s program from its .pt2; `capture` gives the example call the
+    // mapping is made on.
     static ProgramReadBack of(const ExportedProgram &exported, const Capture &capture);
-    // Reads `pt2` and maps it with `intent`.
-    static ProgramReadBack read(const QString &pt2, const DimIntent &intent);
+    // Reads program `program` of `pt2` (empty: its first, "model") and maps it with `intent`.
+    static ProgramReadBack read(const QString &pt2, const DimIntent &intent, const QString &program = {});
     // Dims the constraints made dynamic that the program has static.
     int specializedCount() const;
 };

@@ -18,11 +18,15 @@ struct ExportOptions {
     // export a program per phase for calls one program cannot serve (PhasedExport).
     // Off: one export with the constraints as they are (fixes offered, not applied).
     bool fixLoop = true;
+    // Several programs (the phases) as one file each (OUT.pt2, OUT.phase2.pt2, ...)
+    // instead of one PT2 archive with the weights stored once (torch >= 2.8; older
+    // torch writes one file per program whatever this says).
+    bool separatePrograms = false;
 
     friend bool operator==(const ExportOptions &x, const ExportOptions &y)
     {
         return x.device == y.device && x.exampleCall == y.exampleCall && x.strict == y.strict
-            && x.fixLoop == y.fixLoop;
+            && x.fixLoop == y.fixLoop && x.separatePrograms == y.separatePrograms;
     }
 };
 

@@ -7,6 +7,8 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace dimscope {
 
 namespace {
@@ -23,6 +25,18 @@ QString readSmall(const Pt2Archive &archive, const QString &name)
     if (!archive.read(name, &data, &ignored, 4096))
         return QString();
     return QString::fromUtf8(data).trimmed();
+}
+
+// Names ordered by their text before a trailing number, then by that number.
+bool namedNumberLess(const QString &a, const QString &b)
+{
+    static const QRegularExpression trailing(QStringLiteral("^(.*?)(\\d{1,9})$"));
+    const auto ma = trailing.match(a), mb = trailing.match(b);
+    const QString pa = ma.hasMatch() ? ma.captured(1) : a, pb = mb.hasMatch() ? mb.captured(1) : b;
+    if (pa != pb || !ma.hasMatch() || !mb.hasMatch())
+        return pa != pb ? pa < pb : a < b;
+    const int na = ma.captured(2).toInt(), nb = mb.captured(2).toInt();
+    return na != nb ? na < nb : a < b;
 }
 
 // Finds the PT2 archive's models: "<root>/models/<name>.json" (torch writes one root
@@ -45,16 +59,41 @@ bool detectArchive(const QStringList &entries, Pt2Program *p)
     p->layout = Pt2Layout::Archive;
     p->archiveRoot = roots.first();
     QStringList names = byRoot.value(p->archiveRoot);
-    names.sort();
+    // "model" first (torch.export.load's program), then by name with numbers in order:
+    // phase2 before phase10.
+    std::sort(names.begin(), names.end(), [](const QString &a, const QString &b) {
+        const bool am = a == QLatin1String("model"), bm = b == QLatin1String("model");
+        return am != bm ? am : namedNumberLess(a, b);
+    });
     p->modelNames = names;
-    p->modelName = names.contains(QStringLiteral("model")) ? QStringLiteral("model") : names.first();
+    p->modelName = names.first();
     p->jsonEntry = p->archiveRoot + QStringLiteral("models/") + p->modelName + QStringLiteral(".json");
+    return true;
+}
+
+// Points `p` at program `model` of its archive; false when it holds none of that name.
+bool chooseModel(const QString &model, Pt2Program *p, QString *error)
+{
+    // A torch 2.5-2.7 file holds one program, which torch.export.load calls "model".
+    if (model.isEmpty() || model == p->modelName || (p->layout != Pt2Layout::Archive && model == QLatin1String("model")))
+        return true;
+    if (p->layout != Pt2Layout::Archive || !p->modelNames.contains(model)) {
+        QStringList held;
+        for (const QString &n : p->modelNames.isEmpty() ? QStringList{QStringLiteral("model")} : p->modelNames)
+            held << TerminalText::field(n);
+        *error = QStringLiteral("%1: no program named %2 (the file holds: %3)")
+                     .arg(p->filePath, TerminalText::quoted(model), held.join(QLatin1String(", ")));
+        return false;
+    }
+    p->modelName = model;
+    p->jsonEntry = p->archiveRoot + QStringLiteral("models/") + model + QStringLiteral(".json");
     return true;
 }
 
 } // namespace
 
-std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, const Pt2ReadLimits &limits)
+std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, const Pt2ReadLimits &limits,
+                                          const QString &model)
 {
     QString ignored;
     if (!error)
@@ -90,6 +129,8 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, c
         return std::nullopt;
     }
 
+    if (!chooseModel(model, &p, error))
+        return std::nullopt;
     QByteArray json;
     // The record's declared size is checked before anything is inflated.
     if (!archive.read(p.jsonEntry, &json, error, limits.programJsonBytes))
@@ -100,6 +141,23 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, c
         return std::nullopt;
     }
     return p;
+}
+
+QVector<Pt2Program> Pt2Reader::openAll(const QString &path, QString *error, const Pt2ReadLimits &limits)
+{
+    QVector<Pt2Program> programs;
+    std::optional<Pt2Program> first = open(path, error, limits);
+    if (!first)
+        return programs;
+    const QStringList others = first->modelNames.mid(1);
+    programs << *first;
+    for (const QString &name : others) {
+        std::optional<Pt2Program> p = open(path, error, limits, name);
+        if (!p)
+            return {};
+        programs << *p;
+    }
+    return programs;
 }
 
 } // namespace dimscope

@@ -4,6 +4,7 @@
 #include "pt2/pt2program.h"
 
 #include <QString>
+#include <QVector>
 
 #include <optional>
 
@@ -26,13 +27,19 @@ struct Pt2ReadLimits {
 
 // Reads the interface of a torch.export .pt2 archive (no Python, no LibTorch): both
 // the torch 2.5-2.7 layout (root-level serialized_exported_program.json) and the
-// torch 2.8+ PT2 archive (<root>/models/<name>.json; the model named "model", else
-// the first by name). Malformed input gives nullopt and an error naming the file,
-// the record and the place in the JSON.
+// torch 2.8+ PT2 archive (<root>/models/<name>.json), which may hold several programs
+// (dimscope writes the programs of a phased export into one archive: "model", then
+// "phase2", ...). `model`: which program; empty: the one named "model", else the first
+// by name. Malformed input, or a program the archive does not hold, gives nullopt and
+// an error naming the file, the record and the place in the JSON.
 class Pt2Reader
 {
 public:
-    static std::optional<Pt2Program> open(const QString &path, QString *error, const Pt2ReadLimits &limits = {});
+    static std::optional<Pt2Program> open(const QString &path, QString *error, const Pt2ReadLimits &limits = {},
+                                          const QString &model = {});
+    // Every program of the archive, in the order of Pt2Program::modelNames (one for the
+    // torch 2.5-2.7 layout). Empty, with the error, when any of them cannot be read.
+    static QVector<Pt2Program> openAll(const QString &path, QString *error, const Pt2ReadLimits &limits = {});
 };
 
 } // namespace dimscope

@@ -55,6 +55,7 @@ private slots:
     void sample();
     void archiveLayout();
     void archiveModelChoice();
+    void everyProgramOfAnArchive();
     void malformed_data();
     void malformed();
     void integersAtTheLimits();
@@ -421,7 +422,7 @@ void TstPt2Reader::archiveModelChoice()
     QString error;
     auto p = Pt2Reader::open(both, &error);
     QVERIFY2(p, qPrintable(error));
-    QCOMPARE(p->modelNames, (QStringList{QStringLiteral("aaa"), QStringLiteral("model")}));
+    QCOMPARE(p->modelNames, (QStringList{QStringLiteral("model"), QStringLiteral("aaa")})); // "model" first
     QCOMPARE(p->modelName, QStringLiteral("model"));
 
     // without "model", the first by name
@@ -439,6 +440,42 @@ void TstPt2Reader::archiveModelChoice()
     QVERIFY2(p, qPrintable(error));
     QCOMPARE(p->jsonEntry, QStringLiteral("models/model.json"));
     checkSampleProgram(*p);
+}
+
+// dimscope's phased export writes its programs into one archive ("model", "phase2",
+// ...): each is read by name, all of them by openAll, numbers in order.
+void TstPt2Reader::everyProgramOfAnArchive()
+{
+    const QString path = m_dir.path() + QStringLiteral("/phases.pt2");
+    QVERIFY(repackAsArchive(samplePath(), path, QStringLiteral("phases"), QStringLiteral("model"),
+                            {QStringLiteral("phase10"), QStringLiteral("phase2")}));
+    QString error;
+    const auto phase2 = Pt2Reader::open(path, &error, {}, QStringLiteral("phase2"));
+    QVERIFY2(phase2, qPrintable(error));
+    QCOMPARE(phase2->modelName, QStringLiteral("phase2"));
+    QCOMPARE(phase2->jsonEntry, QStringLiteral("phases/models/phase2.json"));
+    QCOMPARE(phase2->modelNames, (QStringList{QStringLiteral("model"), QStringLiteral("phase2"), QStringLiteral("phase10")}));
+    checkSampleProgram(*phase2);
+
+    const QVector<Pt2Program> all = Pt2Reader::openAll(path, &error);
+    QCOMPARE(all.size(), 3);
+    QStringList names;
+    for (const Pt2Program &p : all) {
+        names << p.modelName;
+        checkSampleProgram(p);
+    }
+    QCOMPARE(names, phase2->modelNames);
+
+    // a program the archive does not hold: the file, the name asked for and what it holds
+    QVERIFY(!Pt2Reader::open(path, &error, {}, QStringLiteral("phase3")));
+    QVERIFY2(error.startsWith(path) && error.contains(QStringLiteral("no program named 'phase3'"))
+                 && error.contains(QStringLiteral("model, phase2, phase10")),
+             qPrintable(error));
+    // a file of the torch 2.5-2.7 layout holds "model" only
+    QVERIFY(Pt2Reader::open(samplePath(), &error, {}, QStringLiteral("model")));
+    QVERIFY(!Pt2Reader::open(samplePath(), &error, {}, QStringLiteral("phase2")));
+    QVERIFY2(error.contains(QStringLiteral("the file holds: model")), qPrintable(error));
+    QCOMPARE(Pt2Reader::openAll(samplePath(), &error).size(), 1);
 }
 
 void TstPt2Reader::malformed_data()

@@ -1,83 +1,79 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Several programs of one model in one PT2 archive, each weight stored once (issue 29
-item 2): the worker's `archive` request parameter, dimscope.load_program(path, name=...)
-and the registrations docs/real-models.md gives for plain torch. On torch without PT2
-archives (2.6) the worker writes one file per program, as before."""
+item 2): `dimscope-cli export --fix-loop` writes the programs of its phases into OUT.pt2
+(torch >= 2.8), `--separate-programs` keeps one file per program; each program loads
+through dimscope.load_program(path, name=...) and through plain torch with the
+registrations docs/real-models.md gives. On torch without PT2 archives (2.6) the export
+writes one file per program, as before."""
 
 import copy
+import json
 import zipfile
 
 import pytest
 import torch
 
-pytest.importorskip("dimscope.demo")
+pytest.importorskip("dimscope.capture")
 import dimscope  # noqa: E402
-from dimscope import demo  # noqa: E402
+from conftest import cli, model_file, needs_cli, record  # noqa: E402
 from dimscope.capture import load_capture  # noqa: E402
 from dimscope.exceptions import CaptureError  # noqa: E402
 from dimscope.worker import archive, exporter  # noqa: E402
-from test_demo import demo_export_spec  # noqa: E402
 from workerproc import WorkerProcess  # noqa: E402
 
-MODEL = "dimscope.demo:make_model"
-PHASE2_CALLS = [3, 4]
 needs_archive = pytest.mark.skipif(not archive.supported(), reason="torch %s has no PT2 archive of several programs "
-                                   "(torch >= 2.8): the worker writes one file per program" % torch.__version__)
+                                   "(torch >= 2.8): the export writes one file per program" % torch.__version__)
+
+# Two structures (with and without `past`): two phases, two programs of one model whose
+# weights (two 256 x 256 layers, 0.5 MB) outweigh its program JSON.
+TWO_PHASE_MODEL = '''
+import torch
+
+
+class TwoPhase(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(256, 256)
+        self.out = torch.nn.Linear(256, 256)
+
+    def forward(self, x, past=None):
+        h = self.proj(x)
+        if past is not None:
+            h = torch.cat([past, h], dim=1)
+        return self.out(h)
+
+
+def make():
+    torch.manual_seed(0)
+    return TwoPhase().eval()
+'''
 
 
 @pytest.fixture(scope="module")
-def capture_path(tmp_path_factory):
-    from dimscope.demo import record_demo_capture
+def two_phase(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("twophase")
+    source = folder / "twophase.py"
+    model = model_file(source, TWO_PHASE_MODEL)["make"]()
+    g = torch.Generator().manual_seed(1)
+    calls = [(torch.randn(2, n, 256, generator=g),) for n in (3, 4, 5)]
+    calls += [(torch.randn(2, n, 256, generator=g), torch.randn(2, p, 256, generator=g)) for n, p in ((2, 3), (3, 4))]
+    capture = record(model, calls, folder / "twophase.safetensors", no_grad=True)
+    return folder, "%s:make" % source, capture, model
 
-    path = tmp_path_factory.mktemp("cap") / "demo.safetensors"
-    record_demo_capture(str(path))
-    return path
+
+def export(two_phase, out, *extra):
+    folder, ref, capture, _ = two_phase
+    done = cli("export", "--model", ref, "--capture", capture, "--fix-loop", "--json", out.with_suffix(".json"),
+               *extra, "-o", out)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return done, json.loads(out.with_suffix(".json").read_text())
 
 
 @pytest.fixture(scope="module")
-def exported(capture_path, tmp_path_factory):
-    """Two programs of the demo written as the phased export writes them: `model` (every
-    call) and `phase2` (calls 3 and 4), asked into one archive."""
-    folder = tmp_path_factory.mktemp("out")
-    out, phase2 = folder / "demo.pt2", folder / "demo.phase2.pt2"
-    w = WorkerProcess()
-    try:
-        spec = demo_export_spec(1, 0, 1)
-        first, _ = w.request("export", model=MODEL, capture=str(capture_path), spec=spec, output=str(out),
-                             archive={"path": str(out), "program": "model"})
-        second, events = w.request("export", model=MODEL, capture=str(capture_path), spec=spec, output=str(phase2),
-                                   calls=PHASE2_CALLS, archive={"path": str(out), "program": "phase2"})
-        orphan, _ = w.request("export", model=MODEL, capture=str(capture_path), spec=spec,
-                              output=str(folder / "other.phase2.pt2"),
-                              archive={"path": str(folder / "other.pt2"), "program": "phase2"})
-    finally:
-        w.close()
-    assert first["event"] == "result", first
-    assert second["event"] == "result", second
-    return out, phase2, first["result"], second["result"], events, orphan
-
-
-@needs_archive
-def test_the_programs_share_one_archive_and_its_weights(exported):
-    out, phase2, first, second, events, _ = exported
-    assert not phase2.exists()
-    assert first["output"] == second["output"] == str(out)
-    assert (first["program"], second["program"]) == ("model", "phase2")
-    assert second["archive_programs"] == ["model", "phase2"]
-    assert dimscope.program_names(out) == ["model", "phase2"]
-    assert second["shared_weights"]["files"] > 0, second
-    assert any("written once" in e.get("text", "") for e in events if e["event"] == "log")
-    # Today's layout, one file per program, from the same programs: each file holds the
-    # weights again. The archive holds them once (the demo's program JSON outweighs its
-    # weights, so the whole file shrinks by one copy of the weights, not by half).
-    separate, separate_weights = 0, 0
-    for name in ("model", "phase2"):
-        path = out.parent / ("alone-%s.pt2" % name)
-        torch.export.save(dimscope.load_program(out, name=name), str(path))
-        separate += path.stat().st_size
-        separate_weights += weight_bytes(path)
-    assert weight_bytes(out) == separate_weights / 2 > 0
-    assert out.stat().st_size <= separate - 0.9 * separate_weights / 2, (out.stat().st_size, separate)
+def exported(two_phase):
+    out = two_phase[0] / "archive" / "tp.pt2"
+    out.parent.mkdir()
+    return out, *export(two_phase, out)
 
 
 def weight_bytes(path):
@@ -85,74 +81,124 @@ def weight_bytes(path):
         return sum(i.file_size for i in z.infolist() if "/data/weights/weight_" in i.filename)
 
 
+@needs_cli
 @needs_archive
-def test_every_program_is_checked_in_a_fresh_process_by_name(exported):
-    _, _, first, second, _, _ = exported
-    assert first["fresh_process"]["program"] == "model"
-    assert second["fresh_process"]["program"] == "phase2"
-    assert second["fresh_process"]["call"] in PHASE2_CALLS
-    for result in (first, second):
-        assert result["fresh_process"]["plain_load"]["status"] == "ok", result["fresh_process"]
+def test_the_cli_writes_both_programs_into_one_archive_and_names_each(exported):
+    out, done, report = exported
+    assert not (out.parent / "tp.phase2.pt2").exists()
+    assert dimscope.program_names(out) == ["model", "phase2"]
+    programs = [(p["output"], p["program"]) for p in report["programs"]]
+    assert programs == [(str(out), "model"), (str(out), "phase2")], report["programs"]
+    assert "\nprograms (2):\n  %s, program model  calls 0-2" % out in done.stdout, done.stdout[-3000:]
+    assert "\n  %s, program phase2  calls 3-4" % out in done.stdout
+    assert "read back %s, program phase2 (PT2 archive" % out in done.stdout
+    assert "written once" in done.stderr
+    assert "tp.pt2, program phase2, loads through dimscope.load_program(name='phase2')" in done.stderr
+    # Every program of the rewritten archive is checked again in the fresh interpreter.
+    assert "tp.pt2, program model, loads through dimscope.load_program and replays" in done.stderr
+    assert "plain torch.export.pt2_archive._package.load_pt2 of tp.pt2, program phase2, works after" in done.stderr
 
 
+@needs_cli
 @needs_archive
-def test_each_program_loaded_by_name_gives_the_eager_models_outputs(exported, capture_path):
+def test_separate_programs_keeps_one_file_each_with_the_weights_again(exported, two_phase):
     out = exported[0]
-    model = demo.make_model()
-    calls = load_capture(capture_path).calls
-    for name, served in (("model", range(len(calls))), ("phase2", PHASE2_CALLS)):
+    separate = two_phase[0] / "separate" / "tp.pt2"
+    separate.parent.mkdir()
+    done, report = export(two_phase, separate, "--separate-programs")
+    phase2 = separate.parent / "tp.phase2.pt2"
+    assert [(p["output"], p["program"]) for p in report["programs"]] == [(str(separate), "model"),
+                                                                         (str(phase2), "model")]
+    assert "\n  %s  calls 3-4" % phase2 in done.stdout
+    assert weight_bytes(out) * 2 == weight_bytes(separate) + weight_bytes(phase2)
+    # The model's weights outweigh its programs: the archive is about half the two files.
+    both = separate.stat().st_size + phase2.stat().st_size
+    assert out.stat().st_size < 0.6 * both, (out.stat().st_size, both)
+
+
+@needs_cli
+@needs_archive
+def test_each_program_of_the_archive_gives_the_eager_models_outputs(exported, two_phase):
+    out = exported[0]
+    model, calls = two_phase[3], load_capture(two_phase[2]).calls
+    for name, served in (("model", (0, 1, 2)), ("phase2", (3, 4))):
         module = dimscope.load_program(out, name=name).module()
         for i in served:
             args, kwargs = exporter.call_arguments(calls[i])
-            with torch.no_grad():  # the demo's cache grows in place: each run gets a copy
-                expected = model(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-                actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-            _, ok, message = exporter.compare_outputs(expected, actual, atol=1e-5, rtol=1e-5)
+            with torch.no_grad():
+                _, ok, message = exporter.compare_outputs(model(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
+                                                          module(*args, **kwargs), atol=1e-5, rtol=1e-5)
             assert ok, (name, i, message)
 
 
+@needs_cli
 @needs_archive
-def test_plain_torch_loads_every_program_with_the_documented_registrations(exported):
-    """docs/real-models.md: torch.export.load returns `model`; torch's load_pt2 gives
-    every program by name."""
-    out = exported[0]
+def test_plain_torch_loads_every_program(exported):
+    """docs/real-models.md: torch.export.load returns `model`, torch's load_pt2 every
+    program by name (this model's inputs need no registration)."""
     from torch.export.pt2_archive._package import load_pt2
 
-    import dimscope.demo
-    from dimscope.caches import register_key_value_cache
-    register_key_value_cache(dimscope.demo.DemoCache)
+    out = exported[0]
     programs = load_pt2(str(out)).exported_programs
     assert sorted(programs) == ["model", "phase2"]
-    assert len(torch.export.load(str(out)).graph.nodes) == len(programs["model"].graph.nodes)
+    x = torch.randn(2, 3, 256)
+    assert torch.equal(torch.export.load(str(out)).module()(x=x), programs["model"].module()(x=x))
 
 
+@needs_cli
 @needs_archive
-def test_a_later_program_needs_the_first_written_by_this_worker(exported):
-    orphan = exported[5]
-    assert orphan["event"] == "error" and orphan["error"]["kind"] == "bad_request", orphan
-    assert "other.pt2" in orphan["error"]["message"] and "model" in orphan["error"]["message"]
+def test_the_cpp_reader_shows_every_program_of_the_archive(exported):
+    out = exported[0]
+    done = cli("pt2", out)
+    assert done.returncode == 0, done.stderr
+    assert "%s, program model\n" % out in done.stdout and "%s, program phase2\n" % out in done.stdout
+    assert done.stdout.count("inputs (") == 2
+    done = cli("pt2", out, "--json")
+    assert [p["model"] for p in json.loads(done.stdout)["programs"]] == ["model", "phase2"]
 
 
+@needs_cli
 def test_a_program_name_the_file_does_not_hold_is_refused(exported):
     out = exported[0]
-    with pytest.raises(CaptureError, match=r"demo\.pt2: no program named 'phase9'; the file holds: model"):
+    held = "model, phase2" if archive.supported() else "model"
+    with pytest.raises(CaptureError, match=r"tp\.pt2: no program named 'phase9'; the file holds: %s$" % held):
         dimscope.load_program(out, name="phase9")
 
 
-@pytest.mark.skipif(archive.supported(), reason="torch %s writes PT2 archives: the one-file-per-program layout "
-                    "is tested there through --separate-programs" % torch.__version__)
-def test_without_pt2_archives_each_program_keeps_its_own_file(exported, capture_path):
-    out, phase2, first, second, events, _ = exported
-    assert first["output"] == str(out) and second["output"] == str(phase2)
-    assert first["program"] == second["program"] == "model"
-    assert any("no PT2 archive with several programs" in e.get("text", "") for e in events if e["event"] == "log")
-    assert dimscope.program_names(phase2) == ["model"]
-    model, calls = demo.make_model(), load_capture(capture_path).calls
+@needs_cli
+@pytest.mark.skipif(archive.supported(), reason="torch %s writes PT2 archives: there the one-file-per-program "
+                    "layout is --separate-programs" % torch.__version__)
+def test_without_pt2_archives_each_program_keeps_its_own_file(exported, two_phase):
+    out, done, report = exported
+    phase2 = out.parent / "tp.phase2.pt2"
+    assert [(p["output"], p["program"]) for p in report["programs"]] == [(str(out), "model"), (str(phase2), "model")]
+    assert "no PT2 archive with several programs" in done.stderr
+    model, calls = two_phase[3], load_capture(two_phase[2]).calls
     module = dimscope.load_program(phase2).module()
-    for i in PHASE2_CALLS:
-        args, kwargs = exporter.call_arguments(calls[i])
-        with torch.no_grad():
-            _, ok, message = exporter.compare_outputs(model(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
-                                                      module(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
-                                                      atol=1e-5, rtol=1e-5)
-        assert ok, (i, message)
+    args, kwargs = exporter.call_arguments(calls[4])
+    with torch.no_grad():
+        _, ok, message = exporter.compare_outputs(model(*args, **kwargs), module(*args, **kwargs), atol=1e-5, rtol=1e-5)
+    assert ok, message
+
+
+@needs_archive
+def test_a_later_program_needs_the_first_written_by_this_worker(tmp_path):
+    """Refused before anything is traced: the worker holds the archive's earlier
+    programs (it rewrites the archive with all of them)."""
+    from dimscope.demo import record_demo_capture
+
+    capture = tmp_path / "demo.safetensors"
+    record_demo_capture(str(capture))
+    w = WorkerProcess()
+    try:
+        ev, _ = w.request("export", model="dimscope.demo:make_model", capture=str(capture), spec={},
+                          output=str(tmp_path / "other.phase2.pt2"),
+                          archive={"path": str(tmp_path / "other.pt2"), "program": "phase2"})
+        bad, _ = w.request("export", model="dimscope.demo:make_model", capture=str(capture), spec={},
+                           output=str(tmp_path / "x.pt2"), archive={"path": str(tmp_path / "x.pt2"), "program": "a b"})
+    finally:
+        w.close()
+    assert ev["event"] == "error" and ev["error"]["kind"] == "bad_request", ev
+    assert "other.pt2" in ev["error"]["message"] and "program model" in ev["error"]["message"], ev
+    assert bad["event"] == "error" and "letters, digits and _" in bad["error"]["message"], bad
+    assert not (tmp_path / "other.pt2").exists() and not (tmp_path / "other.phase2.pt2").exists()

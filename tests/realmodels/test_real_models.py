@@ -29,11 +29,22 @@ def cli(*args, timeout=900):
     return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
+# A program as the CLI names it: its file, and its name in a file of several programs
+# (one PT2 archive with the weights stored once: "llama.pt2, program phase2").
+PROGRAM = r"\S+\.pt2(?:, program \w+)?"
+
+
+def program_of(label):
+    """(path, program name) of a program the CLI names."""
+    path, _, name = label.partition(", program ")
+    return path, name or "model"
+
+
 def read_back_inputs(text):
-    """{pt2 path: {input path: [dim texts]}} from the CLI's read-back sections."""
+    """{program: {input path: [dim texts]}} from the CLI's read-back sections."""
     out, current = {}, None
     for line in text.splitlines():
-        m = re.match(r"read back (\S+) \(", line)
+        m = re.match(rf"read back ({PROGRAM}) \(", line)
         if m:
             current = out.setdefault(m.group(1), {})
             continue
@@ -46,10 +57,10 @@ def read_back_inputs(text):
 
 
 def programs(text):
-    """[(pt2 path, [call indices])] from the CLI's programs summary."""
+    """[(program, [call indices])] from the CLI's programs summary."""
     out = []
     for line in text.split("\nprograms (", 1)[1].splitlines()[1:]:
-        m = re.match(r"  (\S+\.pt2)  calls ([0-9, -]+)", line)
+        m = re.match(rf"  ({PROGRAM})  calls ([0-9, -]+)", line)
         if not m:
             break
         calls = []
@@ -175,17 +186,19 @@ def test_generate_capture_exports_end_to_end(name, workdir):
     assert all(note.startswith(("guard failed: ", "the call's inputs differ from the example call's ("))
                for note in rejected), rejected
     shapes = read_back_inputs(text)
-    for path, _ in served:
-        assert pathlib.Path(path).is_file() and path in shapes, (path, list(shapes))
-    for path, _ in served:
-        # Loaded and run in a new interpreter through dimscope.load_program, and there
-        # first with plain torch.export.load after the registrations the worker wrote
-        # for it (issue 24 item 1, issue 27 item 5).
-        file = re.escape(pathlib.Path(path).name)
-        assert re.search(rf"fresh process: {file} loads through dimscope\.load_program and replays call \d+ ",
+    for label, _ in served:
+        assert pathlib.Path(program_of(label)[0]).is_file() and label in shapes, (label, list(shapes))
+    for label, _ in served:
+        # Loaded and run in a new interpreter through dimscope.load_program (by name in
+        # a file of several programs), and there first with plain torch after the
+        # registrations the worker wrote for it (issue 24 item 1, issue 27 item 5).
+        path, program = program_of(label)
+        file = re.escape(pathlib.Path(path).name) + "(?:, program %s,)?" % program
+        by_name = "" if program == "model" else re.escape("(name=%r)" % program)
+        assert re.search(rf"fresh process: {file} loads through dimscope\.load_program{by_name} and replays call \d+ ",
                          result.stderr), result.stderr[-4000:]
-        assert re.search(rf"plain torch\.export\.load of {file} works after: import ", result.stderr), \
-            result.stderr[-4000:]
+        assert re.search(rf"plain torch\.export(?:\.load|\.pt2_archive\._package\.load_pt2) of {file} works after: "
+                         rf"import ", result.stderr), result.stderr[-4000:]
     if name in ONE_PROGRAM:
         assert len(served) == 1, served
     traces = [int(n) for n in re.findall(r"^fix loop: .*\(torch\.export calls: (\d+)", text, re.M)]
@@ -288,7 +301,7 @@ importlib.import_module(sys.argv[4])  # the model's code, loaded first, as a use
 import dimscope
 from dimscope.capture import load_capture
 
-program = dimscope.load_program(sys.argv[1])  # the .pt2 alone: no capture, no registration by hand
+program = dimscope.load_program(sys.argv[1], name=sys.argv[5])  # the .pt2 alone: no capture, no registration by hand
 call = load_capture(sys.argv[2]).calls[int(sys.argv[3])]
 args, kwargs = call.call_arguments()
 out = program.module()(*args, **kwargs)
@@ -310,11 +323,12 @@ def test_exported_program_loads_in_a_fresh_process(name, workdir):
     assert result.returncode == 0, result.stdout[-3000:]
     served = programs(result.stdout)
     assert len(served) == 2, served
-    for pt2, calls in served:
+    for label, calls in served:
+        pt2, program = program_of(label)
         # scripts/torch-python: the provisioned runtime's own loader (sys.executable alone
         # would run it against the host's libraries).
         run = subprocess.run([str(HERE.parents[1] / "scripts" / "torch-python"), "-c", LOAD_AND_RUN, pt2, str(capture),
-                              str(calls[-1]), MODEL_MODULES[name]],
+                              str(calls[-1]), MODEL_MODULES[name], program],
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr[-3000:]
         diff = float(re.search(r"max abs diff (\S+)", run.stdout).group(1))

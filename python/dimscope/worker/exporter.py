@@ -809,9 +809,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                              programs=archive.programs(program) if archive is not None else None)
     if archive is not None:
         archive.keep(program, args, kwargs, index)
-        log("saved program %r in %s beside %s: %d weight file(s), %.1f MB, shared with them, written once"
-            % (archive.name, output, ", ".join(n for n in archive.held if n != archive.name) or "no other program",
-               shared[0], shared[1] / 1e6))
+        others = [n for n in archive.held if n != archive.name]
+        if others:
+            log("saved program %r in %s beside %s: %d weight file(s), %.1f MB, shared with them, written once"
+                % (archive.name, output, ", ".join(others), shared[0], shared[1] / 1e6))
     timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict,
               "program": archive.name if archive is not None else "model"}

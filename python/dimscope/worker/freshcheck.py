@@ -161,12 +161,13 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     seconds = time.perf_counter() - t
-    return [_fresh_entry(entry, expected, got, imports, registrations, shown, seconds, log)
+    several = [e[0] for e in entries] != [FIRST_PROGRAM]
+    return [_fresh_entry(entry, expected, got, imports, registrations, shown, seconds, log, several)
             for entry, (expected, imports, registrations), got in zip(entries, prepared, actual)]
 
 
 def _calls_text(entries):
-    if len(entries) == 1 and entries[0][0] == FIRST_PROGRAM:
+    if [e[0] for e in entries] == [FIRST_PROGRAM]:
         return "call %d" % entries[0][4]
     return ", ".join("program %s, call %d" % (e[0], e[4]) for e in entries)
 
@@ -199,27 +200,30 @@ def _prepare_call(entry, folder, device):
     return expected, imports, registrations
 
 
-def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds, log):
+def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds, log, several):
     from .exporter import compare_outputs
 
     name, _, _, _, call_index = entry
+    # "llama.pt2", or "llama.pt2, program phase2," in a file of several programs
+    label = os.path.basename(shown) + (", program %s," % name if several else "")
     _, ok, message = compare_outputs(expected, actual["load_program"])
-    which = "call %d" % call_index if name == FIRST_PROGRAM else "program %s, call %d" % (name, call_index)
     if not ok:
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
-                          "(%s): %s" % (shown, which, message or _DIFFER))
+                          "(%scall %d): %s" % (shown, "program %s, " % name if several else "", call_index,
+                                               message or _DIFFER))
     log("fresh process: %s loads through dimscope.load_program%s and replays call %d in a new interpreter "
-        "(%.1f s)" % (os.path.basename(shown), "" if name == FIRST_PROGRAM else "(name=%r)" % name, call_index,
-                      seconds))
+        "(%.1f s)" % (label, "" if name == FIRST_PROGRAM else "(name=%r)" % name, call_index, seconds))
     return {"status": "ok", "call": call_index, "seconds": seconds, "program": name,
             "imports": [n for n, _ in imports],
-            "plain_load": _plain_load_entry(expected, actual, registrations, shown, log)}
+            "plain_load": _plain_load_entry(expected, actual, registrations, label, several, log)}
 
 
-def _plain_load_entry(expected, actual, registrations, shown, log):
-    """How plain torch.export.load with `registrations` did in the new interpreter (before
-    dimscope.load_program ran there): a user's way to load without dimscope's loader.
-    Reported, not an export failure: dimscope.load_program is the documented path."""
+def _plain_load_entry(expected, actual, registrations, label, several, log):
+    """How plain torch with `registrations` did in the new interpreter (before
+    dimscope.load_program ran there): torch.export.load, or for a file of several
+    programs torch's load_pt2 (docs/real-models.md). A user's way to load without
+    dimscope's loader; reported, not an export failure: dimscope.load_program is the
+    documented path."""
     from .exporter import compare_outputs
 
     message = actual.get("plain_error")
@@ -227,11 +231,11 @@ def _plain_load_entry(expected, actual, registrations, shown, log):
         _, ok, text = compare_outputs(expected, actual["plain"])
         message = None if ok else (text or _DIFFER)
     snippet = "; ".join(registrations) or "no registration"
+    how = "torch.export.pt2_archive._package.load_pt2" if several else "torch.export.load"
     if message is None:
-        log("plain torch.export.load of %s works after: %s" % (os.path.basename(shown), snippet))
+        log("plain %s of %s works after: %s" % (how, label, snippet))
     else:
-        log("plain torch.export.load of %s fails after %s: %s" % (os.path.basename(shown), snippet, message),
-            stream="warning")
+        log("plain %s of %s fails after %s: %s" % (how, label, snippet, message), stream="warning")
     return {"status": "ok" if message is None else "failed", "message": message, "registrations": registrations}
 
 
