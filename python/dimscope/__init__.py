@@ -11,7 +11,8 @@ Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
 ``caches``, ``cachelayers``, ``staticcache`` flatten custom cache classes for the recorder,
 the worker and ``program`` (``typenames`` is the leaf they share); ``worker/`` is the
 export worker (``python -m dimscope.worker``: server, modelref, spec, exporter,
-guardcheck, explain, errors); ``exceptions`` defines every exception class.
+guardcheck, explain, errors, freshcheck, archive: several programs in one PT2 archive);
+``exceptions`` defines every exception class.
 """
 
 # The project VERSION of CMakeLists.txt; python/pyproject.toml reads it from here.

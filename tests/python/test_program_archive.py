@@ -202,3 +202,20 @@ def test_a_later_program_needs_the_first_written_by_this_worker(tmp_path):
     assert "other.pt2" in ev["error"]["message"] and "program model" in ev["error"]["message"], ev
     assert bad["event"] == "error" and "letters, digits and _" in bad["error"]["message"], bad
     assert not (tmp_path / "other.pt2").exists() and not (tmp_path / "other.phase2.pt2").exists()
+
+
+@needs_cli
+@needs_archive
+def test_the_documented_snippet_loads_every_program(exported):
+    """docs/real-models.md's block for an archive of several programs, as written, on
+    this archive (in a new interpreter: the registrations stay out of this one)."""
+    from conftest import ROOT, torch_python
+
+    pytest.importorskip("transformers")
+    text = (ROOT / "docs" / "real-models.md").read_text()
+    block = text.split("<!-- tests/python/test_program_archive.py runs this block", 1)[1]
+    block = block.split("```python\n", 1)[1].split("```", 1)[0]
+    snippet = block.replace('"llama.pt2"', repr(str(exported[0])))
+    done = torch_python("-c", snippet + "\nprint(sorted(programs), type(decode).__name__, type(prefill).__name__)\n")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[-2].startswith("['model', 'phase2']"), done.stdout
