@@ -10,10 +10,10 @@ Sides (each a fresh process, timed from start to exit):
   save each with torch.export.save, replay each recorded call once through its program;
 - shared floor (torch >= 2.8 only): the same, with both programs in one PT2 archive and
   the weights written once (handwritten_export.py --shared).
-Each floor checks every call's logits against those recorded. Before the timed rounds,
-the shared floor runs once untimed with --check (the archive it wrote by hand loaded back
-with load_pt2 and every call replayed through its programs), which also warms the disk
-cache. The rounds rotate the order of the sides.
+Each floor checks every call's logits against those recorded; after its first round,
+the archive the shared floor wrote by hand is loaded back with load_pt2 and every call
+replayed through its programs (untimed, handwritten_export.py --check-only). The rounds
+rotate the order of the sides.
 
 Models (DIMSCOPE_BENCH_MODEL): `llama` (default; the real-model suite's tiny Llama,
 tests/realmodels/tinymodels.py:llama) or `qwen05b` (Qwen2.5-0.5B's sizes, random weights,
@@ -77,7 +77,8 @@ def machine():
             model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
     except OSError:
         pass
-    return {"nproc": len(os.sched_getaffinity(0)), "cpu": model}
+    return {"nproc": len(os.sched_getaffinity(0)), "cpu": model,
+            "loadavg_1min_at_end": round(os.getloadavg()[0], 2)}  # > nproc: others shared the machine
 
 
 def folder_bytes(folder):
@@ -160,20 +161,14 @@ def main(argv):
 
 def measure(cli, name, model, rounds, full, tmp):
     capture = os.path.join(tmp, name + ".safetensors")
+    # The recording's interpreter also says the versions and whether this torch has the PT2
+    # archive format that the shared floor needs (torch >= 2.8; without it that side is left out).
     versions = subprocess.run([LAUNCHER, "-c", model["record"] % capture + "; import torch, transformers; "
-                               "print(torch.__version__, transformers.__version__)"],
+                               "sys.path.insert(0, %r); import handwritten_export as h; "
+                               "print(torch.__version__, transformers.__version__, h.has_archive_format())" % HERE],
                               check=True, stdout=subprocess.PIPE, text=True).stdout.split()
-    sides = ["dimscope", "floor"]
-    # The shared floor needs the PT2 archive format (torch >= 2.8): the floor says so with exit 3.
-    probe = subprocess.run([LAUNCHER, "-c", "import sys; sys.path.insert(0, %r); import handwritten_export as h; "
-                            "sys.exit(0 if h.has_archive_format() else 3)" % HERE])
-    if probe.returncode == 0:
-        sides.append("shared_floor")
+    sides = ["dimscope", "floor"] + (["shared_floor"] if versions[-1] == "True" else [])
     flags = {"floor": (), "shared_floor": ("--shared",)}
-    if "shared_floor" in sides:  # untimed: the hand-written shared archive loads back and replays
-        out = tempfile.mkdtemp(dir=tmp)
-        run_floor(model["ref"], capture, out, "--check", *flags["shared_floor"])
-        shutil.rmtree(out)
     times = {side: [] for side in sides}
     cpu_times = {side: [] for side in sides}
     written = {side: [] for side in sides}
@@ -191,6 +186,8 @@ def measure(cli, name, model, rounds, full, tmp):
                 programs = len(report["programs"])
             else:
                 seconds, cpu = run_floor(model["ref"], capture, out, *flags[side])
+                if side == "shared_floor" and r == 0:  # untimed: the archive written by hand loads back
+                    run_floor(model["ref"], capture, out, "--check-only", *flags[side])
             times[side].append(seconds)
             cpu_times[side].append(cpu)
             written[side].append(folder_bytes(out))
@@ -215,7 +212,7 @@ def measure(cli, name, model, rounds, full, tmp):
         "failed_torch_export_calls": failed,
         "dimscope_stage_median_s": {k: round(statistics.median(v), 3) for k, v in stage_times.items()},
         "written_bytes": {side: max(b) for side, b in written.items()},
-        "machine": machine(), "torch": versions[-2], "transformers": versions[-1], "cli": cli}))
+        "machine": machine(), "torch": versions[-3], "transformers": versions[-2], "cli": cli}))
     if model["one_trace"] and not one_trace:
         print("bench_handwritten: expected one torch.export call per program, got %s (failed: %s)"
               % (traces, failed), file=sys.stderr)

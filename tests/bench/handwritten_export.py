@@ -14,10 +14,11 @@ Two ways of saving:
   `torch.export.pt2_archive`), the weights written once: the decode program's
   `<name>_weights_config.json` entries point at the prefill program's weight files
   (same storage), written here by hand (OUTDIR/programs.pt2).
-`--check` (not timed by the bench) loads what was saved in this process
-(`torch.export.load` / `load_pt2`) and replays every call through the loaded programs.
+`--check` (not timed by the bench) then loads what was saved in this process
+(`torch.export.load` / `load_pt2`) and replays every call through the loaded programs;
+`--check-only` does only that, on what an earlier run saved in OUTDIR.
 
-usage: handwritten_export.py MODEL_REF CAPTURE OUTDIR [--shared] [--check]
+usage: handwritten_export.py MODEL_REF CAPTURE OUTDIR [--shared] [--check | --check-only]
 MODEL_REF: path/to/file.py:callable or package.module:callable (returns the model).
 Exit 0 when every call replays with the recorded logits; 3 when --shared is asked on a
 torch without the PT2 archive format.
@@ -134,6 +135,7 @@ def main(argv):
     model_ref, capture_path, outdir = [a for a in argv if not a.startswith("--")]
     shared = "--shared" in flags
     import torch
+    import transformers.modeling_outputs  # noqa: F401 - registers the programs' output class with pytree
     from transformers.integrations.executorch import register_dynamic_cache_export_support
 
     from dimscope.capture import load_capture
@@ -142,10 +144,25 @@ def main(argv):
         print("this torch (%s) has no PT2 archive format" % torch.__version__, file=sys.stderr)
         return 3
     register_dynamic_cache_export_support()
-    model = load_model(model_ref)
     calls = load_capture(capture_path).calls
     phases = {"prefill": [c for c in calls if cache_length(c.kwargs) == 0],
               "decode": [c for c in calls if cache_length(c.kwargs) > 0]}
+    if "--check-only" not in flags:
+        programs = export_and_save(load_model(model_ref), phases, outdir, shared)
+        replay(programs, phases)
+    if flags & {"--check", "--check-only"}:
+        if shared:
+            from torch.export.pt2_archive._package import load_pt2
+            loaded = load_pt2(os.path.join(outdir, "programs.pt2")).exported_programs
+        else:
+            loaded = {name: torch.export.load(os.path.join(outdir, name + ".pt2")) for name in phases}
+        replay(loaded, phases)
+    return 0
+
+
+def export_and_save(model, phases, outdir, shared):
+    import torch
+
     layers = model.config.num_hidden_layers
     programs = {}
     for name, members in phases.items():
@@ -157,16 +174,7 @@ def main(argv):
     else:
         for name, ep in programs.items():
             torch.export.save(ep, os.path.join(outdir, name + ".pt2"))
-    replay(programs, phases)
-    if "--check" in flags:
-        if shared:
-            from torch.export.pt2_archive._package import load_pt2
-            loaded = load_pt2(os.path.join(outdir, "programs.pt2")).exported_programs
-        else:
-            loaded = {name: torch.export.load(os.path.join(outdir, name + ".pt2")) for name in programs}
-        replay(loaded, phases)
-    return 0
-
+    return programs
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
