@@ -20,7 +20,8 @@ namespace dimscope {
 
 ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidget *parent)
     : QDialog(parent), m_initial(document->exportOptions()), m_example(new QComboBox(this)), m_strict(new QCheckBox(this)),
-      m_fixLoop(new QCheckBox(this)), m_mergeHints(new QLabel(this)), m_calls(new QTreeWidget(this))
+      m_fixLoop(new QCheckBox(this)), m_separatePrograms(new QCheckBox(this)), m_mergeHints(new QLabel(this)),
+      m_calls(new QTreeWidget(this))
 {
     setObjectName(QStringLiteral("exportOptionsDialog"));
     setWindowTitle(tr("Export Options"));
@@ -41,9 +42,18 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
     m_fixLoop->setText(tr("Apply torch's fixes and export a program per phase when one cannot serve every call"));
     m_fixLoop->setToolTip(tr("On: Export retries with torch's suggested fixes applied to a copy of the constraints, "
                              "then exports the calls that program does not serve (e.g. generate()'s prefill) "
-                             "into OUT.phaseN.pt2. Your constraints are not changed.\n"
+                             "as further programs of OUT.pt2. Your constraints are not changed.\n"
                              "Off: one export with the constraints as they are; torch's fixes are offered."));
     m_fixLoop->setChecked(m_initial.fixLoop);
+    m_separatePrograms->setObjectName(QStringLiteral("separatePrograms"));
+    m_separatePrograms->setText(tr("One file per program (OUT.pt2, OUT.phase2.pt2, …)"));
+    m_separatePrograms->setToolTip(tr("Off: the programs go into one PT2 archive, OUT.pt2 (programs model, phase2, …), "
+                                      "with the model's weights stored once (torch 2.8 or later).\n"
+                                      "On: each program in a file of its own, each with all the weights, "
+                                      "like dimscope-cli export --separate-programs."));
+    m_separatePrograms->setChecked(m_initial.separatePrograms);
+    m_separatePrograms->setEnabled(m_fixLoop->isChecked());
+    connect(m_fixLoop, &QCheckBox::toggled, m_separatePrograms, &QWidget::setEnabled);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -52,6 +62,7 @@ ExportOptionsDialog::ExportOptionsDialog(const ProjectDocument *document, QWidge
     form->addRow(tr("Example call:"), m_example);
     form->addRow(QString(), m_strict);
     form->addRow(QString(), m_fixLoop);
+    form->addRow(QString(), m_separatePrograms);
     addHints(document);
     form->addRow(m_mergeHints);
     form->addRow(tr("Captured calls:"), m_calls);
@@ -120,6 +131,7 @@ ExportOptions ExportOptionsDialog::options() const
     o.exampleCall = m_example->currentData().toInt();
     o.strict = m_strict->isChecked();
     o.fixLoop = m_fixLoop->isChecked();
+    o.separatePrograms = m_separatePrograms->isChecked();
     return o;
 }
 

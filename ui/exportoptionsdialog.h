@@ -39,6 +39,7 @@ private:
     QComboBox *m_example;
     QCheckBox *m_strict;
     QCheckBox *m_fixLoop;
+    QCheckBox *m_separatePrograms;
     int m_automatic = 0; // chooseExampleCall's choice, for "Automatic"
     QLabel *m_mergeHints;
     QTreeWidget *m_calls;

@@ -70,7 +70,7 @@ QString PhasedExportOutcome::tracesText() const
     return counted + QStringLiteral("; failed: ") + failedTraces.join(QStringLiteral("; "));
 }
 
-QString PhasedExportOutcome::programText(int i, bool fileName) const
+QString PhasedExportOutcome::programText(const QVector<ExportedProgram> &programs, int i, bool fileName)
 {
     const ExportResult &r = programs.at(i).result;
     const QString file = fileName ? QFileInfo(r.output).fileName() : r.output;

@@ -57,7 +57,8 @@ struct PhasedExportOutcome {
     // Program i as the CLI and the window name it: its file, and its name in the file
     // where the file holds several programs ("llama.pt2, program phase2"; `fileName`:
     // the file's name without its folder).
-    QString programText(int i, bool fileName = false) const;
+    QString programText(int i, bool fileName = false) const { return programText(programs, i, fileName); }
+    static QString programText(const QVector<ExportedProgram> &programs, int i, bool fileName = false);
 };
 
 } // namespace dimscope

@@ -43,12 +43,15 @@ QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projec
 {
     const QDir base = QFileInfo(projectPath).absoluteDir();
     const ExportOptions &o = project.exportOptions;
-    const QString exportText = objectText({{QStringLiteral("device"), jsontext::quote(o.device)},
-                                           {QStringLiteral("call"), o.exampleCall < 0 ? QStringLiteral("null")
-                                                                                      : QString::number(o.exampleCall)},
-                                           {QStringLiteral("strict"), o.strict ? QStringLiteral("true") : QStringLiteral("false")},
-                                           {QStringLiteral("fix_loop"), o.fixLoop ? QStringLiteral("true") : QStringLiteral("false")}},
-                                          QStringLiteral("  "));
+    QVector<QPair<QString, QString>> exportMembers{
+        {QStringLiteral("device"), jsontext::quote(o.device)},
+        {QStringLiteral("call"), o.exampleCall < 0 ? QStringLiteral("null") : QString::number(o.exampleCall)},
+        {QStringLiteral("strict"), o.strict ? QStringLiteral("true") : QStringLiteral("false")},
+        {QStringLiteral("fix_loop"), o.fixLoop ? QStringLiteral("true") : QStringLiteral("false")}};
+    // Written only when set: projects that never chose it keep their bytes.
+    if (o.separatePrograms)
+        exportMembers.append({QStringLiteral("separate_programs"), QStringLiteral("true")});
+    const QString exportText = objectText(exportMembers, QStringLiteral("  "));
     // The constraint set as ConstraintSetJson writes it (its leaves keep their order),
     // indented one level.
     const QString constraints = project.constraints
@@ -208,6 +211,12 @@ bool readExportOptions(const QJsonValue &exportValue, ExportOptions &options, QS
         return false;
     }
     options.fixLoop = fixLoop.toBool(true);
+    const QJsonValue separate = e.value(QStringLiteral("separate_programs"));
+    if (!separate.isBool() && !separate.isUndefined()) {
+        *why = QStringLiteral("export.separate_programs: expected true or false");
+        return false;
+    }
+    options.separatePrograms = separate.toBool(false);
     return true;
 }
 

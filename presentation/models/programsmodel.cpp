@@ -4,7 +4,6 @@
 #include "export/exportphases.h"
 
 #include <QDir>
-#include <QFileInfo>
 
 namespace dimscope {
 
@@ -28,8 +27,8 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
     const ExportedProgram &p = m_programs.at(index.row());
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case FileColumn:
-            return QFileInfo(p.result.output).fileName();
+        case FileColumn: // "llama.pt2, program phase2" in an archive of several programs
+            return PhasedExportOutcome::programText(m_programs, index.row(), true);
         case CallsColumn:
             return ExportPhases::callsText(p.calls);
         case PhaseColumn:
@@ -40,7 +39,8 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
     } else if (role == Qt::ToolTipRole) {
         switch (index.column()) {
         case FileColumn:
-            return QDir::toNativeSeparators(p.result.output);
+            return PhasedExportOutcome::programText(m_programs, index.row()).replace(
+                p.result.output, QDir::toNativeSeparators(p.result.output));
         case CallsColumn:
             return tr("%n captured call(s) replay through this program, outputs compared", nullptr, int(p.calls.size()));
         case FixesColumn:

@@ -5,6 +5,7 @@
 #include "deterministictestmain.h"
 #include "modeldump.h"
 #include "verificationanswer.h"
+#include "models/programsmodel.h"
 #include "models/pt2inputsmodel.h"
 #include "models/verificationmodel.h"
 
@@ -58,7 +59,33 @@ private slots:
     void verificationRows();
     void verificationClear();
     void verificationRowRebuiltDiffers();
+    void programsNamedByFileAndProgram();
 };
+
+// The programs of one PT2 archive (issue 29 item 2) are told apart by their names in
+// it; programs in files of their own by the files.
+void TestResultModels::programsNamedByFileAndProgram()
+{
+    ProgramsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto program = [](const QString &output, const QString &name, QVector<int> calls) {
+        ExportedProgram p;
+        p.result.output = output;
+        p.result.program = name;
+        p.calls = calls;
+        return p;
+    };
+    model.setPrograms({program(QStringLiteral("/out/llama.pt2"), QStringLiteral("model"), {0, 4}),
+                       program(QStringLiteral("/out/llama.pt2"), QStringLiteral("phase2"), {1, 2, 3})});
+    QCOMPARE(model.index(0, ProgramsModel::FileColumn).data().toString(), QStringLiteral("llama.pt2, program model"));
+    QCOMPARE(model.index(1, ProgramsModel::FileColumn).data().toString(), QStringLiteral("llama.pt2, program phase2"));
+    QVERIFY(model.index(1, ProgramsModel::FileColumn).data(Qt::ToolTipRole).toString().endsWith(
+        QStringLiteral("llama.pt2, program phase2")));
+    model.setPrograms({program(QStringLiteral("/out/llama.pt2"), QStringLiteral("model"), {0, 4}),
+                       program(QStringLiteral("/out/llama.phase2.pt2"), QStringLiteral("model"), {1, 2, 3})});
+    QCOMPARE(model.index(0, ProgramsModel::FileColumn).data().toString(), QStringLiteral("llama.pt2"));
+    QCOMPARE(model.index(1, ProgramsModel::FileColumn).data().toString(), QStringLiteral("llama.phase2.pt2"));
+}
 
 void TestResultModels::programInputsInTheUsersNames()
 {

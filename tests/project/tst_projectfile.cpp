@@ -53,6 +53,7 @@ private slots:
         project.exportOptions.exampleCall = 3;
         project.exportOptions.strict = true;
         project.exportOptions.fixLoop = false;
+        project.exportOptions.separatePrograms = true;
         const QString path = dir.filePath(QStringLiteral("p.dimscope"));
         QString error;
         QVERIFY2(ProjectFile::write(path, project, &error), qPrintable(error));
@@ -236,6 +237,9 @@ private slots:
                               << "bad.dimscope: export.call: expected a call index >= 0 or null";
         QTest::newRow("fix_loop") << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"fix_loop": "yes"}})")
                                   << "bad.dimscope: export.fix_loop: expected true or false";
+        QTest::newRow("separate_programs")
+            << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"separate_programs": 1}})")
+            << "bad.dimscope: export.separate_programs: expected true or false";
     }
     void badDocuments()
     {

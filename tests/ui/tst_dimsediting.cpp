@@ -593,12 +593,18 @@ void TestDimsEditing::exportOptionsDialogStoresInDocument()
         answered = true;
         dialog->exampleCallBox()->setCurrentIndex(dialog->exampleCallBox()->findData(3));
         dialog->strictBox()->setChecked(true);
+        // issue 29 item 2: one file per program instead of one archive
+        auto *separate = dialog->findChild<QCheckBox *>(QStringLiteral("separatePrograms"));
+        if (separate && separate->isEnabled())
+            separate->setChecked(true);
         dialog->accept();
     });
+    QVERIFY(!window.document()->exportOptions().separatePrograms);
     window.findChild<QAction *>(QStringLiteral("actionExportOptions"))->trigger();
     QVERIFY(answered);
     QCOMPARE(window.document()->exportOptions().exampleCall, 3);
     QVERIFY(window.document()->exportOptions().strict);
+    QVERIFY(window.document()->exportOptions().separatePrograms);
     QCOMPARE(window.document()->exportOptions().device, QStringLiteral("cpu"));
     QVERIFY(window.isWindowModified());
     window.document()->undoStack()->clear();
