@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "explanationspanel.h"
 
+#include "elidedlabel.h"
 #include "models/explanationsmodel.h"
 #include "text/sourceexcerpt.h"
 
@@ -25,7 +26,7 @@ namespace dimscope {
 ExplanationsPanel::ExplanationsPanel(QWidget *parent)
     : QWidget(parent), m_model(new ExplanationsModel(this)), m_headline(new QLabel(this)),
       m_showAll(new QPushButton(tr("Show All"), this)), m_library(new QCheckBox(tr("Library frames"), this)),
-      m_view(new QTreeView(this)), m_source(new QPlainTextEdit(this)), m_sourceTitle(new QLabel(this)),
+      m_view(new QTreeView(this)), m_source(new QPlainTextEdit(this)), m_sourceTitle(new ElidedLabel(Qt::ElideLeft, this)),
       m_open(new QPushButton(tr("Open in Editor"), this))
 {
     setObjectName(QStringLiteral("explanationsPanel"));
@@ -44,6 +45,8 @@ ExplanationsPanel::ExplanationsPanel(QWidget *parent)
     m_source->setReadOnly(true);
     m_source->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_source->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // A site-packages path can be wider than the screen: elided from the left, so
+    // that the file name and line stay in view, the whole path in the tooltip.
     m_sourceTitle->setObjectName(QStringLiteral("explanationsSourceTitle"));
     m_sourceTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_open->setObjectName(QStringLiteral("explanationsOpenSource"));
@@ -61,6 +64,12 @@ ExplanationsPanel::ExplanationsPanel(QWidget *parent)
     sourceTop->addWidget(m_open);
     sourceLayout->addLayout(sourceTop);
     sourceLayout->addWidget(m_source);
+    // Two lines each at least, not Qt's 70 px per view: the Why dock shares the right
+    // side with the Dims, and the window with every dock must fit a 1366x768 laptop at
+    // 125 % (1093x614 logical pixels; issue 28, problem 1).
+    const int line = fontMetrics().lineSpacing();
+    m_view->setMinimumHeight(m_view->header()->sizeHint().height() + 2 * line + 4);
+    m_source->setMinimumHeight(2 * line + 2 * m_source->frameWidth() + 8);
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_view);
     split->addWidget(sourceBox);
@@ -125,11 +134,11 @@ void ExplanationsPanel::showSourceOf(const QModelIndex &index)
     m_open->setEnabled(!m_file.isEmpty());
     m_source->clear();
     if (m_file.isEmpty()) {
-        m_sourceTitle->setText(row.isValid() ? tr("torch decided this at the inputs, before running the model")
-                                             : QString());
+        m_sourceTitle->setFullText(row.isValid() ? tr("torch decided this at the inputs, before running the model")
+                                                 : QString());
         return;
     }
-    m_sourceTitle->setText(QStringLiteral("%1:%2").arg(QDir::toNativeSeparators(m_file)).arg(m_line));
+    m_sourceTitle->setFullText(QStringLiteral("%1:%2").arg(QDir::toNativeSeparators(m_file)).arg(m_line));
     const SourceExcerpt excerpt = SourceExcerpt::read(m_file, m_line);
     if (!excerpt.isValid()) {
         m_source->setPlainText(excerpt.error);

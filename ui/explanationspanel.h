@@ -13,6 +13,7 @@ class QTreeView;
 
 namespace dimscope {
 
+class ElidedLabel;
 class ExplanationsModel;
 
 // "Why": torch's shape decisions of the last export (what it specialized, narrowed,
@@ -57,7 +58,7 @@ private:
     QCheckBox *m_library;
     QTreeView *m_view;
     QPlainTextEdit *m_source;
-    QLabel *m_sourceTitle;
+    ElidedLabel *m_sourceTitle;
     QPushButton *m_open;
     QString m_file;
     int m_line = 0;

@@ -10,6 +10,7 @@
 #include "tableactions.h"
 #include "tablefilter.h"
 #include "wrappingitemdelegate.h"
+#include "wrappinglabel.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -39,6 +40,7 @@ ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent
 {
     m_headline->setObjectName(QStringLiteral("exportHeadline"));
     m_headline->setWordWrap(true);
+    WrappingLabel::neverWidens(m_headline);
     m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_headline->setText(tr("No export yet. Export > Export on CPU runs torch.export with the current constraints."));
     m_programsView->setObjectName(QStringLiteral("programsTable"));
@@ -135,14 +137,17 @@ QWidget *ExportResultView::createFailurePage()
     m_reexport->setToolTip(tr("Export again with the document's current constraints and model"));
     m_fixOutcome->setObjectName(QStringLiteral("fixOutcome"));
     m_fixOutcome->setWordWrap(true);
+    WrappingLabel::neverWidens(m_fixOutcome);
     m_fixOutcome->hide();
     m_advice->setObjectName(QStringLiteral("failureAdvice"));
     m_advice->setWordWrap(true);
+    WrappingLabel::neverWidens(m_advice);
     m_advice->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_advice->hide();
     m_exampleAdvice = new QLabel;
     m_exampleAdvice->setObjectName(QStringLiteral("exampleCallAdvice"));
     m_exampleAdvice->setWordWrap(true);
+    WrappingLabel::neverWidens(m_exampleAdvice);
     m_exampleAdvice->hide();
     m_useExample = new QPushButton;
     m_useExample->setObjectName(QStringLiteral("useExampleCallButton"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "leafdetailspanel.h"
 
+#include "elidedlabel.h"
 #include "firstpaint.h"
 
 #include "tableactions.h"
@@ -18,13 +19,13 @@
 namespace dimscope {
 
 LeafDetailsPanel::LeafDetailsPanel(QWidget *parent)
-    : QWidget(parent), m_title(new QLabel(this)), m_table(new QTableWidget(this)),
+    : QWidget(parent), m_title(new ElidedLabel(Qt::ElideMiddle, this)), m_table(new QTableWidget(this)),
       m_statistics(new LeafStatistics(this))
 {
     setObjectName(QStringLiteral("leafDetails"));
     m_title->setObjectName(QStringLiteral("leafDetailsTitle"));
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_title->setText(tr("Select a leaf to see it in every call."));
+    m_title->setFullText(tr("Select a leaf to see it in every call."));
     m_table->setObjectName(QStringLiteral("leafDetailsTable"));
     TableActions::attach(m_table, tr("Leaf details")); // Copy (Ctrl+C) and Export as CSV…
     m_table->setColumnCount(ColumnCount);
@@ -80,11 +81,11 @@ void LeafDetailsPanel::showNode(int node)
     m_node = node;
     m_table->setRowCount(0);
     if (!m_loaded || node <= 0 || node >= m_loaded->tree.nodes().size() || !m_loaded->tree.node(node).isLeaf()) {
-        m_title->setText(tr("Select a leaf to see it in every call."));
+        m_title->setFullText(tr("Select a leaf to see it in every call."));
         return;
     }
     const AlignedNode &n = m_loaded->tree.node(node);
-    m_title->setText(n.path);
+    m_title->setFullText(n.path);
     const int calls = m_loaded->tree.callCount();
     m_table->setRowCount(calls);
     for (int c = 0; c < calls; ++c) {

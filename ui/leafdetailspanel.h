@@ -11,6 +11,7 @@ class QTableWidget;
 
 namespace dimscope {
 
+class ElidedLabel;
 class ProjectDocument;
 
 // The selected leaf in every call: dtype, shape, device and value statistics. The
@@ -49,7 +50,7 @@ private:
     void showStatistics(const QVector<TensorStats> &stats);
 
     LoadedCapturePtr m_loaded;
-    QLabel *m_title;
+    ElidedLabel *m_title;
     QTableWidget *m_table;
     int m_node = -1;
     bool m_waitingForPaint = false; // a new capture's tree is not painted yet

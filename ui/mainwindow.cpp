@@ -5,6 +5,7 @@
 #include "dimcontextmenu.h"
 #include "documentationdialog.h"
 #include "dimspanel.h"
+#include "elidedlabel.h"
 #include "document/documentopener.h"
 #include "exportcontroller.h"
 #include "document/exportresults.h"
@@ -29,20 +30,24 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLayout>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
+
+#include <algorithm>
 
 namespace dimscope {
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_document(new ProjectDocument(this)), m_banner(new MessageBanner),
       m_inputs(new InputsView), m_details(new LeafDetailsPanel), m_plot(new PlotPanel), m_dims(new DimsPanel(m_document)),
-      m_statusSummary(new QLabel), m_statusWorker(new QLabel), m_progress(new QProgressBar)
+      m_statusSummary(new ElidedLabel(Qt::ElideMiddle)), m_statusWorker(new ElidedLabel(Qt::ElideMiddle)), m_progress(new QProgressBar)
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(QStringLiteral("dimscope"));
@@ -91,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     restoreSettings();
     updateCentre(); // the welcome page hides the docks the saved layout showed
+    fitToScreen(); // with the minimum size of what shows now
     releaseTabFromViews();
     updateStatus();
 }
@@ -128,7 +134,7 @@ void MainWindow::connectOpening()
         m_progress->setVisible(true);
         m_progress->setRange(0, total); // 0/0: busy indicator while the file is read
         m_progress->setValue(done);
-        m_statusSummary->setText(tr("Loading %1…").arg(QFileInfo(label).fileName()));
+        m_statusSummary->setFullText(tr("Loading %1…").arg(QFileInfo(label).fileName()));
     });
     connect(opener, &DocumentOpener::opened, this, [this](const QString &label) {
         m_progress->hide();
@@ -197,6 +203,23 @@ void MainWindow::restoreSettings()
         !restoreState(settings.value(settings::WindowState).toByteArray(), settings::WindowStateVersion);
 }
 
+// A layout saved on a larger screen, or the first start's size on a small one, is
+// clamped to the screen's available area: nothing of the window starts off-screen.
+void MainWindow::fitToScreen()
+{
+    if (isMaximized() || isFullScreen() || !screen())
+        return;
+    layout()->activate(); // the minimum size of the docks shown now, not of the saved layout
+    const QRect available = screen()->availableGeometry();
+    const QSize frame = frameGeometry().size() - geometry().size();
+    const QSize size = geometry().size().boundedTo(available.size() - frame);
+    resize(size);
+    const QSize outer = size + frame;
+    const int x = std::clamp(frameGeometry().x(), available.left(), std::max(available.left(), available.right() + 1 - outer.width()));
+    const int y = std::clamp(frameGeometry().y(), available.top(), std::max(available.top(), available.bottom() + 1 - outer.height()));
+    move(x, y);
+}
+
 void MainWindow::saveSettings()
 {
     // The layout saved is the document's, not the welcome page's (its docks hidden).
@@ -246,14 +269,14 @@ void MainWindow::updateStatus()
     const LoadedCapturePtr shown = m_document->loaded();
     const QString program = m_document->exportResults()->openedProgramPath();
     if (!shown && !program.isEmpty()) {
-        m_statusSummary->setText(tr("Exported program %1").arg(QDir::toNativeSeparators(program)));
+        m_statusSummary->setFullText(tr("Exported program %1").arg(QDir::toNativeSeparators(program)));
     } else if (!shown) {
-        m_statusSummary->setText(tr("Open a capture (Ctrl+O) or drop one here."));
+        m_statusSummary->setFullText(tr("Open a capture (Ctrl+O) or drop one here."));
     } else {
         int dynamicLeaves = 0;
         for (const ShapeSummary &s : shown->shapes)
             dynamicLeaves += s.hasDynamicDim() ? 1 : 0;
-        m_statusSummary->setText(tr("%1 calls, %2 leaves, %3 with dynamic dims%4")
+        m_statusSummary->setFullText(tr("%1 calls, %2 leaves, %3 with dynamic dims%4")
                                      .arg(shown->tree.callCount())
                                      .arg(shown->tree.leafCount())
                                      .arg(dynamicLeaves)
@@ -265,8 +288,8 @@ void MainWindow::updateStatus()
     // (or takes Preferences' choice) and again when Preferences change it (reloadRuntime).
     const PythonRuntime runtime = m_export->client()->runtime();
     const QString python = runtime.isValid() ? runtime.sourceName() : tr("none found");
-    m_statusWorker->setText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
-    m_statusWorker->setToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
+    m_statusWorker->setFullText(tr("Python: %1 · worker: %2").arg(python, m_workerTorch.isEmpty() ? tr("not started") : m_workerTorch));
+    m_statusWorker->setFitToolTip(runtime.isValid() ? runtime.commandLine() : tr("Set one in Edit > Preferences or DIMSCOPE_PYTHON."));
 }
 
 void MainWindow::setWorkerDescription(const QString &torchVersion, const QString &state)

@@ -19,6 +19,7 @@ namespace dimscope {
 
 class Capture;
 class DimsPanel;
+class ElidedLabel;
 class ExplanationsPanel;
 class ExportController;
 class ExportPanel;
@@ -95,6 +96,7 @@ private:
     void createDocks();
     void connectOpening();
     void restoreSettings();
+    void fitToScreen();
     void saveSettings();
     void updateTitle();
     void updateStatus();
@@ -150,8 +152,8 @@ private:
     bool m_welcomeMode = false;
     bool m_defaultDockSizesPending = false; // no saved layout: size the docks when first shown
     QList<QPointer<QDockWidget>> m_docksHiddenForWelcome;
-    QLabel *m_statusSummary;
-    QLabel *m_statusWorker;
+    ElidedLabel *m_statusSummary;
+    ElidedLabel *m_statusWorker;
     QProgressBar *m_progress;
     QString m_workerTorch;
 };

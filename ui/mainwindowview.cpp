@@ -73,6 +73,12 @@ void MainWindow::createCentre(QWidget *banner)
     m_tabs->setTabToolTip(ProgramTab, tr("The exported program: its inputs in Dim names, and each captured call replayed"));
     m_centre = new QStackedWidget(this);
     m_centre->setObjectName(QStringLiteral("centralStack"));
+    // A stacked widget's minimum is its largest page's: the welcome page's two columns
+    // side by side (854 px) set the width of a window full of docks, and while a file
+    // opened (the welcome page current, the docks shown) the window grew past a
+    // laptop's screen. Its size is left out (QStackedLayout skips an Ignored size):
+    // shown, it has the window to itself; narrower than its columns, it is cut.
+    m_welcome->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     m_centre->addWidget(m_welcome);
     m_centre->addWidget(m_tabs);
     auto *centre = new QWidget(this);

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QSplitter>
 #include "tableactions.h"
+#include "wrappinglabel.h"
 
 #include <QTableView>
 #include <QTreeWidget>
@@ -22,6 +23,7 @@ Pt2ProgramView::Pt2ProgramView(QWidget *parent)
 {
     m_summary->setObjectName(QStringLiteral("pt2Summary"));
     m_summary->setWordWrap(true);
+    WrappingLabel::neverWidens(m_summary);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_inputs->setObjectName(QStringLiteral("pt2Inputs"));
     m_inputs->setModel(m_model);
@@ -36,6 +38,7 @@ Pt2ProgramView::Pt2ProgramView(QWidget *parent)
     TableActions::attach(m_ranges, tr("Range constraints"));
     m_problems->setObjectName(QStringLiteral("pt2Problems"));
     m_problems->setWordWrap(true);
+    WrappingLabel::neverWidens(m_problems);
     m_problems->setStyleSheet(QStringLiteral("color: #c0392b"));
     m_problems->hide();
 

@@ -12,6 +12,13 @@ WrappingLabel::WrappingLabel(QWidget *parent) : QLabel(parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
 }
 
+void WrappingLabel::neverWidens(QLabel *label)
+{
+    QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    label->setSizePolicy(policy);
+}
+
 int WrappingLabel::neededHeight(int width) const
 {
     // Hidden, the label has no real width yet (a placeholder 100 px would ask for a

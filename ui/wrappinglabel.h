@@ -15,6 +15,12 @@ class WrappingLabel : public QLabel
 public:
     explicit WrappingLabel(QWidget *parent = nullptr);
 
+    // A word-wrapped QLabel's minimum width is its longest word: a path in an export's
+    // headline set the width of the window. Made Ignored horizontally (keeping height
+    // for width), `label` takes the width its layout gives and wraps there; a word
+    // longer than that is cut at the edge.
+    static void neverWidens(QLabel *label);
+
     QSize minimumSizeHint() const override;
     QSize sizeHint() const override;
 
