@@ -169,7 +169,16 @@ def test_every_demo_call_replays_through_the_export(tmp_path, root, mins):
     capture = load_capture(root / "resources" / "demo" / "demo-capture.safetensors")
     model = demo.make_model()
     out = tmp_path / "demo.pt2"
-    res = exporter.run_export(model, capture.calls, demo_export_spec(*mins), str(out))
+    eager, logs = [], []
+    model.register_forward_pre_hook(  # real tensors only: torch.export traces on fake ones
+        lambda _m, _a, kw: eager.append(1) if type(kw.get("input_ids")) is torch.Tensor else None, with_kwargs=True)
+    res = exporter.run_export(model, capture.calls, demo_export_spec(*mins), str(out),
+                              log=lambda text, stream="log": logs.append(text))
+    # Every call agrees with its recording and the spec has no batch Dim (no batch-1
+    # slice): the export never runs the eager model (issue 29).
+    assert eager == [] and res["eager_calls"] == 0 and res["batch_slice"]["status"] == "skipped", res["batch_slice"]
+    assert "verification ran the eager model on 0 of 6 call(s); the others' outputs agreed with those recorded " \
+        "at capture time" in logs, logs
     assert res["example_call"] == 4  # the second turn: seq_len 3, past_len 8, mask 11
     assert out.is_file()
     rows = res["verification"]
