@@ -110,7 +110,9 @@ QList<OutputTarget::Input> exportInputs(const Options &o)
 }
 
 // Before anything is read or started: -o and --json are neither inputs nor each other,
-// and where they exist they are regular files (never a device such as /dev/null).
+// where they exist they are regular files (never a device such as /dev/null), and
+// their folders exist and are writable (else the worker found it after loading the
+// model, once per phase).
 QString refusedOutput(const Options &o)
 {
     const QList<OutputTarget::Input> inputs = exportInputs(o);
@@ -118,7 +120,8 @@ QString refusedOutput(const Options &o)
     QString why = OutputTarget::check(output, inputs);
     if (why.isEmpty() && !o.json.isEmpty())
         why = OutputTarget::check({QStringLiteral("--json"), o.json}, inputs + QList<OutputTarget::Input>{output});
-    return why;
+    // One line: a line feed or a tab in a path is shown escaped, not laid out.
+    return TerminalText::escaped(why);
 }
 
 // With --constraints, what the file gives; else the constraint set inferred from the

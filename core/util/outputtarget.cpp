@@ -9,6 +9,9 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 namespace dimscope {
 
@@ -84,12 +87,38 @@ QString OutputTarget::placeReason(const QString &path)
     return QString();
 }
 
+QString OutputTarget::folderReason(const QString &path)
+{
+    const QString folder = QFileInfo(path).absolutePath();
+    struct stat st;
+    if (!statPath(folder, &st)) {
+        const int code = errno;
+        if (code == ENOENT || code == ENOTDIR)
+            return QStringLiteral("is in %1, a folder that does not exist (create it first)").arg(folder);
+        return QStringLiteral("is in %1, a folder that cannot be looked up (%2)").arg(folder, qt_error_string(code));
+    }
+    if (!S_ISDIR(st.st_mode))
+        return QStringLiteral("is in %1, which is %2, not a folder").arg(folder, RegularFile::kindOf(st.st_mode));
+    // access() as the real user: a read-only mount (EROFS) is caught even for root.
+    const QByteArray name = QFile::encodeName(folder);
+    if (::access(name.constData(), W_OK | X_OK) != 0) {
+        const int code = errno;
+        return QStringLiteral("is in %1, a folder this user cannot write to (%2)").arg(folder, qt_error_string(code));
+    }
+    return QString();
+}
+
 QString OutputTarget::check(const Input &output, const QList<Input> &inputs)
 {
     const QString named = QStringLiteral("%1 %2").arg(output.role, output.path).trimmed();
     const QString reason = placeReason(output.path);
     if (!reason.isEmpty())
         return QStringLiteral("%1 %2; dimscope writes its outputs only as regular files in ordinary folders").arg(named, reason);
+    // After the place's checks, so that `-o /dev/null` is named a device even where
+    // /dev is not writable.
+    const QString folder = folderReason(output.path);
+    if (!folder.isEmpty())
+        return QStringLiteral("%1 %2; choose another output file").arg(named, folder);
     for (const Input &input : inputs) {
         if (!input.path.isEmpty() && sameFile(output.path, input.path))
             return QStringLiteral("%1 is the same file as %2 %3, an input of this command; choose another output file")

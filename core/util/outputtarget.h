@@ -7,8 +7,8 @@
 namespace dimscope {
 
 // Whether a path may be written as a command's output: it must not be one of the
-// command's inputs, when it exists it must be a regular file, and its folder must not
-// be a folder of device nodes such as /dev.
+// command's inputs, when it exists it must be a regular file, and its folder must
+// exist, be writable and not be a folder of device nodes such as /dev.
 //
 // Why: `export -o capture.safetensors` or `--json model.py` (a tab-completion slip)
 // replaced the input with exit 0, and `-o /dev/null` as root renamed a regular file
@@ -33,6 +33,11 @@ public:
     // device nodes" (nothing, not even a temporary file, is created there: /dev is a
     // tmpfs in many containers, so the folder is judged by what it holds).
     static QString placeReason(const QString &path);
+    // Empty when the folder `path` would be written in exists, is a folder and this user
+    // may create files in it, else why not, in words that follow the path: "is in
+    // /no/such, a folder that does not exist". Why: a missing folder was found only by
+    // the worker, after the model had loaded, once per phase, with exit 1.
+    static QString folderReason(const QString &path);
     // Both paths name the same file (or, when neither exists, the same name in the same
     // folder).
     static bool sameFile(const QString &a, const QString &b);

@@ -26,9 +26,10 @@ struct Run {
     QByteArray out, err;
 };
 
-Run cli(const QStringList &args)
+Run cli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(DIMSCOPE_CLI), args);
     Run r;
     if (!p.waitForFinished(60000)) {
@@ -350,6 +351,43 @@ private slots:
             VERIFY_INERT(r);
             QVERIFY2(r.err.contains("\\x1b]0;RETITLED"), r.err.constData());
         }
+        QVERIFY(!QFile::exists(path(QStringLiteral("o.pt2"))));
+    }
+
+    // An output whose folder is missing, is a file or cannot be written is refused with
+    // exit 2 before a worker starts (it was found by the worker, after the model had
+    // loaded, once per phase, with exit 1). DIMSCOPE_PYTHON names no interpreter: had the
+    // CLI gone on to start one, it would say so and exit 1.
+    void exportRefusesAMissingOutputFolderBeforeTheWorker()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("DIMSCOPE_PYTHON"), path(QStringLiteral("no-python/python3")));
+        const QString capture = QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors");
+        const QString missing = path(hostile(QStringLiteral("missing")));
+        const QString notAFolder = path(QStringLiteral("plain-file"));
+        QVERIFY(writeFile(notAFolder, "not a folder"));
+        const QList<QPair<QStringList, QByteArray>> cases{
+            {{QStringLiteral("-o"), missing + QStringLiteral("/x.pt2")}, "a folder that does not exist"},
+            {{QStringLiteral("-o"), missing + QStringLiteral("/deeper/x.pt2")}, "a folder that does not exist"},
+            {{QStringLiteral("-o"), notAFolder + QStringLiteral("/x.pt2")}, "which is a regular file, not a folder"},
+            {{QStringLiteral("-o"), path(QStringLiteral("o.pt2")), QStringLiteral("--json"), missing + QStringLiteral("/r.json")},
+             "a folder that does not exist"}};
+        for (const auto &[outputs, why] : cases) {
+            const Run r = cli(QStringList{QStringLiteral("export"), QStringLiteral("--model"), QStringLiteral("dimscope.demo:make_model"),
+                                          QStringLiteral("--capture"), capture}
+                                  + outputs,
+                              env);
+            QVERIFY2(r.exitCode == 2, r.err.constData());
+            VERIFY_INERT(r);
+            const QByteArray option = outputs.at(outputs.size() - 2).toUtf8();
+            QVERIFY2(r.err.contains(QByteArray("dimscope-cli export: " + option + " " + QFile::encodeName(m_dir.path()))), r.err.constData());
+            QVERIFY2(r.err.contains(why), r.err.constData());
+            QVERIFY2(!r.err.contains("worker") && !r.out.contains("worker"), QByteArray(r.out + r.err).constData());
+        }
+        const Run missingFolder = cli({QStringLiteral("export"), QStringLiteral("--model"), QStringLiteral("dimscope.demo:make_model"),
+                                       QStringLiteral("--capture"), capture, QStringLiteral("-o"), missing + QStringLiteral("/x.pt2")},
+                                      env);
+        QVERIFY2(missingFolder.err.contains("missing\\x1b]0;RETITLED"), missingFolder.err.constData());
         QVERIFY(!QFile::exists(path(QStringLiteral("o.pt2"))));
     }
 

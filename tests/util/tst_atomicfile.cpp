@@ -193,6 +193,41 @@ private slots:
         QVERIFY2(why.startsWith(QStringLiteral("-o %1 is in %2, a folder of device nodes").arg(path, dir.path())), qPrintable(why));
     }
 
+    // An output whose folder is missing, is not a folder or cannot be written is refused
+    // up front, naming the folder; an existing device is still named a device first.
+    void outputInAFolderThatCannotHoldItIsRefused()
+    {
+        QTemporaryDir dir;
+        const QString missing = dir.filePath(QStringLiteral("no/such"));
+        QCOMPARE(OutputTarget::folderReason(missing + QStringLiteral("/x.pt2")),
+                 QStringLiteral("is in %1, a folder that does not exist (create it first)").arg(missing));
+        QCOMPARE(OutputTarget::check({QStringLiteral("-o"), missing + QStringLiteral("/x.pt2")}, {}),
+                 QStringLiteral("-o %1/x.pt2 is in %1, a folder that does not exist (create it first); choose another output file")
+                     .arg(missing));
+        const QString file = dir.filePath(QStringLiteral("file"));
+        QString error;
+        QVERIFY2(AtomicFile::write(file, "bytes", &error), qPrintable(error));
+        QCOMPARE(OutputTarget::folderReason(file + QStringLiteral("/x.json")),
+                 QStringLiteral("is in %1, which is a regular file, not a folder").arg(file));
+        QCOMPARE(OutputTarget::folderReason(dir.filePath(QStringLiteral("x.pt2"))), QString());
+        QCOMPARE(OutputTarget::check({QStringLiteral("--json"), dir.filePath(QStringLiteral("r.json"))}, {}), QString());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList{QStringLiteral("file")});
+    }
+
+    // A read-only folder is refused up front, for root too (root ignores a folder's mode
+    // bits, not a read-only mount).
+    void outputInAReadOnlyFolderIsRefused()
+    {
+        DIMSCOPE_ON_SMALL_DISK();
+        QString error;
+        QVERIFY2(SmallDisk::makeReadOnly(&error), qPrintable(error));
+        const QString path = QDir(SmallDisk::folder()).filePath(QStringLiteral("out.pt2"));
+        const QString why = OutputTarget::check({QStringLiteral("-o"), path}, {});
+        QVERIFY2(why.startsWith(QStringLiteral("-o %1 is in %2, a folder this user cannot write to (").arg(path, SmallDisk::folder())),
+                 qPrintable(why));
+        QVERIFY2(why.endsWith(QStringLiteral("); choose another output file")), qPrintable(why));
+    }
+
     // An output that is one of the inputs, however it is spelled.
     void outputThatIsAnInputIsRefused()
     {
