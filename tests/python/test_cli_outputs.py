@@ -244,6 +244,11 @@ def small_disk(mode, command, tmp_path, name="report.json", original=ORIGINAL_RE
     pytest.skip("no private mount namespace with a small tmpfs can be made here (%s)" % "; ".join(tried))
 
 
+# A read-only folder is refused before the worker starts (exit 2, OutputTarget::folderReason);
+# a full disk is found only when the file is written (exit 1).
+READ_ONLY_REFUSAL = "%s %s is in %s, a folder this user cannot write to (Read-only file system); choose another output file"
+
+
 @pytest.mark.parametrize("mode,reason", [("full", "No space left on device"), ("read-only", "Read-only file system")])
 def test_json_report_on_a_full_disk_keeps_the_previous_report(tmp_path, mode, reason):
     # A model that fails to load: the export ends at once, and the report is written.
@@ -252,8 +257,12 @@ def test_json_report_on_a_full_disk_keeps_the_previous_report(tmp_path, mode, re
     report = tmp_path / "disk" / "report.json"
     result, log = small_disk(mode, [CLI, "export", "--model", "%s:make" % model, "--capture", DEMO_CAPTURE,
                                     "--json", report, "-o", tmp_path / "out.pt2"], tmp_path)
-    assert result["exit"] == 1, log
-    assert "cannot write %s: %s" % (report, reason) in log, log
+    if mode == "read-only":
+        assert result["exit"] == 2, log
+        assert READ_ONLY_REFUSAL % ("--json", report, report.parent) in log, log
+    else:
+        assert result["exit"] == 1, log
+        assert "cannot write %s: %s" % (report, reason) in log, log
     assert result["report"] == ORIGINAL_REPORT, "the previous report was replaced: %r" % result["report"][:80]
     assert result["files"] == ["report.json"], result["files"]
 
@@ -265,8 +274,12 @@ def test_program_on_a_full_disk_keeps_the_previous_program(tiny, tmp_path, mode,
     program = tmp_path / "disk" / "demo.pt2"
     result, log = small_disk(mode, [CLI, "export", "--model", model, "--capture", capture, "-o", program],
                              tmp_path, name="demo.pt2", original=ORIGINAL_PROGRAM)
-    assert result["exit"] == 1, log
-    assert re.search("save_failed: cannot save %s: %s" % (re.escape(str(program)), reason), log), log
+    if mode == "read-only":
+        assert result["exit"] == 2, log
+        assert READ_ONLY_REFUSAL % ("-o", program, program.parent) in log, log
+    else:
+        assert result["exit"] == 1, log
+        assert re.search("save_failed: cannot save %s: %s" % (re.escape(str(program)), reason), log), log
     assert result["report"] == ORIGINAL_PROGRAM, "the previous program was replaced"
     assert result["files"] == ["demo.pt2"], result["files"]  # no staging folder left
 
