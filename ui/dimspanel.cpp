@@ -147,7 +147,7 @@ void DimsPanel::followModel(ProjectDocument *document)
 {
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
         updateActions();
-        emit dimSelected(currentDim());
+        announceSelection();
     });
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_wasEmpty = m_model->rowCount() == 0; });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
@@ -157,11 +157,23 @@ void DimsPanel::followModel(ProjectDocument *document)
             m_table->resizeColumnsToContents();
         applyFilter();
         updateActions();
+        // A reset (another document, the selected Dim deleted) drops the current row
+        // without currentRowChanged: the Why filter and the tree's tint follow here.
+        announceSelection();
     });
     connect(document, &ProjectDocument::captureChanged, this, &DimsPanel::updateActions);
 }
 
 DimsPanel::~DimsPanel() = default;
+
+void DimsPanel::announceSelection()
+{
+    const QString name = currentDim();
+    if (name == m_announced)
+        return;
+    m_announced = name;
+    emit dimSelected(name);
+}
 
 QString DimsPanel::currentDim() const
 {

@@ -55,6 +55,8 @@ private:
     // The Dim the user picks to merge into `keep` (empty when cancelled).
     QString askWhichToMerge(const QString &keep);
     void updateActions();
+    // dimSelected(currentDim()) when it differs from the last one announced.
+    void announceSelection();
     void applyFilter();
 
     DimsModel *m_model;
@@ -67,6 +69,7 @@ private:
     QAction *m_delete;
     QAction *m_merge;
     bool m_wasEmpty = true; // the table had no Dims before the model's last reset
+    QString m_announced;    // the Dim last sent with dimSelected
 };
 
 } // namespace dimscope

@@ -5,7 +5,9 @@
 // that move between panels, the banner's Locate… for a moved capture, a CUDA
 // project's notice, Help's documentation and shortcuts. No torch: .pt2 files come
 // from tests/fixtures, the worker is pointed at an interpreter that does not exist.
+#include "dimspanel.h"
 #include "documentationdialog.h"
+#include "explanationspanel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
@@ -18,6 +20,9 @@
 #include "mainwindow.h"
 #include "projectcontroller.h"
 #include "messagebanner.h"
+#include "models/dimsmodel.h"
+#include "models/explanationsmodel.h"
+#include "models/inputsmodel.h"
 #include "models/pt2inputsmodel.h"
 #include "project/projectfile.h"
 #include "document/projectdocument.h"
@@ -114,6 +119,7 @@ private slots:
     void welcomePageListsTheFileClosedWhenShownAgain();
     void exportedProgramFillsTheMainArea();
     void openingAnotherDocumentClearsTheResult();
+    void selectedDimBelongsToItsDocument();
     void resetLayoutPutsEveryDockBack();
     void keysReachEveryPanel();
     void movedCaptureCanBeLocated();
@@ -263,6 +269,63 @@ void TestDocumentWindow::openingAnotherDocumentClearsTheResult()
     QVERIFY(!results->program().has_value());
     QVERIFY(window.exportPanel()->logView()->toPlainText().isEmpty());
     QVERIFY(window.windowTitle().startsWith(QLatin1String("demo-capture.safetensors")));
+}
+
+namespace {
+
+// The leaves the inputs tree tints as those of the selected Dim.
+int tintedLeaves(MainWindow &window)
+{
+    const InputsModel *model = window.inputsView()->model();
+    int tinted = 0;
+    const QStringList paths = {QStringLiteral("input_ids"), QStringLiteral("attention_mask"),
+                               QStringLiteral("past_key_values.key_cache[0]"), QStringLiteral("past_key_values.value_cache[0]")};
+    for (const QString &path : paths) {
+        const QModelIndex leaf = model->indexForPath(path);
+        tinted += leaf.isValid() && leaf.data(Qt::BackgroundRole).isValid() ? 1 : 0;
+    }
+    return tinted;
+}
+
+// Selects the Dims panel's first Dim as a click would; returns its name.
+QString selectFirstDim(MainWindow &window)
+{
+    auto *table = window.dimsPanel()->findChild<QTableView *>(QStringLiteral("dimsTable"));
+    const QModelIndex first = table->model()->index(0, DimsModel::NameColumn);
+    table->setCurrentIndex(first);
+    return first.data().toString();
+}
+
+} // namespace
+
+// The Dim selected in the Dims panel (the Why dock's filter, the tree's tint of its
+// leaves) is the document's: deleting that Dim or opening another document ends it.
+void TestDocumentWindow::selectedDimBelongsToItsDocument()
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("a"));
+    QTRY_VERIFY(window.document()->hasCapture());
+    ExplanationsModel *why = window.explanationsPanel()->model();
+    const QString dim = selectFirstDim(window);
+    QVERIFY(!dim.isEmpty());
+    QCOMPARE(why->dimFilter(), dim);
+    QVERIFY(tintedLeaves(window) > 0);
+    // Deleted, the Dim is no longer shown as selected anywhere.
+    window.findChild<QAction *>(QStringLiteral("actionDeleteDim"))->trigger();
+    QTRY_VERIFY(window.dimsPanel()->model()->rowOf(dim) < 0);
+    QCOMPARE(why->dimFilter(), QString());
+    QCOMPARE(tintedLeaves(window), 0);
+    // Selected again, then another document: nothing of the first one's selection.
+    const QString again = selectFirstDim(window);
+    QCOMPARE(why->dimFilter(), again);
+    QVERIFY(tintedLeaves(window) > 0);
+    QSignalSpy shown(&window, &MainWindow::captureShown);
+    window.showCapture(test::kvCapture(4, 2), QStringLiteral("b"));
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(why->dimFilter(), QString());
+    QCOMPARE(tintedLeaves(window), 0);
 }
 
 void TestDocumentWindow::resetLayoutPutsEveryDockBack()
