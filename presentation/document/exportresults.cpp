@@ -46,6 +46,13 @@ void ExportResults::follow(ExportService *service)
 
 void ExportResults::setOutcome(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks)
 {
+    // A cancelled re-export keeps the last good result and its Why: the user stopped
+    // the new export, not the program they had (issue 28, problem 7).
+    if (outcome.cancelled && m_hasOutcome && !m_outcome.programs.isEmpty()) {
+        m_cancelledOverPrevious = true;
+        emit changed();
+        return;
+    }
     reset();
     m_hasOutcome = true;
     m_outcome = outcome;
@@ -88,6 +95,7 @@ void ExportResults::clear()
 void ExportResults::reset()
 {
     m_hasOutcome = false;
+    m_cancelledOverPrevious = false;
     m_outcome = {};
     m_readBacks.clear();
     m_fixPreviews.clear();
@@ -110,6 +118,8 @@ QString ExportResults::summary() const
     const int programs = int(m_outcome.programs.size());
     if (m_outcome.cancelled)
         return tr("Export cancelled; the next export starts a fresh worker.");
+    if (m_cancelledOverPrevious)
+        return tr("Cancelled; the previous result is kept.");
     if (m_outcome.servesEveryCall() && programs == 1 && result.ok)
         return tr("Exported %1; %2 of %3 captured calls replay.")
             .arg(QDir::toNativeSeparators(result.output))

@@ -76,6 +76,7 @@ private:
     ProjectDocument *m_document;
     QPointer<QObject> m_awaited; // the connection to the followed export's finished()
     bool m_hasOutcome = false;
+    bool m_cancelledOverPrevious = false; // the last export was cancelled; the outcome is the one before
     PhasedExportOutcome m_outcome;
     QVector<ProgramReadBack> m_readBacks;
     QVector<FixPreview> m_fixPreviews;

@@ -87,8 +87,23 @@ void TestExportResults::outcomeWithItsProgramsAndDecisions()
     QCOMPARE(results->summary(), QStringLiteral("Exported /tmp/out.pt2; 3 of 3 captured calls replay."));
     QVERIFY(results->fixPreviews().isEmpty());
 
+    // A re-export cancelled: the verified result and its Why stay, said neutrally
+    // (issue 28, problem 7).
     PhasedExportOutcome cancelled = failedOutcome({});
     cancelled.cancelled = true;
+    cancelled.firstAttempt.failure = WorkerFailure::make(QStringLiteral("cancelled"), QStringLiteral("cancelled: the worker was stopped"));
+    results->setOutcome(cancelled, {});
+    QCOMPARE(changed.size(), 2); // the Export dock's line follows
+    QVERIFY(results->succeeded());
+    QCOMPARE(results->outcome().programs.size(), 1);
+    QCOMPARE(results->lastResult().output, output);
+    QCOMPARE(results->explanations().size(), 1);
+    QCOMPARE(results->summary(), QStringLiteral("Cancelled; the previous result is kept."));
+    // The next export's outcome replaces it as any would.
+    results->setOutcome(exportedOutcome(output), {});
+    QCOMPARE(results->summary(), QStringLiteral("Exported /tmp/out.pt2; 3 of 3 captured calls replay."));
+    // Cancelled with no result before: nothing to keep.
+    results->clear();
     results->setOutcome(cancelled, {});
     QVERIFY(!results->succeeded());
     QCOMPARE(results->summary(), QStringLiteral("Export cancelled; the next export starts a fresh worker."));
