@@ -185,6 +185,12 @@ QJsonObject firstExportParams(const QString &log)
         if (request.value(QLatin1String("method")).toString() == QLatin1String("export")) {
             QJsonObject params = request.value(QLatin1String("params")).toObject();
             params.remove(QStringLiteral("output"));
+            // The archive is the output file too (issue 29 item 2): its program name is compared.
+            QJsonObject archive = params.value(QLatin1String("archive")).toObject();
+            if (!archive.isEmpty()) {
+                archive.remove(QStringLiteral("path"));
+                params.insert(QStringLiteral("archive"), archive);
+            }
             return params;
         }
     }
