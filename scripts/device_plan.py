@@ -50,6 +50,15 @@ MODEL_MODULES = {
 }
 
 
+def wrote(params, program):
+    """Whether an export request wrote this program of the CLI's --json report: the same
+    output file and, where the programs share one archive, the same program name."""
+    if params.get("output") != program["output"]:
+        return False
+    archive = params.get("archive")
+    return not archive or not program.get("program") or archive.get("program") == program["program"]
+
+
 def relative(path):
     return os.path.relpath(os.path.abspath(path), REPO)
 
@@ -132,7 +141,7 @@ def plan(out, families):
         programs = []
         for program in cli.get("programs", []):
             # The program's last export request: the spec the fix loop ended with.
-            sent = [r for r in exports if r.get("params", {}).get("output") == program["output"]]
+            sent = [r for r in exports if wrote(r.get("params", {}), program)]
             if not sent:
                 missing.append("%s: no export request wrote %s" % (family, program["output"]))
                 continue
@@ -140,6 +149,8 @@ def plan(out, families):
             params["capture"] = relative(params["capture"])
             params.pop("model", None)
             params["output"] = os.path.basename(params["output"])
+            # The device driver writes each program to a file of its own, loaded fresh alone.
+            params.pop("archive", None)
             programs.append({"params": params, "serves": served.get(program["output"], [])})
         imports = ["dimscope.demo"] if family == "demo" else [MODEL_MODULES[family]] if family in MODEL_MODULES else []
         jobs.append({"family": family, "model": model, "imports": imports, "cli_ok": cli.get("ok"),

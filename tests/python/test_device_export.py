@@ -61,7 +61,8 @@ def test_the_driver_replays_the_plan_and_loads_each_program_fresh(plan_dir, tmp_
     sent = [r for r in requests(plan_dir) if r["method"] == "export"][-1]["params"]
     planned = job["programs"][0]["params"]
     assert {k: v for k, v in planned.items() if k not in ("capture", "output")} == \
-        {k: v for k, v in sent.items() if k not in ("capture", "output", "model")}
+        {k: v for k, v in sent.items() if k not in ("capture", "output", "model", "archive")}
+    assert "archive" not in planned  # the driver writes each program to a file of its own
 
     run = driver(plan_dir / "plan.json", "--device", "cpu", "--out", tmp_path / "out")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -88,8 +89,10 @@ def test_the_cli_asks_for_cuda_with_the_drivers_request(plan_dir, tmp_path):
     # What the driver sends for cuda: the plan's request with device (and output) replaced.
     assert first["device"] == "cuda"
     first_round = [r for r in requests(plan_dir) if r["method"] == "export"][0]["params"]
-    assert {k: v for k, v in first.items() if k not in ("capture", "output", "model", "device")} == \
-        {k: v for k, v in first_round.items() if k not in ("capture", "output", "model", "device")}
+    skipped = ("capture", "output", "model", "device", "archive")  # where it is written aside
+    assert {k: v for k, v in first.items() if k not in skipped} == \
+        {k: v for k, v in first_round.items() if k not in skipped}
+    assert (first.get("archive") or {}).get("program") == (first_round.get("archive") or {}).get("program")
     assert set(planned) - {"device"} <= set(first)
 
 
