@@ -51,6 +51,7 @@ private slots:
     void fixGrammar();
     void unapplied();
     void structureErrorsHaveNoFixes();
+    void freshRootKeepsDerivedRange();
 };
 
 void TestSuggestedFixes::realSamples_data()
@@ -219,6 +220,45 @@ void TestSuggestedFixes::structureErrorsHaveNoFixes()
     QCOMPARE(r1.applied.size(), 2);
     QCOMPARE(r1.constraints.dim(QStringLiteral("_dx"))->max, std::optional<qint64>());
     QCOMPARE(r1.constraints.dim(QStringLiteral("dx"))->relationText(), QStringLiteral("2*_dx"));
+}
+
+// torch 2.14's message for a model that pads seq_len by 3 and reshapes it into fours
+// (Bamba's chunked scan without its mask shortcut): the fresh root `_seq_len` comes with
+// no min, and 4*_seq_len - 3 at torch's default 0 is -3, which torch's spec check
+// rejects ("Expected derived min value of 4*_seq_len - 3 to be >= 0").
+void TestSuggestedFixes::freshRootKeepsDerivedRange()
+{
+    const QString message = QStringLiteral(
+        "Constraints violated (seq_len)! For more information, run with TORCH_LOGS=\"+dynamic\".\n"
+        "  - Not all values of seq_len = L['x'].size()[1] in the specified range satisfy the generated guard ((3 + L['x'].size()[1]) // 4) != (3 + L['x'].size()[1]).\n"
+        "  - Not all values of seq_len = L['x'].size()[1] in the specified range satisfy the generated guard ((3 + L['x'].size()[1]) % ((3 + L['x'].size()[1]) // 4)) == 0.\n"
+        "Suggested fixes:\n"
+        "  _seq_len = Dim('_seq_len', max=oo)\n"
+        "  seq_len = 4*_seq_len - 3\n"
+        "\n"
+        "The error above occurred when calling torch.export.export.\n");
+    ConstraintSet s;
+    s.addRootDim(QStringLiteral("batch"));
+    s.addRootDim(QStringLiteral("seq_len"));
+    s.setLeaf(QStringLiteral("x"), {DimAssignment::named(QStringLiteral("batch")), DimAssignment::named(QStringLiteral("seq_len"))});
+    const auto r = SuggestedFixApplier::apply(s, message);
+    QCOMPARE(r.applied.size(), 2);
+    QCOMPARE(r.constraints.dim(QStringLiteral("seq_len"))->relationText(), QStringLiteral("4*_seq_len - 3"));
+    // The smallest root keeping 4*_seq_len - 3 >= 0 is 1; no max (torch said oo).
+    QCOMPARE(r.constraints.dim(QStringLiteral("_seq_len"))->min, std::optional<qint64>(1));
+    QCOMPARE(r.constraints.dim(QStringLiteral("_seq_len"))->max, std::optional<qint64>());
+    QVERIFY(r.notes.value(QStringLiteral("seq_len = 4*_seq_len - 3")).contains(QLatin1String("new root _seq_len in [1, oo]")));
+    // A derived Dim that had a range keeps it: seq_len in [2, 256] -> _seq_len in [2, 64].
+    s.setRange(QStringLiteral("seq_len"), 2, 256);
+    const auto bounded = SuggestedFixApplier::apply(s, message);
+    QCOMPARE(bounded.constraints.dim(QStringLiteral("_seq_len"))->min, std::optional<qint64>(2));
+    QCOMPARE(bounded.constraints.dim(QStringLiteral("_seq_len"))->max, std::optional<qint64>(64));
+    // A root that already existed keeps the range it has (the user's or torch's).
+    ConstraintSet withRoot = s;
+    withRoot.addRootDim(QStringLiteral("_seq_len"));
+    const auto existing = SuggestedFixApplier::apply(withRoot, QStringLiteral("seq_len = 4*_seq_len - 3\n"));
+    QCOMPARE(existing.constraints.dim(QStringLiteral("_seq_len"))->min, std::optional<qint64>());
+    QVERIFY(existing.notes.isEmpty());
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestSuggestedFixes)
