@@ -198,6 +198,11 @@ bool hasGeneralCall(const Capture &capture, const QVector<int> &calls)
 
 } // namespace
 
+QVector<qint64> ExportPhases::valuesOfDim(const Capture &capture, const ConstraintSet &set, const QString &dim)
+{
+    return valuesPerCall(shapesByCall(capture), usesByDim(set).value(dim));
+}
+
 std::optional<DimDecl> ExportPhases::derivedRelation(const Capture &capture, const ConstraintSet &set,
                                                      const QString &dim)
 {

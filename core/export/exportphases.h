@@ -61,6 +61,10 @@ QVector<PlannedPhase> plan(const Capture &capture, const ConstraintSet &given, c
 // them (one value proves nothing); nullopt when none. `dim` must be a root Dim.
 std::optional<DimDecl> derivedRelation(const Capture &capture, const ConstraintSet &set, const QString &dim);
 
+// The size of Dim `dim` (through the leaf dims `set` assigns it) in each call of
+// `capture`: -1 where the call has none of them, -2 where they disagree.
+QVector<qint64> valuesOfDim(const Capture &capture, const ConstraintSet &set, const QString &dim);
+
 // "0, 4" / "1-3, 5-7"
 QString callsText(const QVector<int> &calls);
 

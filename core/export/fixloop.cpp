@@ -14,8 +14,9 @@ FixLoop::FixLoop(ExportClient *client, QObject *parent)
     connect(client, &ExportClient::exportFinished, this, &FixLoop::onExportFinished);
 }
 
-void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier apply)
+void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier apply, FallbackFixes fallback)
 {
+    m_fallback = std::move(fallback);
     m_request = request;
     m_spec = std::move(spec);
     m_apply = std::move(apply);
@@ -51,9 +52,16 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
                                 : QStringLiteral("exported after %1 rounds of fixes").arg(round - 1));
         return;
     }
-    const QStringList fixes = result.failure.fixes;
+    QStringList fixes = result.failure.fixes;
+    if (fixes.isEmpty() && m_fallback)
+        fixes = m_fallback(result);
     if (fixes.isEmpty()) {
-        finish(false, QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind));
+        // The cause, so the user need not look for it in --json (save_failed: torch's
+        // serializer's message). The first line only; the round's report has the rest.
+        const QString cause = result.failure.message.trimmed().section(QLatin1Char('\n'), 0, 0);
+        finish(false, cause.isEmpty() ? QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind)
+                                      : QStringLiteral("the export failed (%1) without suggested fixes: %2")
+                                            .arg(result.failure.kind, cause));
         return;
     }
     if (round >= m_maxRounds) {

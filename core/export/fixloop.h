@@ -29,13 +29,16 @@ public:
     // Applies torch's fix lines; returns true when the constraints changed. On a
     // problem, sets *error and returns false.
     using FixApplier = std::function<bool(const QStringList &fixes, QString *error)>;
+    // Fix lines for a failed round torch suggested none for (a guard it stated, with the
+    // relation or range under which it holds); empty when there are none.
+    using FallbackFixes = std::function<QStringList(const ExportResult &failed)>;
 
     explicit FixLoop(ExportClient *client, QObject *parent = nullptr);
 
     void setMaxRounds(int rounds) { m_maxRounds = rounds; }
     bool isRunning() const { return m_requestId >= 0; }
     // Starts the loop; request.spec is ignored (the provider gives it each round).
-    void start(const ExportRequest &request, SpecProvider spec, FixApplier apply);
+    void start(const ExportRequest &request, SpecProvider spec, FixApplier apply, FallbackFixes fallback = {});
     const QVector<ExportResult> &rounds() const { return m_rounds; }
     // Stops after the current round (the worker is not killed).
     void stop() { m_stopRequested = true; }
@@ -56,6 +59,7 @@ private:
     ExportRequest m_request;
     SpecProvider m_spec;
     FixApplier m_apply;
+    FallbackFixes m_fallback;
     QVector<ExportResult> m_rounds;
     QJsonObject m_lastSpec;
     QSet<QByteArray> m_seen; // the spec and fixes of each round: a repeat is a cycle

@@ -4,6 +4,7 @@
 #include "export/exportclient.h"
 #include "export/exportphases.h"
 #include "export/fixloop.h"
+#include "export/guardfixes.h"
 #include "constraints/dimsplit.h"
 #include "spec/examplecall.h"
 #include "spec/jsonspecemitter.h"
@@ -143,7 +144,17 @@ void PhasedExport::runAttempt(const Attempt &attempt)
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
     m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
     auto spec = [this]() { return JsonSpecEmitter::document(m_currentCapture, m_current.constraints, m_currentExampleCall); };
-    m_loop->start(request, spec, [this](const QStringList &fixes, QString *error) { return apply(fixes, error); });
+    // Where torch states a guard but no fix: the range, or the relation every call of
+    // the phase has, under which the guard holds (GuardFixes), noted for the log.
+    auto guardFixes = [this](const ExportResult &failed) {
+        QStringList lines;
+        for (const GuardFixes::Fix &fix : GuardFixes::derive(failed.failure, m_currentCapture, m_current.constraints)) {
+            lines << fix.line;
+            m_fixNotes.insert(fix.line, fix.note);
+        }
+        return lines;
+    };
+    m_loop->start(request, spec, [this](const QStringList &fixes, QString *error) { return apply(fixes, error); }, guardFixes);
 }
 
 // A `NAME = INT` fix on a Dim that several inputs share splits the Dim per input the
@@ -254,9 +265,11 @@ bool PhasedExport::apply(const QStringList &fixes, QString *error)
     const QStringList relations = preferRelations(unsplit, &rest);
     const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_current.constraints, rest.join(QLatin1Char('\n')));
     QStringList applied = splits + relations, unapplied;
-    for (const SuggestedFix &f : r.applied)
-        applied << (m_minimumNotes.contains(f.line) ? QStringLiteral("%1 (%2)").arg(f.line, m_minimumNotes.value(f.line))
-                                                    : f.line);
+    for (const SuggestedFix &f : r.applied) {
+        const QString note = m_minimumNotes.value(f.line, m_fixNotes.value(f.line, r.notes.value(f.line)));
+        applied << (note.isEmpty() ? f.line : QStringLiteral("%1 (%2)").arg(f.line, note));
+    }
+    m_fixNotes.clear();
     for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
         unapplied << QStringLiteral("%1 (%2)").arg(u.line, u.reason);
     const QString invalid = r.constraints.checkInvariants();

@@ -114,6 +114,7 @@ private:
     QStringList m_splitDims; // Dims of the current attempt already split per input
     QHash<QString, QStringList> m_justSplit; // split in the last round: Dim -> its new Dims
     QHash<QString, QString> m_minimumNotes;  // fix line -> why its minimum won over a relation
+    QHash<QString, QString> m_fixNotes;      // fix line dimscope derived (a guard torch gave no fix for) -> why
     int m_attempt = 0;
     int m_pass = 0;
     int m_servedBeforePass = 0;

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "export/guardfixes.h"
+
+#include "export/exportphases.h"
+#include "export/guardexpression.h"
+#include "export/suggestedfixapplier.h"
+
+#include <QSet>
+
+#include <algorithm>
+
+namespace dimscope {
+
+namespace {
+
+// How far past the recorded values a guard is followed: its constants bound where it
+// can change (256 in `seq_len <= 256`), and the scan never exceeds this many values.
+constexpr qint64 kScanSpan = qint64(1) << 16;
+
+// The roots of the Dims `g` names (each a Dim of `set`); empty when a name is not a Dim.
+QStringList rootsOf(const GuardExpression &g, const ConstraintSet &set)
+{
+    QStringList roots;
+    for (const QString &name : g.names()) {
+        const DimDecl *d = set.dim(name);
+        if (!d)
+            return {};
+        const QString root = d->isDerived() ? d->root : d->name;
+        if (!roots.contains(root))
+            roots << root;
+    }
+    return roots;
+}
+
+// The guard at `root` = v, every Dim it names following from that root.
+std::optional<bool> holdsAt(const GuardExpression &g, const ConstraintSet &set, qint64 v)
+{
+    QHash<QString, qint64> values;
+    for (const QString &name : g.names()) {
+        const DimDecl *d = set.dim(name);
+        values.insert(name, d->isDerived() ? d->a * v + d->b : v);
+    }
+    return g.holds(values);
+}
+
+qint64 scanLimit(const GuardExpression &g, qint64 from)
+{
+    qint64 largest = 0;
+    for (qint64 c : g.constants())
+        largest = std::max(largest, std::min(c, kScanSpan));
+    return from + std::min(kScanSpan, 2 * largest + 2);
+}
+
+QString where(const ShapeExplanation &e)
+{
+    if (!e.location.isValid())
+        return QStringLiteral("at the inputs");
+    // transformers/masking_utils.py:208, not the whole site-packages path.
+    return QStringLiteral("%1:%2").arg(e.location.file.section(QLatin1Char('/'), -2)).arg(e.location.line);
+}
+
+// One root Dim: the range around the recorded values where the guard holds.
+std::optional<GuardFixes::Fix> narrowedRange(const GuardExpression &g, const ShapeExplanation &e, const ConstraintSet &set,
+                                             const QString &root, const Capture &capture)
+{
+    QVector<qint64> recorded;
+    for (qint64 v : ExportPhases::valuesOfDim(capture, set, root)) {
+        if (v >= 0)
+            recorded << v;
+    }
+    if (recorded.isEmpty())
+        return std::nullopt;
+    for (qint64 v : std::as_const(recorded)) {
+        if (holdsAt(g, set, v) != true)
+            return std::nullopt; // a recorded call breaks it: no range of this Dim helps
+    }
+    const DimDecl &d = *set.dim(root);
+    const qint64 lo = *std::min_element(recorded.cbegin(), recorded.cend());
+    const qint64 hi = *std::max_element(recorded.cbegin(), recorded.cend());
+    std::optional<qint64> min = d.min, max = d.max;
+    for (qint64 v = lo - 1; v >= std::max<qint64>(d.min.value_or(0), lo - kScanSpan); --v) {
+        if (holdsAt(g, set, v) != true) {
+            min = v + 1;
+            break;
+        }
+    }
+    const qint64 limit = d.max ? std::min(*d.max, hi + kScanSpan) : scanLimit(g, hi);
+    for (qint64 v = hi + 1; v <= limit; ++v) {
+        if (holdsAt(g, set, v) != true) {
+            max = v - 1;
+            break;
+        }
+    }
+    if (min == d.min && max == d.max)
+        return std::nullopt;
+    QString args;
+    if (min)
+        args += QStringLiteral(", min=%1").arg(*min);
+    if (max)
+        args += QStringLiteral(", max=%1").arg(*max);
+    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, args),
+                           QStringLiteral("torch stated the guard %1 (%2) and no fix; it holds for %3 in [%4, %5], "
+                                          "which has every recorded %3 (%6..%7)")
+                               .arg(e.expression, where(e), root)
+                               .arg(min.value_or(0))
+                               .arg(max ? QString::number(*max) : QStringLiteral("oo"))
+                               .arg(lo)
+                               .arg(hi)};
+}
+
+// Two root Dims: the relation every call has, when the guard holds under it.
+std::optional<GuardFixes::Fix> recordedRelation(const GuardExpression &g, const ShapeExplanation &e, const ConstraintSet &set,
+                                                const QStringList &roots, const Capture &capture)
+{
+    // The larger Dim derived from the smaller first (total_len = past_len + 1, as torch
+    // writes it for Llama), then the other way round.
+    for (int i = 0; i < 4; ++i) {
+        const QString dim = roots.at(i % 2), other = roots.at(1 - i % 2);
+        const std::optional<DimDecl> relation = ExportPhases::derivedRelation(capture, set, dim);
+        if (!relation || relation->root != other || (i < 2 && relation->b < 0))
+            continue;
+        ConstraintSet related = set;
+        if (!related.makeDerived(dim, other, relation->a, relation->b).isEmpty())
+            continue;
+        const qint64 from = std::max<qint64>(set.dim(other)->min.value_or(0), 0);
+        const qint64 to = set.dim(other)->max ? std::min(*set.dim(other)->max, scanLimit(g, from)) : scanLimit(g, from);
+        bool holds = true;
+        for (qint64 v = from; v <= to && holds; ++v)
+            holds = holdsAt(g, related, v) == true;
+        if (!holds)
+            continue;
+        return GuardFixes::Fix{QStringLiteral("%1 = %2").arg(dim, relation->relationText()),
+                               QStringLiteral("torch stated the guard %1 (%2) and no fix; every call of this phase has "
+                                              "%3 = %4, under which it holds for %5 in [%6, %7]")
+                                   .arg(e.expression, where(e), dim, relation->relationText(), other)
+                                   .arg(from)
+                                   .arg(to)};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QVector<GuardFixes::Fix> GuardFixes::derive(const WorkerFailure &failure, const Capture &capture, const ConstraintSet &set)
+{
+    QVector<Fix> fixes;
+    if (failure.hasFixes())
+        return fixes;
+    ConstraintSet working = set; // each fix applied, so the next guard sees it
+    QSet<QString> seen;
+    for (const ShapeExplanation &e : failure.explanations) {
+        if (e.kind != QLatin1String("guard") && e.kind != QLatin1String("range_narrowed"))
+            continue;
+        const bool listed = failure.names.isEmpty()
+            || std::any_of(e.dims.cbegin(), e.dims.cend(), [&](const QString &d) { return failure.names.contains(d); });
+        if (!listed || seen.contains(e.expression))
+            continue;
+        seen.insert(e.expression);
+        const GuardExpression g = GuardExpression::parse(e.expression);
+        const QStringList roots = g.isValid() ? rootsOf(g, working) : QStringList();
+        std::optional<Fix> fix;
+        if (roots.size() == 1)
+            fix = narrowedRange(g, e, working, roots.first(), capture);
+        else if (roots.size() == 2)
+            fix = recordedRelation(g, e, working, roots, capture);
+        if (!fix || !SuggestedFixApplier::applyFix(&working, ExportErrorParser::parseFix(fix->line)).isEmpty())
+            continue;
+        fixes << *fix;
+    }
+    return fixes;
+}
+
+} // namespace dimscope
