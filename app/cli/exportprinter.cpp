@@ -104,19 +104,22 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
                      &run, [this](int, int, const QVector<AppliedFix> &applied, const QStringList &unapplied,
                             const ConstraintSet &set, bool changed) {
                          for (const AppliedFix &fix : applied) {
-                             m_out << "applied: " << fix.line << "\n";
+                             m_out << "applied: " << TerminalText::escaped(fix.line) << "\n";
                              if (!fix.causes.isEmpty()) { // what the model did to make torch suggest it
                                  m_out << "  because:\n";
                                  printExplanations(m_out, fix.causes, QStringLiteral("    "));
                              }
                          }
                          for (const QString &line : unapplied)
-                             m_out << "not applied: " << line << "\n";
+                             m_out << "not applied: " << TerminalText::escaped(line) << "\n";
                          if (changed)
                              m_out << "constraints now: " << dimsText(set) << "\n";
                      });
     QObject::connect(&run, &ExportRun::attemptFinished,
-                     &run, [this](int, bool, const QString &why) { m_out << "\nfix loop: " << why << "\n"; });
+                     &run, [this](int, bool, const QString &why) {
+                         // why may quote the worker's message (a save failure's cause): escaped.
+                         m_out << "\nfix loop: " << TerminalText::escaped(why) << "\n";
+                     });
 }
 
 // After a success: every explanation with --explain; without it, the specializations
