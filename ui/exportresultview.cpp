@@ -264,6 +264,10 @@ void ExportResultView::showOutcome()
     const PhasedExportOutcome &outcome = m_results->outcome();
     m_selected = -1;
     m_programsModel->setPrograms(outcome.programs);
+    if (outcome.cancelled && outcome.programs.isEmpty()) {
+        showCancelled();
+        return;
+    }
     if (outcome.programs.isEmpty()) {
         m_programsView->hide();
         showResult(outcome.firstAttempt, std::nullopt, std::nullopt, QString());
@@ -278,6 +282,14 @@ void ExportResultView::showOutcome()
     m_programsView->setVisible(outcome.programs.size() > 1 || !outcome.unserved.isEmpty() || fixed);
     m_programsView->resizeColumnsToContents();
     selectProgram(0);
+}
+
+// The first export of the document cancelled: nothing failed and nothing was made,
+// so no failure page and no failure red (issue 28, problem 7).
+void ExportResultView::showCancelled()
+{
+    clear();
+    m_headline->setText(tr("<b>Cancelled</b> — nothing exported yet. Export runs again with a fresh worker."));
 }
 
 void ExportResultView::selectProgram(int row)

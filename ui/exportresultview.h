@@ -84,6 +84,7 @@ private:
     void clear();
     // What one export produced. With no program, the first attempt's failure.
     void showOutcome();
+    void showCancelled();
     // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
     void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
                     const std::optional<Pt2DimMapping> &mapping, const QString &programError);

@@ -117,7 +117,7 @@ QString ExportResults::summary() const
     const ExportResult result = lastResult();
     const int programs = int(m_outcome.programs.size());
     if (m_outcome.cancelled)
-        return tr("Export cancelled; the next export starts a fresh worker.");
+        return tr("Cancelled; nothing exported yet (the next export starts a fresh worker).");
     if (m_cancelledOverPrevious)
         return tr("Cancelled; the previous result is kept.");
     if (m_outcome.servesEveryCall() && programs == 1 && result.ok)

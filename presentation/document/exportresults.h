@@ -55,6 +55,9 @@ public:
     // The outcome in one line for the Export dock, and whether it delivered.
     bool succeeded() const;
     QString summary() const;
+    // The last export was cancelled: over a previous result (kept, and shown) or before
+    // any (nothing to show). Said neutrally: the user stopped it, nothing failed.
+    bool cancelled() const { return m_cancelledOverPrevious || (m_hasOutcome && m_outcome.cancelled); }
 
     // `service` is about to export this document: its outcome becomes the results when
     // it finishes, unless clear() (another document) comes first.

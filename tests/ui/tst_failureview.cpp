@@ -5,10 +5,13 @@
 // "Suggested fixes" box without fixes, and a model that does not import says what to do.
 #include "deterministictestmain.h"
 #include "document/exportresults.h"
+#include "exportpanel.h"
 #include "exportresultview.h"
 #include "document/projectdocument.h"
 
 #include "export/exportresult.h"
+#include "export/exportservice.h"
+#include "export/pythonruntime.h"
 #include "export/phasedexportoutcome.h"
 
 #include <QHeaderView>
@@ -75,6 +78,7 @@ private slots:
     void violationsNameKeyPathsAndDimsOnce();
     void violationColumnTakesTheFreeWidth();
     void modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox();
+    void firstExportCancelledSaysCancelledNeutrally();
 };
 
 void TestFailureView::violationsNameKeyPathsAndDimsOnce()
@@ -152,6 +156,33 @@ void TestFailureView::modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox()
     // The traceback under Python's own heading, not under a second one of ours.
     QVERIFY2(details.contains(QLatin1String("Traceback (most recent call last):")), qPrintable(details));
     QCOMPARE(details.count(QLatin1String("Traceback")), 1);
+}
+
+// The document's first export cancelled: nothing to keep, nothing failed. The result
+// view and the Export dock's status line say "Cancelled" in the palette's text colour,
+// with no failure page (issue 28, problem 7).
+void TestFailureView::firstExportCancelledSaysCancelledNeutrally()
+{
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    ExportService service{PythonRuntime()};
+    ExportPanel panel(&service, document.exportResults());
+    PhasedExportOutcome cancelled;
+    cancelled.cancelled = true;
+    cancelled.firstAttempt = ExportResult::fromFailure(
+        WorkerFailure::make(QStringLiteral("cancelled"), QStringLiteral("cancelled: the worker was stopped")));
+    document.exportResults()->setOutcome(cancelled, {});
+    const QString headline = view.findChild<QLabel *>(QStringLiteral("exportHeadline"))->text();
+    QVERIFY2(headline.contains(QLatin1String("Cancelled")), qPrintable(headline));
+    QVERIFY2(!headline.contains(QLatin1String("failed")) && !headline.contains(QLatin1String("color")), qPrintable(headline));
+    QVERIFY(!view.showsFailure());
+    QVERIFY(!view.findChild<QWidget *>(QStringLiteral("reexportButton"))->isVisibleTo(&view));
+    auto *stage = panel.findChild<QLabel *>(QStringLiteral("exportStage"));
+    QVERIFY2(stage->text().startsWith(QLatin1String("Cancelled")), qPrintable(stage->text()));
+    // A failure after it is a failure again.
+    document.exportResults()->setOutcome(failedOutcome(kModelImport), {});
+    QVERIFY(view.showsFailure());
+    QVERIFY(view.headline()->text().contains(QLatin1String("Export failed")));
 }
 
 DIMSCOPE_TEST_MAIN(TestFailureView)
