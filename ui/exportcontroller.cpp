@@ -277,6 +277,16 @@ bool ExportController::reexportWithExampleCall(int call)
     return reexport();
 }
 
+bool ExportController::reexportWithPhases()
+{
+    if (!m_document)
+        return false;
+    ExportOptions options = m_document->exportOptions();
+    options.fixLoop = true;
+    m_document->setExportOptions(options);
+    return reexport();
+}
+
 bool ExportController::openModelDialog()
 {
     OpenModelDialog dialog(m_window);

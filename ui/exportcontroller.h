@@ -75,6 +75,9 @@ public:
     // The failure page's "Use Call N and Re-export": the document's export options
     // take call N as the example (one change, saved with the project), then export.
     bool reexportWithExampleCall(int call);
+    // A partial result's remedy: the fix loop on (a program per phase; saved with the
+    // project, shown in Export Options) and Re-export.
+    bool reexportWithPhases();
     // File > Open Model…: the dialog; a reference sets the document's model, a .pt2
     // is shown. Returns false when cancelled.
     bool openModelDialog();

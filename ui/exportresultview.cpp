@@ -65,6 +65,7 @@ ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_headline);
     layout->addWidget(m_programsView);
+    layout->addWidget(createUnservedBox());
     layout->addWidget(m_filter);
     layout->addWidget(m_pages, 1);
     connect(m_results, &ExportResults::changed, this, &ExportResultView::showResults);
@@ -103,6 +104,36 @@ void ExportResultView::refreshFilter()
 {
     m_filter->setVisible(m_pages->currentIndex() != 0);
     m_filter->refresh();
+}
+
+QWidget *ExportResultView::createUnservedBox()
+{
+    m_unservedBox = new QWidget(this);
+    m_unservedBox->setObjectName(QStringLiteral("unservedBox"));
+    m_unservedAdvice = new QLabel(m_unservedBox);
+    m_unservedAdvice->setObjectName(QStringLiteral("unservedAdvice"));
+    m_unservedAdvice->setWordWrap(true);
+    WrappingLabel::neverWidens(m_unservedAdvice);
+    m_unservedAdvice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_exportPhases = new QPushButton(tr("Export a Program per Phase"), m_unservedBox);
+    m_exportPhases->setObjectName(QStringLiteral("exportPhasesButton"));
+    m_exportPhases->setToolTip(tr("Turns on Export Options' fix loop (a program for each phase of the captured calls) "
+                                  "and exports again"));
+    connect(m_exportPhases, &QPushButton::clicked, this, &ExportResultView::exportPhasesRequested);
+    auto *layout = new QVBoxLayout(m_unservedBox);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_unservedAdvice);
+    layout->addWidget(m_exportPhases, 0, Qt::AlignLeft);
+    m_unservedBox->hide();
+    return m_unservedBox;
+}
+
+void ExportResultView::showUnservedAdvice()
+{
+    const UnservedAdvice advice = m_results->hasOutcome() ? m_results->unservedAdvice() : UnservedAdvice();
+    m_unservedAdvice->setText(advice.text());
+    m_exportPhases->setVisible(advice.exportPhases);
+    m_unservedBox->setVisible(!advice.isEmpty());
 }
 
 QWidget *ExportResultView::createSuccessPage()
@@ -202,6 +233,7 @@ void ExportResultView::clear()
     m_selected = -1;
     m_programsModel->clear();
     m_programsView->hide();
+    m_unservedBox->hide();
     m_pages->setCurrentIndex(0);
     m_program->clear();
     m_verification->clear();
@@ -234,7 +266,7 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
         showFailure(result.failure);
         return;
     }
-    m_verification->setVerification(result.verification, result.exampleCall);
+    m_verification->setVerification(result.verification, result.exampleCall, m_results->servedElsewhere(m_selected));
     m_verificationView->resizeColumnsToContents();
     if (program)
         m_program->setProgram(*program, mapping);
@@ -270,6 +302,7 @@ void ExportResultView::showOutcome()
     }
     if (outcome.programs.isEmpty()) {
         m_programsView->hide();
+        m_unservedBox->hide();
         showResult(outcome.firstAttempt, std::nullopt, std::nullopt, QString());
         showFixPreviews(m_results->fixPreviews());
         showExampleCallAdvice(m_results->exampleCallAdvice());
@@ -281,6 +314,7 @@ void ExportResultView::showOutcome()
     // One program for every call, exported as the constraints were: nothing to list.
     m_programsView->setVisible(outcome.programs.size() > 1 || !outcome.unserved.isEmpty() || fixed);
     m_programsView->resizeColumnsToContents();
+    showUnservedAdvice();
     selectProgram(0);
 }
 
@@ -334,6 +368,7 @@ void ExportResultView::showProgram(const Pt2Program &program)
     m_selected = -1;
     m_programsModel->clear();
     m_programsView->hide();
+    m_unservedBox->hide();
     m_fixOutcome->hide();
     m_verification->clear();
     m_program->setProgram(program);

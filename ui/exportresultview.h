@@ -70,6 +70,9 @@ public:
     QLabel *adviceLabel() const { return m_advice; }
     QLabel *exampleCallAdviceLabel() const { return m_exampleAdvice; }
     QPushButton *useExampleCallButton() const { return m_useExample; }
+    // A partial result: why the unserved calls were rejected, and the remedy.
+    QLabel *unservedAdviceLabel() const { return m_unservedAdvice; }
+    QPushButton *exportPhasesButton() const { return m_exportPhases; }
     // The search over the result tables of the page shown.
     TableFilter *tableFilter() const { return m_filter; }
     bool showsFailure() const;
@@ -78,6 +81,8 @@ signals:
     void applyFixesRequested();
     void reexportRequested();
     void useExampleCallRequested(int call);
+    // Export again with a program per phase (the fix loop on).
+    void exportPhasesRequested();
 
 private:
     void showResults();
@@ -85,6 +90,9 @@ private:
     // What one export produced. With no program, the first attempt's failure.
     void showOutcome();
     void showCancelled();
+    // Under the programs of a partial result: UnservedAdvice, and its one-click remedy.
+    void showUnservedAdvice();
+    QWidget *createUnservedBox();
     // `program`: the .pt2 read back (nullopt with `programError` when it could not be).
     void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
                     const std::optional<Pt2DimMapping> &mapping, const QString &programError);
@@ -129,6 +137,9 @@ private:
     QLabel *m_exampleAdvice;
     QPushButton *m_useExample;
     int m_proposedCall = -1;
+    QWidget *m_unservedBox = nullptr;
+    QLabel *m_unservedAdvice = nullptr;
+    QPushButton *m_exportPhases = nullptr;
     TableFilter *m_filter;
     QWidget *m_failurePage = nullptr;
 };

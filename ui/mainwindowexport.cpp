@@ -98,6 +98,7 @@ void MainWindow::connectResultView()
     connect(m_resultView, &ExportResultView::reexportRequested, m_export, &ExportController::reexport);
     connect(m_resultView, &ExportResultView::useExampleCallRequested, m_export,
             &ExportController::reexportWithExampleCall);
+    connect(m_resultView, &ExportResultView::exportPhasesRequested, m_export, &ExportController::reexportWithPhases);
     connect(m_export, &ExportController::fixesApplied, m_resultView, &ExportResultView::showFixOutcome);
 }
 

@@ -363,8 +363,11 @@ void PhasedExport::finish()
         if (!done.contains(c))
             m_outcome.unserved << c;
     }
-    // With several programs, the first is described by what sets its calls apart too.
-    if (m_outcome.programs.size() > 1 && m_outcome.programs.first().description == QLatin1String("every call"))
+    // With several programs, or calls it does not serve, the first is described by what
+    // sets its calls apart too: "every call" over a program that serves some reads as a
+    // contradiction (issue 28, problem 5).
+    if (!m_outcome.programs.isEmpty() && m_outcome.programs.first().description == QLatin1String("every call")
+        && m_outcome.programs.first().calls.size() < m_outcome.callCount)
         m_outcome.programs.first().description = ExportPhases::describe(m_capture, m_outcome.programs.first().calls);
     m_running = false;
     emit finished(m_outcome);

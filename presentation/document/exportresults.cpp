@@ -105,6 +105,29 @@ void ExportResults::reset()
     m_openedProgramPath.clear();
 }
 
+QHash<int, QString> ExportResults::servedElsewhere(int program) const
+{
+    QHash<int, QString> served;
+    if (program < 0 || program >= m_outcome.programs.size())
+        return served;
+    const QVector<int> &own = m_outcome.programs.at(program).calls;
+    for (int p = 0; p < m_outcome.programs.size(); ++p) {
+        if (p == program)
+            continue;
+        for (int call : m_outcome.programs.at(p).calls)
+            if (!own.contains(call) && !served.contains(call))
+                served.insert(call, UnservedAdvice::programName(m_outcome, p));
+    }
+    return served;
+}
+
+UnservedAdvice ExportResults::unservedAdvice() const
+{
+    if (!m_hasOutcome)
+        return {};
+    return UnservedAdvice::make(m_outcome, m_document->exportOptions().fixLoop);
+}
+
 bool ExportResults::succeeded() const
 {
     return m_hasOutcome && !m_outcome.cancelled && m_outcome.servesEveryCall();

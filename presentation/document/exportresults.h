@@ -8,7 +8,9 @@
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 #include "export/examplecalladvice.h"
+#include "text/unservedadvice.h"
 
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -52,6 +54,12 @@ public:
     const QVector<FixPreview> &fixPreviews() const { return m_fixPreviews; }
     ExampleCallAdvice exampleCallAdvice() const { return m_exampleCallAdvice; }
     const QVector<ShapeExplanation> &explanations() const { return m_explanations; }
+    // The calls program `program` does not serve that another program of the outcome
+    // does, each with that program's name ("llava.phase2.pt2", "program phase2 of
+    // llava.pt2"): shown as served there, not as rejected.
+    QHash<int, QString> servedElsewhere(int program) const;
+    // For a partial result: why each unserved call was rejected and what to do.
+    UnservedAdvice unservedAdvice() const;
     // The outcome in one line for the Export dock, and whether it delivered.
     bool succeeded() const;
     QString summary() const;

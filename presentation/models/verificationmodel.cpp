@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/verificationmodel.h"
 
+#include "text/unservedadvice.h"
+
 #include <QColor>
 #include <QStringList>
 
@@ -8,11 +10,13 @@ namespace dimscope {
 
 VerificationModel::VerificationModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void VerificationModel::setVerification(const QVector<CallVerification> &rows, int exampleCall)
+void VerificationModel::setVerification(const QVector<CallVerification> &rows, int exampleCall,
+                                        const QHash<int, QString> &servedElsewhere)
 {
     beginResetModel();
     m_rows = rows;
     m_exampleCall = exampleCall;
+    m_servedElsewhere = servedElsewhere;
     endResetModel();
 }
 
@@ -50,6 +54,10 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const CallVerification &v = m_rows.at(index.row());
+    // Rejected here, served by another program: that program's call, not a failure.
+    const QString server = v.ok() ? QString() : m_servedElsewhere.value(v.call);
+    if (!server.isEmpty())
+        return servedElsewhereData(v, server, index.column(), role);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -62,6 +70,8 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
         case MaxRelColumn:
             return v.outputs.isEmpty() ? QString() : diffText(v.maxRel());
         case DetailColumn: {
+            if (v.status == QLatin1String("rejected"))
+                return tr("served by no program; this one %1").arg(UnservedAdvice::rejectionReason(v));
             if (!v.message.isEmpty())
                 return v.note();
             QStringList notes;
@@ -93,6 +103,30 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
     case Qt::UserRole:
         return v.ok();
     }
+    return {};
+}
+
+// A call another program serves: its name where the status goes, torch's rejection
+// by this program only in the tooltip, no colour (nothing failed).
+QVariant VerificationModel::servedElsewhereData(const CallVerification &v, const QString &server, int column, int role) const
+{
+    if (role == Qt::DisplayRole) {
+        if (column == CallColumn)
+            return v.call == m_exampleCall ? tr("%1 (example)").arg(v.call) : QString::number(v.call);
+        if (column == StatusColumn)
+            return tr("served by %1").arg(server);
+        if (column == DetailColumn)
+            return tr("another phase: this program is not for it");
+        return {};
+    }
+    if (role == Qt::ToolTipRole)
+        return tr("Call %1 replays through %2. This program rejects it (it belongs to another phase): %3")
+            .arg(v.call)
+            .arg(server, v.note());
+    if (role == Qt::TextAlignmentRole && column == CallColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::UserRole)
+        return true; // served
     return {};
 }
 

@@ -135,6 +135,9 @@ void TestPhasedExport::withoutPhasesTheRejectedCallsAreListed()
     QCOMPARE(attempts->count(), 1);
     QCOMPARE(outcome.programs.size(), 1);
     QCOMPARE(outcome.unserved, (QVector<int>{0, 2}));
+    // Planned for every call, it serves some: its row says which (issue 28, problem 5).
+    QCOMPARE(outcome.programs.first().description, ExportPhases::describe(m_capture, {1, 3, 4}));
+    QVERIFY(outcome.programs.first().description != QLatin1String("every call"));
     QVERIFY(!outcome.servesEveryCall());
     QCOMPARE(outcome.summary(), QStringLiteral("calls 0, 2 (2 of 5) are served by no exported program"));
 }

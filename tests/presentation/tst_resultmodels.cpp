@@ -169,12 +169,26 @@ void TestResultModels::verificationRows()
     QCOMPARE(model.acceptedCount(), 1);
     QCOMPARE(test::dumpModel(&model),
              QStringLiteral("0 (example) | accepted | 1.5e-07 | 2e-06\n"
-                            "1 | rejected |  |  | guard failed: input_ids dim 1 == 1\n"
-                            "2 | rejected |  |  | RuntimeError: Expected input at *args[1].shape[0] to be equal to 2, but got 3\n"
+                            "1 | rejected |  |  | served by no program; this one needs input_ids dim 1 == 1 (a guard torch "
+                            "put in the program)\n"
+                            "2 | rejected |  |  | served by no program; this one rejects it: RuntimeError: Expected input at "
+                            "*args[1].shape[0] to be equal to 2, but got 3\n"
                             "3 | output mismatch | 0.25 | 0.5 | output.logits: value differs\n"));
     QCOMPARE(model.index(1, VerificationModel::StatusColumn).data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::red));
     QCOMPARE(model.index(0, VerificationModel::StatusColumn).data(Qt::UserRole).toBool(), true);
     QVERIFY(model.index(2, VerificationModel::DetailColumn).data(Qt::ToolTipRole).toString().endsWith(QLatin1String("\nmore")));
+
+    // A call another program of the export serves is that program's, not a rejection
+    // (issue 28, problem 5): its name, no colour, torch's rejection in the tooltip.
+    model.setVerification(result.verification, result.exampleCall, {{1, QStringLiteral("m.phase2.pt2")}});
+    QCOMPARE(model.index(1, VerificationModel::StatusColumn).data().toString(), QStringLiteral("served by m.phase2.pt2"));
+    QVERIFY(!model.index(1, VerificationModel::StatusColumn).data(Qt::ForegroundRole).isValid());
+    QVERIFY(model.index(1, VerificationModel::StatusColumn).data(Qt::ToolTipRole).toString().contains(
+        QLatin1String("input_ids dim 1 == 1")));
+    QCOMPARE(model.index(1, VerificationModel::DetailColumn).data().toString(),
+             QStringLiteral("another phase: this program is not for it"));
+    QCOMPARE(model.index(2, VerificationModel::StatusColumn).data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::red));
+    QCOMPARE(model.acceptedCount(), 1); // this program's own
 }
 
 void TestResultModels::verificationClear()

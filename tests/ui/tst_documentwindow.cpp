@@ -23,7 +23,9 @@
 #include "models/dimsmodel.h"
 #include "models/explanationsmodel.h"
 #include "models/inputsmodel.h"
+#include "models/programsmodel.h"
 #include "models/pt2inputsmodel.h"
+#include "models/verificationmodel.h"
 #include "project/projectfile.h"
 #include "document/projectdocument.h"
 #include "pt2programview.h"
@@ -31,6 +33,7 @@
 #include "shortcutsdialog.h"
 #include "welcomepage.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -132,6 +135,7 @@ private slots:
     void helpListsShortcutsAndDocumentation();
     void dimsAndLeafTablesCopyAsText();
     void statisticsWaitForTheTreesPaint();
+    void partialResultSaysWhoServesEachCallAndWhatToDo();
 
 private:
     QTemporaryDir m_dir;
@@ -625,6 +629,109 @@ void TestDocumentWindow::statisticsWaitForTheTreesPaint()
     QCOMPARE(started.size(), 0);
     window.setUpdatesEnabled(true); // painted now
     QVERIFY(started.wait(5000));
+}
+
+namespace {
+
+// A program of the export, exported as `name` of `file`, serving `calls`, its replay
+// of every captured call: its own accepted, the others rejected as torch rejects a
+// call of another phase, or by `guard` where one is given for that call.
+ExportedProgram programServing(const QString &file, const QString &name, const QVector<int> &calls, int callCount,
+                               const ConstraintSet &constraints, const QHash<int, QString> &guards = {})
+{
+    ExportedProgram p;
+    p.result.ok = true;
+    p.result.exported = true;
+    p.result.output = file;
+    p.result.program = name;
+    p.calls = calls;
+    p.constraints = constraints;
+    p.description = QStringLiteral("every call");
+    for (int c = 0; c < callCount; ++c) {
+        CallVerification v;
+        v.call = c;
+        v.status = calls.contains(c) ? QStringLiteral("ok") : QStringLiteral("rejected");
+        if (!calls.contains(c)) {
+            v.guard = guards.value(c);
+            v.message = v.guard.isEmpty() ? QStringLiteral("Ran into a kwarg keyword mismatch: Got the following keys "
+                                                           "that are not present in the input: pixel_values")
+                                          : QStringLiteral("Guard failed: ") + v.guard;
+        }
+        p.result.verification << v;
+    }
+    return p;
+}
+
+} // namespace
+
+// A partial or multi-program result read as the user needs it (issue 28, problem 5):
+// a call another program serves says "served by" that program, in the palette's
+// colour; a call none serves says why in dimscope's words and offers Export a Program
+// per Phase, which turns the fix loop on and exports again.
+void TestDocumentWindow::partialResultSaysWhoServesEachCallAndWhatToDo()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, demoCapture()));
+    ProjectDocument *doc = window.document();
+    const int n = int(doc->capture().calls.size());
+    QVERIFY(n >= 3);
+    ExportResultView *view = window.exportResultView();
+    QAbstractItemModelTester programsTester(view->programsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester verificationTester(view->verificationModel(),
+                                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const QString archive = m_dir.filePath(QStringLiteral("demo.pt2"));
+    QVector<int> rest;
+    for (int c = 1; c < n; ++c)
+        rest << c;
+
+    // Two programs of one archive, every call served.
+    PhasedExportOutcome both;
+    both.callCount = n;
+    both.programs = {programServing(archive, QStringLiteral("model"), rest, n, doc->constraints()),
+                     programServing(archive, QStringLiteral("phase2"), {0}, n, doc->constraints())};
+    doc->exportResults()->setOutcome(both, {});
+    QCOMPARE(view->selectedProgram(), 0);
+    const VerificationModel *rows = view->verificationModel();
+    const QModelIndex served = rows->index(0, VerificationModel::StatusColumn);
+    QCOMPARE(served.data().toString(), QStringLiteral("served by program phase2 of demo.pt2"));
+    QVERIFY(!served.data(Qt::ForegroundRole).isValid()); // the palette's text colour: nothing failed
+    QVERIFY(served.data(Qt::ToolTipRole).toString().contains(QLatin1String("kwarg keyword mismatch")));
+    QVERIFY(!view->findChild<QWidget *>(QStringLiteral("unservedBox"))->isVisibleTo(view));
+    view->selectProgram(1);
+    QCOMPARE(rows->index(1, VerificationModel::StatusColumn).data().toString(),
+             QStringLiteral("served by program model of demo.pt2"));
+
+    // One program, call 0 rejected by a guard, exported without the fix loop.
+    ExportOptions options = doc->exportOptions();
+    options.fixLoop = false;
+    doc->setExportOptions(options);
+    const DimAssignment seq = doc->constraints().assignment(QStringLiteral("input_ids"), 1);
+    QVERIFY(seq.isNamed());
+    PhasedExportOutcome partial;
+    partial.callCount = n;
+    partial.unserved = {0};
+    partial.programs = {programServing(archive, QStringLiteral("model"), rest, n, doc->constraints(),
+                                       {{0, QStringLiteral("input_ids dim 1 <= 7")}})};
+    doc->exportResults()->setOutcome(partial, {});
+    const QString status = rows->index(0, VerificationModel::StatusColumn).data().toString();
+    QCOMPARE(status, QStringLiteral("rejected"));
+    const QString detail = rows->index(0, VerificationModel::DetailColumn).data().toString();
+    QVERIFY2(detail.startsWith(QLatin1String("served by no program")), qPrintable(detail));
+    auto *advice = view->findChild<QLabel *>(QStringLiteral("unservedAdvice"));
+    QVERIFY(advice->isVisibleTo(view));
+    QVERIFY2(advice->text().contains(QLatin1String("call 0: demo.pt2 needs input_ids dim 1 <= 7")), qPrintable(advice->text()));
+    QVERIFY2(advice->text().contains(QStringLiteral("widen %1").arg(seq.dim)), qPrintable(advice->text()));
+    auto *phases = view->findChild<QPushButton *>(QStringLiteral("exportPhasesButton"));
+    QVERIFY(phases->isVisibleTo(view));
+    // The one click: the fix loop on, saved with the document, and an export started
+    // (it fails here: the worker's interpreter does not exist).
+    doc->setModelRef(QStringLiteral("/nonexistent/model.py:Model"));
+    window.exportController()->setOutputPath(m_dir.filePath(QStringLiteral("again.pt2")));
+    QSignalSpy started(window.exportController(), &ExportController::exportStarted);
+    phases->click();
+    QVERIFY(doc->exportOptions().fixLoop);
+    QCOMPARE(started.count(), 1);
 }
 
 DIMSCOPE_TEST_MAIN(TestDocumentWindow)
