@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonValue>
 
@@ -118,6 +119,13 @@ int ExportClient::describe(const QString &ref)
 int ExportClient::exportModel(const ExportRequest &request)
 {
     return this->request(QStringLiteral("export"), request.toParams());
+}
+
+int ExportClient::writeArchive(const QString &path, const QStringList &programs, bool verify)
+{
+    return request(QStringLiteral("write_archive"), QJsonObject{{QStringLiteral("path"), QDir(path).absolutePath()},
+                                                                {QStringLiteral("programs"), QJsonArray::fromStringList(programs)},
+                                                                {QStringLiteral("verify"), verify}});
 }
 
 int ExportClient::request(const QString &method, const QJsonObject &params)
@@ -312,8 +320,10 @@ QStringList ExportClient::outputFolders() const
     // half-written file in there goes, rather than waiting for the next export there.
     QStringList folders;
     for (const Pending &p : m_pending) {
-        const QString output = p.params.value(QLatin1String("output")).toString();
-        if (p.method == QLatin1String("export") && !output.isEmpty())
+        const bool writes = p.method == QLatin1String("export") || p.method == QLatin1String("write_archive");
+        const QString output = p.params.value(p.method == QLatin1String("export") ? QLatin1String("output")
+                                                                                  : QLatin1String("path")).toString();
+        if (writes && !output.isEmpty())
             folders << QFileInfo(output).absolutePath();
     }
     folders.removeDuplicates();

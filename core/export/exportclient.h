@@ -60,6 +60,10 @@ public:
     int loadModel(const QString &ref, bool reload = false);
     int describe(const QString &ref = {});
     int exportModel(const ExportRequest &request);
+    // Writes the programs the worker kept for the archive `path` (export requests with
+    // an archive), in this order, once, and with `verify` checks them in one new
+    // interpreter (docs/worker-protocol.md, "Several programs in one archive").
+    int writeArchive(const QString &path, const QStringList &programs, bool verify);
 
     // Kills the worker; every pending request fails with kind "cancelled".
     void cancel();

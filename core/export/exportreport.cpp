@@ -91,11 +91,17 @@ QJsonObject ExportReport::toJson() const
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},
                        {QStringLiteral("version"), 1},
                        {QStringLiteral("ok"), ok()},
-                       {QStringLiteral("failure"), failureJson(last)},
+                       {QStringLiteral("failure"), failureJson(outcome.programs.isEmpty() && outcome.writeFailure.isValid()
+                                                                   ? ExportResult::fromFailure(outcome.writeFailure)
+                                                                   : last)},
                        {QStringLiteral("explanations"), explanationsJson(last.explanations)},
                        {QStringLiteral("programs"), programsJson},
                        {QStringLiteral("torch_export_calls"), outcome.traces},
                        {QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(outcome.failedTraces)},
+                       // The archive's one write (docs/worker-protocol.md): the new
+                       // interpreters that checked it and the programs left out of it.
+                       {QStringLiteral("fresh_interpreters"), outcome.freshInterpreters},
+                       {QStringLiteral("left_out_of_archive"), QJsonArray::fromStringList(outcome.leftOut)},
                        {QStringLiteral("rounds"), roundsJson}};
 }
 

@@ -289,6 +289,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.exported = true;
     x.output = r.value(QLatin1String("output")).toString();
     x.program = r.value(QLatin1String("program")).toString(QStringLiteral("model"));
+    x.held = r.value(QLatin1String("held")).toBool();
     x.exampleCall = r.value(QLatin1String("example_call")).toInt(-1);
     x.device = r.value(QLatin1String("device")).toString();
     x.strict = r.value(QLatin1String("strict")).toBool();

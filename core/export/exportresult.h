@@ -165,6 +165,9 @@ struct ExportResult {
     bool exported = false; // the .pt2 was written (also when verification failed)
     QString output;
     QString program = QStringLiteral("model"); // the program's name in `output` (a PT2 archive may hold several)
+    // Kept in the worker for the archive `output`, not written yet: the phased export
+    // writes the archive once when it ends (ExportClient::writeArchive), then clears it.
+    bool held = false;
     int exampleCall = -1;
     QString device;
     bool strict = false;

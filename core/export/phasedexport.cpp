@@ -12,6 +12,7 @@
 #include "inference/shapetable.h"
 #include "export/suggestedfixapplier.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
 
@@ -42,6 +43,10 @@ PhasedExport::PhasedExport(ExportClient *client, QObject *parent)
     connect(m_loop, &FixLoop::roundFinished, this,
             [this](int round, const ExportResult &r) { emit roundFinished(m_attempt, round, r); });
     connect(m_loop, &FixLoop::finished, this, &PhasedExport::onAttemptFinished);
+    connect(client, &ExportClient::requestResult, this,
+            [this](int id, const QString &, const QJsonObject &result) { onArchiveWritten(id, result); });
+    connect(client, &ExportClient::requestFailed, this,
+            [this](int id, const QString &, const WorkerFailure &failure) { onArchiveFailed(id, failure); });
 }
 
 PhasedExport::~PhasedExport() = default;
@@ -61,6 +66,8 @@ void PhasedExport::start(const Capture &capture, const ConstraintSet &constraint
     m_servedBeforePass = 0;
     m_tried.clear();
     m_stopRequested = false;
+    m_archiveWritten = false;
+    m_writeRequest = -1;
     m_running = true;
     planPhases(constraints);
     runNext();
@@ -354,8 +361,93 @@ void PhasedExport::planNextPass()
     }
 }
 
+// The programs the worker kept for the archive (ExportResult::held), written once in
+// the order they serve, and checked in one new interpreter. Returns false when there is
+// nothing to write (separate files, an older torch, a cancelled run): finish goes on.
+bool PhasedExport::writeArchive()
+{
+    if (m_archiveWritten)
+        return false;
+    m_archiveWritten = true;
+    QStringList names;
+    for (const ExportedProgram &p : std::as_const(m_outcome.programs)) {
+        if (p.result.held)
+            names << p.result.program;
+    }
+    if (names.isEmpty())
+        return false;
+    if (m_outcome.cancelled || !m_client) {
+        dropHeldPrograms(); // they died with the cancelled worker: nothing was written
+        return false;
+    }
+    m_writeRequest = m_client->writeArchive(m_base.output, names, m_base.verify);
+    return true;
+}
+
+void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
+{
+    if (id != m_writeRequest)
+        return;
+    m_writeRequest = -1;
+    m_outcome.freshInterpreters += result.value(QLatin1String("fresh_interpreters")).toInt();
+    QHash<QString, QJsonObject> checks;
+    for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray())
+        checks.insert(v.toObject().value(QLatin1String("program")).toString(),
+                      v.toObject().value(QLatin1String("fresh_process")).toObject());
+    const QJsonArray written = result.value(QLatin1String("archive_programs")).toArray();
+    for (qsizetype i = m_outcome.programs.size() - 1; i >= 0; --i) {
+        ExportedProgram &p = m_outcome.programs[i];
+        if (!p.result.held)
+            continue;
+        const QJsonObject fresh = checks.value(p.result.program);
+        if (!written.contains(p.result.program)) {
+            m_outcome.leftOut.prepend(QStringLiteral("program %1 (calls %2): %3")
+                                          .arg(p.result.program, ExportPhases::callsText(p.calls),
+                                               fresh.value(QLatin1String("message")).toString()));
+            m_outcome.programs.removeAt(i);
+            continue;
+        }
+        p.result.held = false;
+        p.result.freshProcess = FreshProcessCheck::fromJson(fresh);
+        if (!fresh.isEmpty())
+            p.result.timings.insert(QStringLiteral("fresh_process"), fresh.value(QLatin1String("seconds")));
+    }
+    finish();
+}
+
+void PhasedExport::onArchiveFailed(int id, const WorkerFailure &failure)
+{
+    if (id != m_writeRequest)
+        return;
+    m_writeRequest = -1;
+    if (failure.kind == QLatin1String("cancelled"))
+        m_outcome.cancelled = true;
+    else
+        m_outcome.writeFailure = failure;
+    m_outcome.freshInterpreters += failure.json.value(QLatin1String("result")).toObject()
+                                       .value(QLatin1String("fresh_interpreters")).toInt();
+    dropHeldPrograms();
+    finish();
+}
+
+// Programs the worker held but never wrote serve no call: their calls are unserved.
+void PhasedExport::dropHeldPrograms()
+{
+    m_outcome.programs.erase(std::remove_if(m_outcome.programs.begin(), m_outcome.programs.end(),
+                                            [](const ExportedProgram &p) { return p.result.held; }),
+                             m_outcome.programs.end());
+}
+
 void PhasedExport::finish()
 {
+    if (writeArchive())
+        return; // finish runs again when the archive is written
+    // Files of their own (--separate-programs, torch without PT2 archives) were checked
+    // each by its export request, a failed check included.
+    for (const ExportResult &round : std::as_const(m_outcome.rounds)) {
+        if (!round.held && (!round.freshProcess.status.isEmpty() || round.failure.kind == QLatin1String("fresh_process")))
+            ++m_outcome.freshInterpreters;
+    }
     const QVector<int> served = m_outcome.servedCalls();
     const QSet<int> done(served.begin(), served.end());
     m_outcome.unserved.clear();

@@ -28,7 +28,10 @@ class FixLoop;
 // until every call is served or a pass serves nothing new. The programs are one PT2
 // archive, OUT.pt2, with the weights stored once (programs "model", "phase2", ...;
 // torch >= 2.8), or, with `separatePrograms` or an older torch, OUT.pt2 and
-// OUT.phaseN.pt2, one file each. A call is never dropped silently: the
+// OUT.phaseN.pt2, one file each. The worker keeps an archive's programs until the
+// run ends; then the archive is written once, with the programs that serve calls, and
+// checked in one new interpreter (writeArchive); a program that fails there is left
+// out and its calls become unserved. A call is never dropped silently: the
 // outcome lists the calls no program serves, and counts the torch.export calls.
 // Asynchronous; one run at a time.
 class PhasedExport : public QObject
@@ -97,6 +100,10 @@ private:
     void planNextPass();
     QStringList preferRelations(const QStringList &fixes, QStringList *rest);
     void finish();
+    bool writeArchive();
+    void onArchiveWritten(int id, const QJsonObject &result);
+    void onArchiveFailed(int id, const WorkerFailure &failure);
+    void dropHeldPrograms();
     bool apply(const QStringList &fixes, QString *error);
     QStringList splitSharedDims(const QStringList &fixes, QStringList *rest, QString *error);
     QStringList rejoinSplitDims(const QStringList &fixes);
@@ -121,6 +128,8 @@ private:
     QVector<QPair<QVector<int>, ConstraintSet>> m_tried; // each attempt's calls and constraints
     bool m_running = false;
     bool m_stopRequested = false;
+    bool m_archiveWritten = false; // the run's one write_archive request was sent (or is not needed)
+    int m_writeRequest = -1;       // its id while it runs
     PhasedExportOutcome m_outcome;
 };
 

@@ -36,6 +36,8 @@ QString PhasedExportOutcome::summary() const
 {
     if (cancelled)
         return QStringLiteral("export cancelled");
+    if (programs.isEmpty() && writeFailure.isValid())
+        return QStringLiteral("no program was written: %1").arg(writeFailure.message);
     if (programs.isEmpty())
         return QStringLiteral("no program was exported that serves a captured call");
     if (!unserved.isEmpty()) {
@@ -47,11 +49,16 @@ QString PhasedExportOutcome::summary() const
             : QStringLiteral("; calls %1: the model's outputs on the rebuilt call differ from those recorded at "
                              "capture time, so no program can be verified on them (see their verification rows)")
                   .arg(ExportPhases::callsText(differ));
-        return QStringLiteral("calls %1 (%2 of %3) are served by no exported program%4")
+        QStringList lost = leftOut;
+        if (writeFailure.isValid())
+            lost << QStringLiteral("the archive was not written: %1").arg(writeFailure.message);
+        const QString dropped = lost.isEmpty() ? QString()
+            : QStringLiteral("; failed the fresh-process check, so left out of the archive: ") + lost.join(QStringLiteral("; "));
+        return QStringLiteral("calls %1 (%2 of %3) are served by no exported program%4%5")
             .arg(ExportPhases::callsText(unserved))
             .arg(unserved.size())
             .arg(callCount)
-            .arg(why);
+            .arg(why, dropped);
     }
     if (programs.size() == 1)
         return QStringLiteral("every captured call (%1) replays through the program").arg(callCount);

@@ -39,6 +39,13 @@ struct PhasedExportOutcome {
     // each failed one, named "calls 1-3, 5-7 round 1: constraint_violation".
     int traces = 0;
     QStringList failedTraces;
+    // The archive written once at the end (PhasedExport::finish): how many new
+    // interpreters checked its programs (1, or 2 when one was left out and the rest
+    // checked again), the programs left out of it, "program phase2 (calls 3-4): why",
+    // and why nothing was written when the write failed (its calls are then unserved).
+    int freshInterpreters = 0;
+    QStringList leftOut;
+    WorkerFailure writeFailure;
 
     bool servesEveryCall() const { return !programs.isEmpty() && unserved.isEmpty(); }
     // The calls served, over all programs, in capture order.

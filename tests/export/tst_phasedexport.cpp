@@ -15,6 +15,7 @@
 #include "inference/shapeinference.h"
 
 #include <QFileInfo>
+#include <algorithm>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -41,6 +42,7 @@ private:
     QTemporaryDir m_dir;
     Capture m_capture;
     ConstraintSet m_inferred;
+    QStringList m_log; // the worker's log lines of the last run()
 };
 
 void TestPhasedExport::initTestCase()
@@ -70,6 +72,8 @@ PhasedExportOutcome TestPhasedExport::run(const PhasedExport::Options &options, 
                                           QSignalSpy **attempts)
 {
     ExportClient client;
+    m_log.clear();
+    connect(&client, &ExportClient::logLine, this, [this](int, const QString &, const QString &text) { m_log << text; });
     PhasedExport pipeline(&client);
     *attempts = new QSignalSpy(&pipeline, &PhasedExport::attemptStarted);
     QSignalSpy finished(&pipeline, &PhasedExport::finished);
@@ -115,8 +119,26 @@ void TestPhasedExport::callsOneProgramRejectsGetTheirOwnProgram()
         QCOMPARE(outcome.programText(1, true), QStringLiteral("branchy.phase2.pt2"));
     }
     QVERIFY(outcome.programs.at(1).description.contains(QLatin1String("x dim 0 = 1")));
-    for (const ExportedProgram &p : outcome.programs)
+    for (const ExportedProgram &p : outcome.programs) {
         QVERIFY2(QFileInfo(p.result.output).isFile(), qPrintable(p.result.output));
+        QVERIFY(!p.result.held);
+        QCOMPARE(p.result.freshProcess.status, QStringLiteral("ok")); // checked in a new interpreter
+    }
+    // Each program is loaded in a new interpreter once (issue 29): an archive is written
+    // once when the run ends and its programs checked in one interpreter (before, `model`
+    // was written and checked again with phase2); files of their own, one each.
+    const auto count = [this](const QString &text) {
+        return std::count_if(m_log.cbegin(), m_log.cend(), [&text](const QString &line) { return line.contains(text); });
+    };
+    QCOMPARE(count(QStringLiteral("loads through dimscope.load_program")), 2);
+    if (read->layout == Pt2Layout::Archive) {
+        QCOMPARE(outcome.freshInterpreters, 1);
+        QCOMPARE(count(QStringLiteral("1 new interpreter(s) checked them")), 1);
+        QVERIFY(!QFileInfo::exists(ExportPhases::outputPath(output, 2)));
+    } else {
+        QCOMPARE(outcome.freshInterpreters, 2);
+    }
+    QVERIFY(outcome.leftOut.isEmpty());
     QCOMPARE(outcome.summary(), QStringLiteral("every captured call (5) replays through its 2 programs"));
     // Every round is kept, each attempt's last one being the round that exported its program
     QVERIFY(outcome.rounds.size() >= 2);

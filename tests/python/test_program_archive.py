@@ -92,10 +92,17 @@ def test_the_cli_writes_both_programs_into_one_archive_and_names_each(exported):
     assert "\nprograms (2):\n  %s, program model  calls 0-2" % out in done.stdout, done.stdout[-3000:]
     assert "\n  %s, program phase2  calls 3-4" % out in done.stdout
     assert "read back %s, program phase2 (PT2 archive" % out in done.stdout
-    assert "written once" in done.stderr
     assert "tp.pt2, program phase2, loads through dimscope.load_program(name='phase2')" in done.stderr
-    # Every program of the rewritten archive is checked again in the fresh interpreter.
     assert "tp.pt2, program model, loads through dimscope.load_program and replays" in done.stderr
+    # The archive is written once, when the export ends, and its programs checked in one
+    # new interpreter: each program loaded there once (issue 29; before, `model` was
+    # written and checked again with phase2, in a second interpreter).
+    assert done.stderr.count("program 'model' kept for") == 1 and "program 'phase2' kept for" in done.stderr
+    assert "wrote %s once: 2 program(s) (model, phase2)" % out in done.stderr, done.stderr[-3000:]
+    assert "written once; 1 new interpreter(s) checked them" in done.stderr
+    assert done.stderr.count("loads through dimscope.load_program") == 2, done.stderr[-3000:]
+    assert report["fresh_interpreters"] == 1 and report["left_out_of_archive"] == [], report
+    assert [p["fresh_process"]["status"] for p in report["programs"]] == ["ok", "ok"], report["programs"]
     assert "plain torch.export.pt2_archive._package.load_pt2 of tp.pt2, program phase2, works after" in done.stderr
 
 
@@ -219,3 +226,81 @@ def test_the_documented_snippet_loads_every_program(exported):
     done = torch_python("-c", snippet + "\nprint(sorted(programs), type(decode).__name__, type(prefill).__name__)\n")
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split("\n")[-2].startswith("['model', 'phase2']"), done.stdout
+
+
+class _Lin(torch.nn.Module):
+    def __init__(self, lin, twice=False):
+        super().__init__()
+        self.lin, self.twice = lin, twice
+
+    def forward(self, x):
+        return _twice_op()(self.lin(x)) if self.twice else self.lin(x)
+
+
+_TWICE = []
+
+
+def _twice_op():
+    """An operator registered in this process only (torch.library): a program calling it
+    loads here, and in a new interpreter fails to load on its own, the others loading."""
+    if not _TWICE:
+        @torch.library.custom_op("dimscope_test_archive::twice", mutates_args=())
+        def twice(x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+        @twice.register_fake
+        def _(x):
+            return torch.empty_like(x)
+
+        _TWICE.append(twice)
+    return _TWICE[0]
+
+
+def _held_programs():
+    """model and phase3 (plain), phase2 (calls an operator only this process has), one
+    Linear's weights."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 8)
+    x, y, wide = torch.randn(2, 8), torch.randn(3, 8), torch.randn(5, 8)
+    return {"model": archive.Held(torch.export.export(_Lin(lin), (x,)), (x,), {}, 0, "cpu"),
+            "phase2": archive.Held(torch.export.export(_Lin(lin, twice=True), (y,)), (y,), {}, 1, "cpu"),
+            "phase3": archive.Held(torch.export.export(_Lin(lin), (wide,)), (wide,), {}, 2, "cpu")}
+
+
+@needs_archive
+def test_a_program_that_fails_the_fresh_check_is_left_out_of_the_archive(tmp_path):
+    """The archive is written once and checked in one new interpreter; a program that
+    loads only in the worker is left out, the rest written again and checked again
+    (issue 29 / issue 24 item 1): the file never holds it, and the result says why."""
+    out, lines, held = tmp_path / "tp.pt2", [], _held_programs()
+    result = archive.write_held(str(out), ["model", "phase2", "phase3"], held,
+                                log=lambda text, stream=None: lines.append(text))
+    assert result["archive_programs"] == ["model", "phase3"] and result["left_out"] == ["phase2"], result
+    assert result["fresh_interpreters"] == 2, result
+    checks = {p["program"]: p["fresh_process"] for p in result["programs"]}
+    assert checks["model"]["status"] == checks["phase3"]["status"] == "ok", checks
+    assert checks["phase2"]["status"] == "failed" and "twice" in checks["phase2"]["message"], checks
+    assert "(program phase2, call 1)" in checks["phase2"]["message"], checks
+    assert dimscope.program_names(out) == ["model", "phase3"]
+    x = torch.randn(5, 8)
+    assert torch.allclose(dimscope.load_program(out, name="phase3").module()(x), held["phase3"].program.module()(x))
+    assert any("again without phase2" in line for line in lines), lines
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dimscope-save")]
+
+
+@needs_archive
+def test_when_the_first_program_fails_the_fresh_check_nothing_is_written(tmp_path):
+    """`model` is the program torch.export.load returns: an archive without it is no
+    archive a user can load plainly. (A class in the archive's flattening record that a
+    new interpreter cannot register fails every program the same way.)"""
+    from dimscope.exceptions import WorkerError
+
+    out, held = tmp_path / "tp.pt2", _held_programs()
+    held["model"] = held.pop("phase2")
+    with pytest.raises(WorkerError, match=r"tp\.pt2 does not load and run in a new interpreter through "
+                                          r"dimscope\.load_program \(program model, call 1\): .*twice.*nothing "
+                                          r"was written") as caught:
+        archive.write_held(str(out), ["model", "phase3"], held)
+    assert caught.value.kind == "fresh_process"
+    assert caught.value.fields["result"]["fresh_interpreters"] == 1
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".dimscope-save")]

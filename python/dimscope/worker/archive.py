@@ -20,6 +20,7 @@ program, as before.
 """
 
 import json
+import time
 
 FIRST = "model"  # the program torch.export.load returns (dimscope.program.FIRST_PROGRAM)
 
@@ -130,35 +131,98 @@ def write(path, programs, extra_files=None):
 
 
 class Held:
-    """A program the worker wrote into an archive, with the call its fresh-process
-    check replays (the archive is rewritten with every program it holds, and each is
-    checked again in the rewritten file)."""
+    """A program the worker exported for an archive and keeps until the archive is
+    written (write_held), with the call its fresh-process check replays."""
 
-    def __init__(self, program, args, kwargs, call):
-        self.program, self.args, self.kwargs, self.call = program, args, kwargs, call
+    def __init__(self, program, args, kwargs, call, device):
+        self.program, self.args, self.kwargs, self.call, self.device = program, args, kwargs, call, device
 
 
 class Target:
     """Where an export request's program goes: program `name` of the archive at `path`,
-    beside the programs `held` ({name: Held}, in the order written) that this worker
-    wrote there before. The archive is written whole each time (atomically, like every
-    output): with this program added, or replacing its earlier version of that name."""
+    beside the programs `held` ({name: Held}, in the order exported) that this worker
+    exported for it before. Nothing is written per program: write_held writes the
+    archive once, with the programs the client names."""
 
     def __init__(self, path, name, held):
         self.path, self.name, self.held = path, name, held
 
-    def programs(self, program):
-        """{name: program} to write, "model" first."""
-        out = {n: h.program for n, h in self.held.items()}
-        out[self.name] = program
-        return out
+    def keep(self, program, args, kwargs, call, device):
+        """This program is the archive's program `name` now (a fix-loop round replaces
+        the one before)."""
+        self.held[self.name] = Held(program, args, kwargs, call, device)
 
-    def check_entries(self, program, args, kwargs, call):
-        """(name, program, args, kwargs, call) of every program of the archive, for
-        freshcheck.check_programs; this program's entry last."""
-        entries = [(n, h.program, h.args, h.kwargs, h.call) for n, h in self.held.items() if n != self.name]
-        return entries + [(self.name, program, args, kwargs, call)]
 
-    def keep(self, program, args, kwargs, call):
-        """The archive on disk now holds this program too."""
-        self.held[self.name] = Held(program, args, kwargs, call)
+class _LeftOut(Exception):
+    """Programs of the staged archive that failed their fresh-process check."""
+
+    def __init__(self, names):
+        super().__init__(", ".join(names))
+        self.names = names
+
+
+def _noop(*_args, **_kwargs):
+    pass
+
+
+def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
+    """Writes the programs `names` (of `held`, {name: Held}; "model" first) into one PT2
+    archive at `path`, once, atomically (exporter.save_atomically: a staging folder beside
+    it, renamed into place), and, with `verify`, checks every program of it in ONE new
+    interpreter before the rename (freshcheck.check_programs). A program that fails that
+    check is left out: the archive is written again without it and what remains checked
+    again (a second interpreter, only then), so the file never holds a program that loads
+    only in the worker. When `model` fails (the program torch.export.load returns, which
+    the archive needs) nothing is written: WorkerError("fresh_process"), the previous file
+    stays. Returns the write_archive result (docs/worker-protocol.md)."""
+    from .errors import WorkerError
+    from .exporter import save_atomically
+    from . import freshcheck
+
+    t = time.perf_counter()
+    names, checked, left_out, interpreters, seconds = list(names), {}, [], 0, [0.0]
+    while True:
+        def check(saved):
+            nonlocal interpreters
+            progress("fresh_process", "loading the %d program(s) of %s in one new interpreter" % (len(names), path),
+                     None)
+            interpreters += 1
+            entries = [(n, held[n].program, held[n].args, held[n].kwargs, held[n].call) for n in names]
+            results = freshcheck.check_programs(entries, saved, held[names[0]].device, log, shown_as=path,
+                                                per_program=True)
+            seconds[0] += results[0]["seconds"]
+            checked.update(zip(names, results))
+            failed = [n for n in names if checked[n]["status"] != "ok"]
+            if failed:
+                raise _LeftOut(failed)
+
+        progress("save", "writing %s (%s)" % (path, ", ".join(names)), None)
+        try:
+            shared = save_atomically(None, path, check=check if verify else None,
+                                     programs={n: held[n].program for n in names})
+            break
+        except _LeftOut as e:
+            left_out += e.names
+            if FIRST in e.names:
+                raise WorkerError("fresh_process", "%s; nothing was written (an archive needs its program %s, the "
+                                  "one torch.export.load returns; the previous file stays)"
+                                  % (checked[FIRST]["message"], FIRST),
+                                  result=_result(path, [], (0, 0), checked, left_out, interpreters, t,
+                                                 seconds[0])) from None
+            names = [n for n in names if n not in e.names]
+            log("writing %s again without %s (failed in the new interpreter), and checking %s again"
+                % (path, ", ".join(e.names), ", ".join(names)), stream="warning")
+    log("wrote %s once: %d program(s) (%s), %d weight file(s), %.1f MB, shared between them and written once; "
+        "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
+                                                 interpreters))
+    return _result(path, names, shared, checked, left_out, interpreters, t, seconds[0])
+
+
+def _result(path, names, shared, checked, left_out, interpreters, started, fresh_seconds):
+    import os
+
+    return {"output": os.path.abspath(path), "archive_programs": names,
+            "shared_weights": {"files": shared[0], "bytes": shared[1]},
+            "programs": [{"program": n, "fresh_process": checked.get(n)} for n in names + left_out],
+            "left_out": left_out, "fresh_interpreters": interpreters,
+            "timings": {"write": time.perf_counter() - started - fresh_seconds, "fresh_process": fresh_seconds}}

@@ -771,8 +771,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                archive=None):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
 
-    `archive`: an archive.Target whose path is `output`: the program is written into that
-    archive under its name beside the programs held there (default: a file of its own).
+    `archive`: an archive.Target whose path is `output`: the program is kept in the worker
+    under its name, not written or checked in a new interpreter (the result says "held");
+    archive.write_held writes the archive once with the programs named (default: a file
+    of its own, saved and checked now).
 
     `among`: the indices of the calls this program serves (one phase of a capture whose
     calls one program cannot serve); the example call is one of them and only they are
@@ -835,32 +837,27 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     timings["export"] = time.perf_counter() - t
     explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
     t = time.perf_counter()
-    progress("save", "saving %s" % output, None)
     fresh = {}
+    if archive is None:
+        progress("save", "saving %s" % output, None)
 
-    def in_a_fresh_process(saved):
-        # Loaded in a new interpreter the way users load it, before it replaces anything.
-        progress("fresh_process", "loading %s in a new interpreter" % output, None)
-        if archive is None:
+        def in_a_fresh_process(saved):
+            # Loaded in a new interpreter the way users load it, before it replaces anything.
+            progress("fresh_process", "loading %s in a new interpreter" % output, None)
             fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output))
-        else:  # every program of the rewritten archive, by its name
-            fresh.update(freshcheck.check_programs(archive.check_entries(program, args, kwargs, index), saved,
-                                                   device, log, shown_as=output)[-1])
 
-    shared = save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None,
-                             programs=archive.programs(program) if archive is not None else None)
-    if archive is not None:
-        archive.keep(program, args, kwargs, index)
-        others = [n for n in archive.held if n != archive.name]
-        if others:
-            log("saved program %r in %s beside %s: %d weight file(s), %.1f MB, shared with them, written once"
-                % (archive.name, output, ", ".join(others), shared[0], shared[1] / 1e6))
-    timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
+        save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None)
+        timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
+    else:
+        # Kept in the worker: the archive is written once, with every program that serves
+        # calls, and checked in one new interpreter when the export ends (write_archive).
+        archive.keep(program, args, kwargs, index, device)
+        log("program %r kept for %s: nothing written yet; the archive is written once with every program "
+            "that serves calls, and checked in one new interpreter, when the export ends" % (archive.name, output))
     result = {"output": os.path.abspath(output), "example_call": index, "device": device, "strict": strict,
               "program": archive.name if archive is not None else "model"}
     if archive is not None:
-        result["archive_programs"] = list(archive.held)
-        result["shared_weights"] = {"files": shared[0], "bytes": shared[1]}
+        result["held"] = True
     if fresh:
         timings["fresh_process"] = fresh["seconds"]
         result["fresh_process"] = fresh

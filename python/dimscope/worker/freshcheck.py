@@ -17,7 +17,8 @@ checker ahead of time (`prepare`, when an export begins: it imports torch while 
 traces), and the checker waits on its stdin for the program to load. It imports torch and
 the empty `dimscope` package only, what the check's interpreter had imported anyway before
 loading: no model code, none of dimscope's registrations, nothing of the worker's state.
-Each program still gets its own new interpreter: a waiting checker serves one check.
+A waiting checker serves one check: a file of one program, or every program of an archive
+at once (a phased export writes its archive once and checks it once, issue 29).
 """
 
 import copy
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 from .errors import WorkerError
 
@@ -132,11 +134,14 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
     return check_programs([(FIRST_PROGRAM, program, args, kwargs, call_index)], pt2_path, device, log, shown_as)[0]
 
 
-def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None):
+def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None, per_program=False):
     """`check` for every program of an archive in one new interpreter: `entries` are
     (name, program, args, kwargs, call index); each program is loaded by its name
     (dimscope.load_program(path, name=...)) and replays its call. Returns one
-    `fresh_process` entry per program, in order."""
+    `fresh_process` entry per program, in order. `per_program`: a program that does not
+    load, run or agree there gets an entry {"status": "failed", "message": ...} instead
+    of failing the check (the archive's writer leaves it out); an interpreter that dies
+    fails the check either way."""
     import torch
 
     shown = shown_as or pt2_path
@@ -162,12 +167,21 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
         shutil.rmtree(folder, ignore_errors=True)
     seconds = time.perf_counter() - t
     several = [e[0] for e in entries] != [FIRST_PROGRAM]
-    return [_fresh_entry(entry, expected, got, imports, registrations, shown, seconds, log, several)
-            for entry, (expected, imports, registrations), got in zip(entries, prepared, actual)]
+    out = []
+    for entry, (expected, imports, registrations), got in zip(entries, prepared, actual):
+        try:
+            out.append(_fresh_entry(entry, expected, got, imports, registrations, shown, seconds, log, several))
+        except WorkerError as e:
+            if not per_program:
+                raise
+            log("fresh process: %s" % e, stream="warning")
+            out.append({"status": "failed", "call": entry[4], "seconds": seconds, "program": entry[0],
+                        "message": str(e)})
+    return out
 
 
-def _calls_text(entries):
-    if [e[0] for e in entries] == [FIRST_PROGRAM]:
+def _calls_text(entries, several=False):
+    if [e[0] for e in entries] == [FIRST_PROGRAM] and not several:
         return "call %d" % entries[0][4]
     return ", ".join("program %s, call %d" % (e[0], e[4]) for e in entries)
 
@@ -206,6 +220,10 @@ def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds
     name, _, _, _, call_index = entry
     # "llama.pt2", or "llama.pt2, program phase2," in a file of several programs
     label = os.path.basename(shown) + (", program %s," % name if several else "")
+    if actual.get("error") is not None:  # this program alone did not load or run there
+        raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
+                          "dimscope.load_program (%s): %s" % (shown, _calls_text([entry], several),
+                                                              actual["error"]))
     _, ok, message = compare_outputs(expected, actual["load_program"])
     if not ok:
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
@@ -316,8 +334,14 @@ def check_in_this_process(pt2_path, entries):
     except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
         plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
     for n, ((name, folder), meta) in enumerate(zip(entries, metas)):
-        outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
-        torch.save({"load_program": outputs, "plain": plain[n] if plain_error is None else None,
+        # Each program on its own: one that does not load or run here is that program's
+        # failure, not the others' (the archive's writer leaves it out).
+        outputs, error = None, None
+        try:
+            outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
+        except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
+            error = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
+        torch.save({"load_program": outputs, "error": error, "plain": plain[n] if plain_error is None else None,
                     "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
 
 

@@ -322,8 +322,9 @@ class Worker:
     def _archive_target(self, params):
         """Where the program goes when the request names an archive ({"path", "program"}:
         several programs of one model in one PT2 archive, docs/worker-protocol.md): an
-        archive.Target, or None for a file of its own (no archive asked for, or a torch
-        without PT2 archives: then `output`, as before)."""
+        archive.Target (the program is kept until write_archive), or None for a file of
+        its own (no archive asked for, or a torch without PT2 archives: then `output`,
+        saved and checked now, as before)."""
         from . import archive
         from .errors import WorkerError
 
@@ -345,9 +346,36 @@ class Worker:
             self.archives[path] = {}
         elif archive.FIRST not in self.archives.get(path, {}):
             raise WorkerError("bad_request", "program %s goes into %s beside its program %s, which this worker "
-                              "did not write (the worker was restarted, or the first program was not exported)"
+                              "did not export (the worker was restarted, or the first program was not exported)"
                               % (wanted["program"], path, archive.FIRST))
         return archive.Target(path, wanted["program"], self.archives[path])
+
+    def write_archive(self, params):
+        """Writes the programs this worker kept for an archive (export requests with
+        `archive`) into it once, and checks them in one new interpreter (archive.write_held;
+        docs/worker-protocol.md, "Several programs in one archive")."""
+        from . import archive
+        from .errors import WorkerError
+
+        path, names = params.get("path"), params.get("programs")
+        if not isinstance(path, str) or not isinstance(names, list) or not names or not all(
+                isinstance(n, str) for n in names) or len(set(names)) != len(names):
+            raise WorkerError("bad_request", "write_archive needs \"path\" (a .pt2 path) and \"programs\" (a "
+                              "non-empty list of distinct program names), got %r" % (params,))
+        held = self.archives.get(os.path.abspath(path), {})
+        missing = [n for n in names if n not in held]
+        if missing or names[0] != archive.FIRST:
+            raise WorkerError("bad_request", "write_archive: %s" % (
+                "program(s) %s of %s were not exported by this worker (held: %s)"
+                % (", ".join(missing), path, ", ".join(held) or "none") if missing
+                else "the first program must be %s (the one torch.export.load returns), got %s"
+                % (archive.FIRST, names[0])))
+        verify = bool(params.get("verify", True))
+        if verify:
+            from . import freshcheck
+
+            freshcheck.prepare()  # normally waiting already, started by the exports
+        return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress)
 
     def shutdown(self, params):
         return {"bye": True}
@@ -405,7 +433,7 @@ class Worker:
         return method != "shutdown"
 
 
-METHODS = ("hello", "load_model", "describe", "export", "shutdown")
+METHODS = ("hello", "load_model", "describe", "export", "write_archive", "shutdown")
 
 
 def _qualname(t):
