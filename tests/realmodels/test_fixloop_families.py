@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fix-loop cases of issue 20 (item 3) on tiny transformers 5.12 models
+(fixloopmodels.py), each recorded around `generate()` once and exported with one
+`dimscope-cli export --fix-loop`, kept cheap (two layers, hidden 32, a few calls):
+
+- OpenAI GPT: torch narrows seq_len to n_positions (256), then states the guard
+  `seq_len != 256` with no fix; the loop applies the range where the guard holds.
+- MPT (max_seq_len 256): in the decode phase torch states its position-bias guard
+  `256 != 256 - Max(0, 255 - past_len)` with no fix; the loop applies past_len <= 254.
+  (The two-Dim case, masking_utils.py's `past_len - total_len + 1 <= 0` -> total_len =
+  past_len + 1, is tst_guardfixes' with the worker's exact text.)
+- Falcon: transformers builds its mask with vmap, whose trace torch cannot save; the
+  worker exports with the index-based mask and says so, and the program is written.
+Before these fixes each ended with no program (exit 1)."""
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+transformers = pytest.importorskip("transformers", reason="the fix-loop families need transformers (sid runtime)")
+import torch  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import fixloopmodels  # noqa: E402
+import tinymodels  # noqa: E402
+
+CLI = os.environ.get("DIMSCOPE_CLI")
+
+
+def cli(*args, timeout=600):
+    assert CLI, "DIMSCOPE_CLI is not set (ctest sets it)"
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+
+
+def record(name, path, prompt_lengths, new_tokens):
+    """`generate()` of fixloopmodels.NAME as a user would drive it (left-padded batch of 2)."""
+    from dimscope.capture import InputRecorder
+
+    model = getattr(fixloopmodels, name)()
+    rec = InputRecorder(store_n_calls=len(prompt_lengths) * new_tokens)
+    with torch.no_grad(), rec(model):
+        for length in prompt_lengths:
+            ids, mask = tinymodels.prompt(length)
+            model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens,
+                           min_new_tokens=new_tokens, do_sample=False)
+    rec.save(path)
+
+
+def export(name, capture, out, *extra):
+    return cli("export", "--model", "%s:%s" % (HERE / "fixloopmodels.py", name), "--capture", str(capture),
+               "--fix-loop", "-o", str(out), *extra)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("fixloop")
+
+
+def test_openai_gpt_guard_without_fix_narrows_the_range(workdir):
+    # Two prefill calls (prompts of 5 and 8, one new token each): one program, seq_len dynamic.
+    capture = workdir / "openai_gpt.safetensors"
+    record("openai_gpt", capture, (5, 8), 1)
+    result = export("openai_gpt", capture, workdir / "openai_gpt.pt2")
+    out = result.stdout
+    assert result.returncode == 0, out[-4000:] + result.stderr[-4000:]
+    assert "applied: seq_len = Dim('seq_len', max=256)" in out, out[-4000:]  # torch's own fix first
+    line = next((l for l in out.splitlines() if l.startswith("applied: seq_len = Dim('seq_len', max=255)")), None)
+    assert line is not None, out[-4000:]
+    assert "torch stated the guard 256 != seq_len (openai/modeling_openai.py:72) and no fix" in line, line
+    assert "which has every recorded seq_len (5..8)" in line, line
+    # The constraints that exported and the read-back show the narrowed range.
+    exported = out[out.index("constraints that exported"):]
+    assert re.search(r'\{"name": "seq_len", "min": [^,]*, "max": 255\}', exported), exported[:2000]
+    assert re.search(r"^\s*seq_len \(s\d+\)\s+\[\d+, 255\]", exported, re.M), exported[-3000:]
+    assert "every captured call (2) replays" in out, out[-3000:]
+
+
+def test_mpt_position_bias_guard_without_fix_narrows_the_cache(workdir):
+    # One prompt, three new tokens: a prefill and two decode calls (past_len 5, 6).
+    capture = workdir / "mpt.safetensors"
+    record("mpt", capture, (5,), 3)
+    result = export("mpt", capture, workdir / "mpt.pt2")
+    out = result.stdout
+    assert result.returncode == 0, out[-4000:] + result.stderr[-4000:]
+    line = next((l for l in out.splitlines() if l.startswith("applied: past_len = Dim('past_len'")), None)
+    assert line is not None, out[-5000:]
+    assert "max=254) (torch stated the guard 256 != 256 - Max(0, 255 - past_len) (mpt/modeling_mpt.py:119) and no fix" \
+        in line, line
+    assert "every captured call (3) replays" in out, out[-3000:]
+
+
+def test_falcon_vmap_mask_is_exported_index_based_and_saved(workdir):
+    capture = workdir / "falcon.safetensors"
+    record("falcon", capture, (5, 8), 1)
+    out_file = workdir / "falcon.pt2"
+    result = export("falcon", capture, out_file)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert "transformers built the sdpa attention mask with torch.vmap" in result.stderr, result.stderr[-4000:]
+    assert "index-based mask instead (use_vmap=False" in result.stderr
+    assert "every captured call (2) replays" in result.stdout, result.stdout[-3000:]
+    assert out_file.is_file()
