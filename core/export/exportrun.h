@@ -37,7 +37,8 @@ public:
     // Exporting or reading back.
     bool isRunning() const { return m_exporting || m_readingBack; }
     // Stops the pipeline and the worker's request (the export fails as "cancelled");
-    // the programs written before are still read back.
+    // the programs written before (files of their own) are still read back; an archive's
+    // programs, kept in the worker until the run ends, die with it (none is written).
     void cancel();
     const ExportReport &report() const { return m_report; }
 

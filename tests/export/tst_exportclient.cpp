@@ -3,6 +3,7 @@
 // tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -322,6 +323,31 @@ void TestExportClient::demoExportKilledMidExportThenNextWorks()
     const int third = client.exportModel(r);
     QVERIFY(client.waitForFinished(third, 300000));
     QVERIFY(client.exportResultOf(third).modelReused);
+
+    // A program for an archive is kept in the worker, nothing written (issue 29); the
+    // archive's one write, cancelled while its programs are checked in a new interpreter,
+    // leaves neither the archive nor its staging folder.
+    QDir folder(m_dir.filePath(QStringLiteral("archive")));
+    QVERIFY(folder.mkpath(QStringLiteral(".")));
+    r.output = r.archivePath = folder.filePath(QStringLiteral("demo.pt2"));
+    r.archiveProgram = QStringLiteral("model");
+    const int held = client.exportModel(r);
+    QVERIFY(client.waitForFinished(held, 300000));
+    QVERIFY2(client.exportResultOf(held).ok, qPrintable(client.exportResultOf(held).failure.toText()));
+    QVERIFY(client.exportResultOf(held).held);
+    QVERIFY(client.exportResultOf(held).freshProcess.status.isEmpty());
+    QVERIFY(!QFileInfo::exists(r.output));
+    stage.clear();
+    const int write = client.writeArchive(r.archivePath, {QStringLiteral("model")}, true);
+    QTRY_COMPARE_WITH_TIMEOUT(stage, QStringLiteral("fresh_process"), 180000);
+    const auto staging = [&folder] {
+        return folder.entryList({QStringLiteral(".dimscope-save-*")}, QDir::Dirs | QDir::Hidden);
+    };
+    QCOMPARE(staging().size(), 1); // the archive is written there, checked before the rename
+    client.cancel();
+    QCOMPARE(client.failureOf(write).kind, QStringLiteral("cancelled"));
+    QTRY_VERIFY_WITH_TIMEOUT(staging().isEmpty(), 30000);
+    QVERIFY(!QFileInfo::exists(r.output));
 }
 
 // Running, not a zombie (one no parent reaps counts as gone).
