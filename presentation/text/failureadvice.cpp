@@ -52,6 +52,14 @@ QString FailureAdvice::forFailure(const WorkerFailure &failure)
     // torch's fixes are the advice; a cancel needs none.
     if (failure.hasFixes() || failure.kind == QLatin1String("cancelled"))
         return QString();
+    // torch traced the model but its serializer cannot store a node of the program (the
+    // worker's "torch could not write the archive (Failed serializing node ...)"): no
+    // other file or free space helps, the model's code does.
+    if (failure.kind == QLatin1String("save_failed") && failure.message.contains(QLatin1String("Failed serializing")))
+        return tr("torch traced the model but cannot save the program: its serializer cannot store the node named "
+                  "above, which the model's code put into the graph (another output file will not help). Choose the "
+                  "model's export-friendly implementation where it has one (an attn_implementation or config option; "
+                  "dimscope already builds transformers' attention masks without torch.vmap), then Re-export.");
     // data_dependent and unregistered_pytree have the worker's own hint in the details.
     return adviceForKind(failure.kind);
 }
