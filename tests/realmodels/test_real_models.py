@@ -134,13 +134,22 @@ def workdir(tmp_path_factory):
 
 
 _EXPORTED = {}  # name -> (capture, CLI result): the load test reuses the suite's export
+_RECORDED = {}  # name -> capture: one recording of each family, shared by the tests that read it
+
+
+def recorded(name, workdir):
+    """The family's capture of two generate() calls, recorded once for the module."""
+    if name not in _RECORDED:
+        capture = workdir / f"{name}.safetensors"
+        tinymodels.record(name, capture)
+        _RECORDED[name] = capture
+    return _RECORDED[name]
 
 
 def run_family(name, workdir):
     if name in _EXPORTED:
         return _EXPORTED[name]
-    capture = workdir / f"{name}.safetensors"
-    tinymodels.record(name, capture)
+    capture = recorded(name, workdir)
     analyzed = cli("analyze", str(capture))
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
     out = workdir / f"{name}.pt2"
@@ -234,8 +243,7 @@ def test_generate_capture_exports_end_to_end(name, workdir):
 
 
 def test_inspect_lists_outputs_of_every_call(workdir):
-    capture = workdir / "gpt2-inspect.safetensors"
-    tinymodels.record("gpt2", capture)
+    capture = recorded("gpt2", workdir)
     result = cli("inspect", str(capture), "--json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -247,8 +255,7 @@ def test_inspect_lists_outputs_of_every_call(workdir):
 
 
 def test_prefill_cache_is_recorded_with_length_zero(workdir):
-    capture = workdir / "llama-prefill.safetensors"
-    tinymodels.record("llama", capture)
+    capture = recorded("llama", workdir)
     from dimscope.capture import read_manifest
     manifest = read_manifest(capture)
     first = manifest["calls"][0]
@@ -272,8 +279,7 @@ def test_rebuilt_calls_replay_as_recorded(name, workdir):
     from dimscope.caches import register_capture_flattening
     from dimscope.capture import load_capture
 
-    capture_path = workdir / f"{name}-replay.safetensors"
-    tinymodels.record(name, capture_path)
+    capture_path = recorded(name, workdir)
     model = tinymodels.FACTORIES[name]()
     capture = load_capture(capture_path)
     assert capture.inexact == []
@@ -294,8 +300,7 @@ def test_mistral_past_its_window_is_rebuilt_inexactly(workdir):
     hold (docs/real-models.md). The capture says so when it is loaded."""
     from dimscope.capture import load_capture
 
-    capture_path = workdir / "mistral-replay.safetensors"
-    tinymodels.record("mistral", capture_path)
+    capture_path = recorded("mistral", workdir)
     with pytest.warns(UserWarning, match="no full-attention layer"):
         capture = load_capture(capture_path)
     # The second generate() has an 8-token prompt: its decode calls 5-7 are past the window of 8.
