@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QUndoStack>
 #include <QJsonArray>
 #include <QSettings>
 #include <QWidget>
@@ -96,6 +97,7 @@ void ExportController::resetForNewDocument()
         m_service->cancel();
     m_outputPath.clear();
     m_lastError.clear();
+    delete m_fixesFollower; // the fixes' step belonged to the previous document's history
     updateActions();
 }
 
@@ -242,27 +244,52 @@ bool ExportController::startExport(const QString &device, Consent consent)
 
 void ExportController::cancel() { m_service->cancel(); }
 
-QStringList ExportController::applyFixes()
+QStringList ExportController::applyFixes(const QStringList &fixes)
 {
     if (!m_document)
         return {};
-    // The document's results are those of its own exports (a new document clears them).
+    // The document's results are those of its own exports (a new document clears them);
+    // only their fixes are applied, in torch's order.
     const ExportResult last = m_document->exportResults()->lastResult();
-    const WorkerFailure &failure = last.failure;
-    if (!failure.hasFixes())
+    QStringList lines;
+    for (const QString &fix : last.failure.fixes)
+        if (fixes.contains(fix))
+            lines << fix;
+    if (lines.isEmpty())
         return {};
     // The bare fix lines are all the applier needs; torch's message would add its
     // violation lines, which the result view already shows.
-    const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_document->constraints(), failure.fixes.join(QLatin1Char('\n')));
+    const SuggestedFixApplier::Result r = SuggestedFixApplier::apply(m_document->constraints(), lines.join(QLatin1Char('\n')));
     QStringList applied, unapplied;
     for (const SuggestedFix &f : r.applied)
         applied << f.line;
     for (const SuggestedFixApplier::Unapplied &u : r.unapplied)
         unapplied << QStringLiteral("%1: %2").arg(u.line, u.reason);
-    if (r.constraints != m_document->constraints())
+    if (r.constraints != m_document->constraints()) {
         m_document->replaceConstraints(r.constraints, tr("Apply torch's suggested fixes"));
+        followFixesStep();
+    }
     emit fixesApplied(applied, unapplied);
     return unapplied;
+}
+
+// The step just pushed: undone while the stack's index is below it; gone (and no
+// longer followed) once another edit replaced it after an undo.
+void ExportController::followFixesStep()
+{
+    QUndoStack *stack = m_document->undoStack();
+    delete m_fixesFollower;
+    m_fixesFollower = new QObject(this);
+    m_fixesIndex = stack->index();
+    m_fixesCommand = stack->command(m_fixesIndex - 1);
+    connect(stack, &QUndoStack::indexChanged, m_fixesFollower, [this, stack](int index) {
+        if (stack->count() < m_fixesIndex || stack->command(m_fixesIndex - 1) != m_fixesCommand) {
+            m_fixesFollower->deleteLater();
+            emit fixesUndone(true);
+            return;
+        }
+        emit fixesUndone(index < m_fixesIndex);
+    });
 }
 
 bool ExportController::reexport() { return startExport(m_lastDevice); }

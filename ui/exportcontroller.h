@@ -10,6 +10,8 @@
 class QAction;
 class QWidget;
 
+class QUndoCommand;
+
 namespace dimscope {
 
 class ExportClient;
@@ -68,9 +70,10 @@ public:
     enum class Consent { Ask, Given };
     bool startExport(const QString &device, Consent consent = Consent::Ask);
     void cancel();
-    // Applies the last failure's suggested fixes to the document's constraints as one
-    // undo step. Returns the lines it could not apply ("line: reason").
-    QStringList applyFixes();
+    // Applies `fixes`, those of the last failure's suggested fixes the user ticked, to
+    // the document's constraints as one undo step. Returns the lines it could not apply
+    // ("line: reason"). fixesUndone follows that step through undo and redo.
+    QStringList applyFixes(const QStringList &fixes);
     bool reexport();
     // The failure page's "Use Call N and Re-export": the document's export options
     // take call N as the example (one change, saved with the project), then export.
@@ -93,6 +96,8 @@ signals:
     void exportStarted(const QString &what);
     void exportRefused(const QString &why);
     void fixesApplied(const QStringList &applied, const QStringList &unapplied);
+    // The step applyFixes() pushed was undone (true) or redone (false).
+    void fixesUndone(bool undone);
     // Open Model… chose a .pt2: a document of its own, for the window to open.
     void pt2Requested(const QString &path);
     // A short message for the window's banner or status bar.
@@ -106,6 +111,7 @@ private:
     bool mayRunModel(Consent consent);
     void fail(const QString &message);
     bool chooseOutputFile();
+    void followFixesStep();
     QString defaultOutputPath() const;
 
     QPointer<ProjectDocument> m_document;
@@ -118,6 +124,10 @@ private:
     QAction *m_cancel;
 
     QString m_lastDevice = QStringLiteral("cpu");
+    // The undo step of the last Apply fixes, followed for fixesUndone.
+    const QUndoCommand *m_fixesCommand = nullptr;
+    int m_fixesIndex = -1; // the stack's index with the step done
+    QPointer<QObject> m_fixesFollower;
     QString m_outputPath;
     QString m_lastError;
 };

@@ -19,6 +19,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyle>
@@ -163,7 +164,7 @@ QWidget *ExportResultView::createFailurePage()
     m_fixes->setObjectName(QStringLiteral("fixesView"));
     m_fixes->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_apply->setObjectName(QStringLiteral("applyFixesButton"));
-    m_apply->setToolTip(tr("Apply torch's suggested fixes to the constraints (one undoable step)"));
+    m_apply->setToolTip(tr("Apply the ticked fixes to the constraints (one undoable step)"));
     m_reexport->setObjectName(QStringLiteral("reexportButton"));
     m_reexport->setToolTip(tr("Export again with the document's current constraints and model"));
     m_fixOutcome->setObjectName(QStringLiteral("fixOutcome"));
@@ -191,7 +192,8 @@ QWidget *ExportResultView::createFailurePage()
     m_details->setReadOnly(true);
     m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_details->setLineWrapMode(QPlainTextEdit::NoWrap);
-    connect(m_apply, &QPushButton::clicked, this, &ExportResultView::applyFixesRequested);
+    connect(m_apply, &QPushButton::clicked, this, [this] { emit applyFixesRequested(checkedFixes()); });
+    connect(m_fixes, &QListWidget::itemChanged, this, &ExportResultView::updateApplyButton);
     connect(m_reexport, &QPushButton::clicked, this, &ExportResultView::reexportRequested);
 
     m_fixesBox->setObjectName(QStringLiteral("fixesBox"));
@@ -262,6 +264,8 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
                                   const std::optional<Pt2DimMapping> &mapping, const QString &programError)
 {
     m_fixOutcome->hide();
+    m_appliedFixes.clear();
+    m_unappliedFixes.clear();
     if (!result.ok && !result.exported) {
         showFailure(result.failure);
         return;
@@ -409,13 +413,35 @@ void ExportResultView::showFixPreviews(const QVector<FixPreview> &previews)
             text << QStringLiteral("    ⚠ ") + p.warningText();
             tip << p.warningText();
             item->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            // Applied only when the user ticks it: the page flags it as breaking
+            // (issue 28, problem 6).
+            item->setCheckState(Qt::Unchecked);
         }
         item->setText(text.join(QLatin1Char('\n')));
         item->setToolTip(tip.join(QLatin1Char('\n')));
     }
     if (breaking > 0)
-        m_apply->setToolTip(tr("Apply torch's suggested fixes to the constraints (one undoable step). "
-                               "%n of them would break captured calls: see the warnings.", nullptr, breaking));
+        m_apply->setToolTip(tr("Apply the ticked fixes to the constraints (one undoable step). "
+                               "%n of them would break captured calls or cannot be applied: they are not ticked.",
+                               nullptr, breaking));
+    updateApplyButton();
+}
+
+QStringList ExportResultView::checkedFixes() const
+{
+    QStringList fixes;
+    for (int i = 0; i < m_fixes->count(); ++i)
+        if (m_fixes->item(i)->checkState() == Qt::Checked)
+            fixes << m_fixes->item(i)->data(Qt::UserRole).toString();
+    return fixes;
+}
+
+void ExportResultView::updateApplyButton()
+{
+    const int ticked = int(checkedFixes().size());
+    m_apply->setText(ticked == m_fixes->count() || ticked == 0 ? tr("Apply Fixes")
+                                                               : tr("Apply %1 of %2 Fixes").arg(ticked).arg(m_fixes->count()));
+    m_apply->setEnabled(ticked > 0 && !m_fixesApplied);
 }
 
 void ExportResultView::showFailure(const WorkerFailure &failure)
@@ -427,12 +453,16 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
         addViolation(v);
     fitViolationColumns();
     m_violations->setVisible(!failure.violations.isEmpty());
+    const QSignalBlocker quiet(m_fixes); // itemChanged while the list fills
     for (const QString &fix : failure.fixes) {
         auto *item = new QListWidgetItem(fix, m_fixes);
         item->setData(Qt::UserRole, fix); // the fix line itself; the text grows a preview
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
     }
-    m_apply->setEnabled(failure.hasFixes());
-    m_apply->setToolTip(failure.hasFixes() ? tr("Apply torch's suggested fixes to the constraints (one undoable step)")
+    m_fixesApplied = false;
+    updateApplyButton();
+    m_apply->setToolTip(failure.hasFixes() ? tr("Apply the ticked fixes to the constraints (one undoable step)")
                                            : tr("torch suggested no fixes for this failure"));
     // No fixes, no box: an empty "Suggested fixes" list reads as "torch has none yet".
     m_fixesBox->setVisible(failure.hasFixes());
@@ -513,13 +543,34 @@ void ExportResultView::fitViolationColumns()
 
 void ExportResultView::showFixOutcome(const QStringList &applied, const QStringList &unapplied)
 {
-    QString text = applied.isEmpty() ? tr("No fix applied.") : tr("Applied: %1.").arg(applied.join(QStringLiteral("; ")));
-    if (!unapplied.isEmpty())
-        text += QLatin1Char('\n') + tr("Could not apply:\n%1").arg(unapplied.join(QLatin1Char('\n')));
-    text += QLatin1Char('\n') + tr("Re-export to check the new constraints.");
+    m_appliedFixes = applied;
+    m_unappliedFixes = unapplied;
+    showFixText(false);
+}
+
+void ExportResultView::showFixesUndone(bool undone)
+{
+    if (!m_appliedFixes.isEmpty()) // else another result replaced the one they were applied from
+        showFixText(undone);
+}
+
+void ExportResultView::showFixText(bool undone)
+{
+    const QString fixes = m_appliedFixes.join(QStringLiteral("; "));
+    QString text;
+    if (undone)
+        text = tr("Undone: %1. The constraints are as they were before Apply.").arg(fixes);
+    else
+        text = m_appliedFixes.isEmpty() ? tr("No fix applied.") : tr("Applied: %1.").arg(fixes);
+    if (!undone && !m_unappliedFixes.isEmpty())
+        text += QLatin1Char('\n') + tr("Could not apply:\n%1").arg(m_unappliedFixes.join(QLatin1Char('\n')));
+    if (!undone && !m_appliedFixes.isEmpty())
+        text += QLatin1Char('\n') + tr("Re-export to check the new constraints.");
     m_fixOutcome->setText(text);
-    m_fixOutcome->setStyleSheet(unapplied.isEmpty() ? QString() : QStringLiteral("color: #c0392b"));
+    m_fixOutcome->setStyleSheet(undone || m_unappliedFixes.isEmpty() ? QString() : QStringLiteral("color: #c0392b"));
     m_fixOutcome->show();
+    m_fixesApplied = !undone && !m_appliedFixes.isEmpty();
+    updateApplyButton();
 }
 
 } // namespace dimscope

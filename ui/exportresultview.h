@@ -52,6 +52,12 @@ public:
     int selectedProgram() const { return m_selected; }
     // After "Apply fixes": what was applied and the lines that could not be.
     void showFixOutcome(const QStringList &applied, const QStringList &unapplied);
+    // The applied fixes were undone (or redone): the text says so, and Apply is offered
+    // again while they are undone.
+    void showFixesUndone(bool undone);
+    // The fixes whose box is ticked: all but those that would break captured calls or
+    // cannot be applied, until the user changes them.
+    QStringList checkedFixes() const;
 
     QLabel *headline() const { return m_headline; }
     ProgramsModel *programsModel() const { return m_programsModel; }
@@ -78,7 +84,7 @@ public:
     bool showsFailure() const;
 
 signals:
-    void applyFixesRequested();
+    void applyFixesRequested(const QStringList &fixes);
     void reexportRequested();
     void useExampleCallRequested(int call);
     // Export again with a program per phase (the fix loop on).
@@ -111,6 +117,9 @@ private:
     void showFailure(const WorkerFailure &failure);
     void addViolation(const WorkerViolation &violation);
     void fitViolationColumns();
+    // Apply is offered when a fix is ticked, and says how many.
+    void updateApplyButton();
+    void showFixText(bool undone);
     QString outcomeHeadline() const;
 
     const ExportResults *m_results;
@@ -130,6 +139,9 @@ private:
     QPushButton *m_apply;
     QPushButton *m_reexport;
     QLabel *m_fixOutcome;
+    QStringList m_appliedFixes; // the last Apply's, for the text that follows undo
+    QStringList m_unappliedFixes;
+    bool m_fixesApplied = false; // applied and not undone: Apply is not offered twice
     QPlainTextEdit *m_details;
     QWidget *m_fixesBox;
     QSplitter *m_findings; // violations | fixes

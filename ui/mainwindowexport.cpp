@@ -100,6 +100,7 @@ void MainWindow::connectResultView()
             &ExportController::reexportWithExampleCall);
     connect(m_resultView, &ExportResultView::exportPhasesRequested, m_export, &ExportController::reexportWithPhases);
     connect(m_export, &ExportController::fixesApplied, m_resultView, &ExportResultView::showFixOutcome);
+    connect(m_export, &ExportController::fixesUndone, m_resultView, &ExportResultView::showFixesUndone);
 }
 
 } // namespace dimscope

@@ -85,7 +85,8 @@ QString FixPreview::warningText() const
         return QStringLiteral("cannot be applied: %1").arg(problem);
     if (brokenCalls.isEmpty())
         return {};
-    return QStringLiteral("breaks captured call%1 %2 (%3)")
+    return QStringLiteral("breaks %1 captured call%2: %3 (%4)")
+        .arg(brokenCalls.size())
         .arg(brokenCalls.size() == 1 ? QString() : QStringLiteral("s"), ExportPhases::callsText(brokenCalls), brokenExample);
 }
 

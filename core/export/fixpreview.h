@@ -27,7 +27,7 @@ struct FixPreview {
     // "tutorial.py:5: specialized: d1 == 4" (the first located cause), else the first
     // cause's text, else empty.
     QString causeText() const;
-    // "breaks captured calls 1, 2 (…)" or empty.
+    // "breaks 6 captured calls: 1-3, 5-7 (…)" or empty.
     QString warningText() const;
 
     // One preview per fix line, each applied alone to a copy of `constraints`.

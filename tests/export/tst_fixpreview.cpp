@@ -65,7 +65,7 @@ private slots:
         QCOMPARE(past.line, s("past_len = 0"));
         QVERIFY(past.problem.isEmpty());
         QCOMPARE(past.brokenCalls, (QVector<int>{1, 2}));
-        QVERIFY2(past.warningText().startsWith(s("breaks captured calls 1-2 (")), qPrintable(past.warningText()));
+        QVERIFY2(past.warningText().startsWith(s("breaks 2 captured calls: 1-2 (")), qPrintable(past.warningText()));
         QCOMPARE(past.causeText(), s("specialized: past_len == 0 (at the inputs)"));
         // The width is 8 in every call: specializing it breaks nothing, and says why.
         const FixPreview &width = previews.at(1);

@@ -47,6 +47,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -58,6 +59,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QTreeWidget>
+#include <QUndoStack>
 #include "deterministictestmain.h"
 #include "throwawaysettings.h"
 
@@ -136,6 +138,7 @@ private slots:
     void dimsAndLeafTablesCopyAsText();
     void statisticsWaitForTheTreesPaint();
     void partialResultSaysWhoServesEachCallAndWhatToDo();
+    void applyFixesLeavesBreakingOnesUntickedAndFollowsUndo();
 
 private:
     QTemporaryDir m_dir;
@@ -732,6 +735,63 @@ void TestDocumentWindow::partialResultSaysWhoServesEachCallAndWhatToDo()
     phases->click();
     QVERIFY(doc->exportOptions().fixLoop);
     QCOMPARE(started.count(), 1);
+}
+
+// Apply fixes applies what the user ticked (issue 28, problem 6): a fix the page flags
+// as breaking captured calls is unticked by default and says how many it breaks; the
+// text under the list follows undo and redo, and Apply is offered again once undone.
+void TestDocumentWindow::applyFixesLeavesBreakingOnesUntickedAndFollowsUndo()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(openAndWait(window, demoCapture()));
+    ProjectDocument *doc = window.document();
+    QVERIFY(doc->constraints().dims().size() >= 2);
+    const QString pinned = doc->constraints().dims().at(0).name;
+    const QString bounded = doc->constraints().dims().at(1).name;
+    const QString breaking = pinned + QStringLiteral(" = 99999"); // no call has it
+    const QString harmless = QStringLiteral("%1 = Dim('%1', max=100000)").arg(bounded);
+    WorkerFailure failure = WorkerFailure::make(QStringLiteral("constraint_violation"), QStringLiteral("Constraints violated"));
+    failure.fixes = {breaking, harmless};
+    PhasedExportOutcome outcome;
+    outcome.callCount = int(doc->capture().calls.size());
+    outcome.firstAttempt = ExportResult::fromFailure(failure);
+    doc->exportResults()->setOutcome(outcome, {});
+
+    ExportResultView *view = window.exportResultView();
+    auto *fixes = view->findChild<QListWidget *>(QStringLiteral("fixesView"));
+    QCOMPARE(fixes->count(), 2);
+    QCOMPARE(fixes->item(0)->checkState(), Qt::Unchecked);
+    QVERIFY2(QRegularExpression(QStringLiteral("⚠ breaks [1-9][0-9]* captured calls: ")).match(fixes->item(0)->text()).hasMatch(),
+             qPrintable(fixes->item(0)->text()));
+    QCOMPARE(fixes->item(1)->checkState(), Qt::Checked);
+    auto *apply = view->findChild<QPushButton *>(QStringLiteral("applyFixesButton"));
+    QVERIFY(apply->isEnabled());
+    QCOMPARE(apply->text(), QStringLiteral("Apply 1 of 2 Fixes"));
+
+    const ConstraintSet before = doc->constraints();
+    apply->click();
+    QVERIFY(doc->constraints() != before);
+    QVERIFY(doc->constraints().dim(pinned)); // the breaking fix was not applied
+    QCOMPARE(doc->constraints().dim(bounded)->max, std::optional<qint64>(100000));
+    auto *outcomeText = view->findChild<QLabel *>(QStringLiteral("fixOutcome"));
+    QVERIFY(outcomeText->isVisibleTo(view));
+    QVERIFY2(outcomeText->text().startsWith(QStringLiteral("Applied: %1.").arg(harmless)), qPrintable(outcomeText->text()));
+    QVERIFY(!apply->isEnabled()); // not twice
+
+    doc->undoStack()->undo();
+    QVERIFY(doc->constraints() == before);
+    QVERIFY2(outcomeText->text().startsWith(QLatin1String("Undone: ")), qPrintable(outcomeText->text()));
+    QVERIFY(apply->isEnabled());
+    doc->undoStack()->redo();
+    QVERIFY2(outcomeText->text().startsWith(QLatin1String("Applied: ")), qPrintable(outcomeText->text()));
+
+    // Ticking the breaking one applies it too.
+    doc->undoStack()->undo();
+    fixes->item(0)->setCheckState(Qt::Checked);
+    QCOMPARE(apply->text(), QStringLiteral("Apply Fixes"));
+    apply->click();
+    QVERIFY(!doc->constraints().dim(pinned)); // made static
 }
 
 DIMSCOPE_TEST_MAIN(TestDocumentWindow)
