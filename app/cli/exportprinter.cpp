@@ -189,12 +189,14 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     for (int i = 0; i < outcome.programs.size(); ++i)
         m_out << "  " << outcome.programText(i) << "  calls " << ExportPhases::callsText(outcome.programs.at(i).calls) << "  ("
               << outcome.programs.at(i).description << ")\n";
-    m_out << outcome.tracesText() << "\n";
+    // Both quote the worker's words (a failed round's kind, a left-out program's
+    // fresh-process error): one line each, escaped.
+    m_out << TerminalText::escaped(outcome.tracesText()) << "\n";
     if (!outcome.servesEveryCall()) {
-        m_err << outcome.summary() << "\n";
+        m_err << TerminalText::escaped(outcome.summary()) << "\n";
         return 1;
     }
-    m_out << outcome.summary() << "\n";
+    m_out << TerminalText::escaped(outcome.summary()) << "\n";
     if (report.specializedCount() > 0)
         m_err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
     return report.ok() ? 0 : 1;
