@@ -152,6 +152,10 @@ int ExportPrinter::finish(const ExportReport &report, const QString &json)
 int ExportPrinter::finishSingle(const ExportReport &report)
 {
     const ExportResult last = report.lastResult();
+    // The program was exported and verified, but the archive's one write failed
+    // (save_failed, fresh_process): said like a failed round.
+    if (last.ok && report.outcome.writeFailure.isValid())
+        m_err << "\nexport failed: " << report.outcome.writeFailure.toText();
     if (!last.ok || report.readBacks.isEmpty())
         return 1;
     m_out << "\nexported " << last.output << " (" << last.device << (last.strict ? ", strict" : ", non-strict")

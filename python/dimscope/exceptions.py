@@ -11,7 +11,7 @@ Nothing here imports torch: ``dimscope.worker.spec`` and the worker's error hand
 classes in processes that may not have loaded it yet.
 """
 
-__all__ = ["DimscopeError", "CaptureError", "SpecError", "StructureMismatch", "WorkerError"]
+__all__ = ["DimscopeError", "CaptureError", "SpecError", "StructureMismatch", "WorkerError", "ProgramsLeftOut"]
 
 
 class DimscopeError(Exception):
@@ -43,3 +43,13 @@ class WorkerError(DimscopeError):
         super().__init__(message)
         self.kind = kind
         self.fields = fields
+
+
+class ProgramsLeftOut(DimscopeError):
+    """Inside the worker only: programs of a staged archive that failed their
+    fresh-process check (``names``); the archive is written again without them
+    (``dimscope.worker.archive.write_held``), so this never reaches a client."""
+
+    def __init__(self, names):
+        super().__init__(", ".join(names))
+        self.names = names

@@ -22,6 +22,8 @@ program, as before.
 import json
 import time
 
+from ..exceptions import ProgramsLeftOut
+
 FIRST = "model"  # the program torch.export.load returns (dimscope.program.FIRST_PROGRAM)
 
 
@@ -153,14 +155,6 @@ class Target:
         self.held[self.name] = Held(program, args, kwargs, call, device)
 
 
-class _LeftOut(Exception):
-    """Programs of the staged archive that failed their fresh-process check."""
-
-    def __init__(self, names):
-        super().__init__(", ".join(names))
-        self.names = names
-
-
 def _noop(*_args, **_kwargs):
     pass
 
@@ -194,14 +188,14 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
             checked.update(zip(names, results))
             failed = [n for n in names if checked[n]["status"] != "ok"]
             if failed:
-                raise _LeftOut(failed)
+                raise ProgramsLeftOut(failed)
 
         progress("save", "writing %s (%s)" % (path, ", ".join(names)), None)
         try:
             shared = save_atomically(None, path, check=check if verify else None,
                                      programs={n: held[n].program for n in names})
             break
-        except _LeftOut as e:
+        except ProgramsLeftOut as e:
             left_out += e.names
             if FIRST in e.names:
                 raise WorkerError("fresh_process", "%s; nothing was written (an archive needs its program %s, the "
