@@ -2,6 +2,7 @@
 #include "export/guardexpression.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 
 namespace dimscope {
@@ -104,34 +105,21 @@ private:
         }
         return l;
     }
-    NodePtr parseSum()
+    // One level of left-associative binary operators (longest spelling first: // before /).
+    template <typename Next>
+    NodePtr parseLeftAssociative(std::initializer_list<const char *> ops, Next next)
     {
-        NodePtr l = parseProduct();
+        NodePtr l = (this->*next)();
         while (l) {
-            if (take(QStringLiteral("+")))
-                l = binary(QStringLiteral("+"), l, parseProduct());
-            else if (take(QStringLiteral("-")))
-                l = binary(QStringLiteral("-"), l, parseProduct());
-            else
+            const char *const *op = std::find_if(ops.begin(), ops.end(), [this](const char *o) { return take(QLatin1String(o)); });
+            if (op == ops.end())
                 break;
+            l = binary(QLatin1String(*op), l, (this->*next)());
         }
         return l;
     }
-    NodePtr parseProduct()
-    {
-        NodePtr l = parseUnary();
-        while (l) {
-            if (take(QStringLiteral("//")))
-                l = binary(QStringLiteral("//"), l, parseUnary());
-            else if (take(QStringLiteral("*")))
-                l = binary(QStringLiteral("*"), l, parseUnary());
-            else if (take(QStringLiteral("%")))
-                l = binary(QStringLiteral("%"), l, parseUnary());
-            else
-                break;
-        }
-        return l;
-    }
+    NodePtr parseSum() { return parseLeftAssociative({"+", "-"}, &Parser::parseProduct); }
+    NodePtr parseProduct() { return parseLeftAssociative({"//", "*", "%"}, &Parser::parseUnary); }
     NodePtr parseUnary()
     {
         Depth guard(m_depth);
