@@ -377,6 +377,14 @@ class Worker:
             freshcheck.prepare()  # normally waiting already, started by the exports
         return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress)
 
+    def record(self, params):
+        """Runs generate() on prompts under dimscope's InputRecorder and writes the
+        capture (recording.py; docs/worker-protocol.md, "record"). The model it loads
+        is its own: the export's loaded model stays as it was."""
+        from . import recording
+
+        return recording.record(params, self.progress, self.log)
+
     def shutdown(self, params):
         return {"bye": True}
 
@@ -433,7 +441,7 @@ class Worker:
         return method != "shutdown"
 
 
-METHODS = ("hello", "load_model", "describe", "export", "write_archive", "shutdown")
+METHODS = ("hello", "load_model", "describe", "export", "write_archive", "record", "shutdown")
 
 
 def _qualname(t):
