@@ -159,7 +159,7 @@ def _noop(*_args, **_kwargs):
     pass
 
 
-def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
+def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_out=None):
     """Writes the programs `names` (of `held`, {name: Held}; "model" first) into one PT2
     archive at `path`, once, atomically (exporter.save_atomically: a staging folder beside
     it, renamed into place), and, with `verify`, checks every program of it in ONE new
@@ -168,7 +168,9 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
     again (a second interpreter, only then), so the file never holds a program that loads
     only in the worker. When `model` fails (the program torch.export.load returns, which
     the archive needs) nothing is written: WorkerError("fresh_process"), the previous file
-    stays. Returns the write_archive result (docs/worker-protocol.md)."""
+    stays. `held_out`: a heldout.Replay replayed through the programs in that interpreter
+    (its report is the result's `held_out`). Returns the write_archive result
+    (docs/worker-protocol.md)."""
     from .errors import WorkerError
     from .exporter import save_atomically
     from . import freshcheck
@@ -183,7 +185,7 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
             interpreters += 1
             entries = [(n, held[n].program, held[n].args, held[n].kwargs, held[n].call) for n in names]
             results = freshcheck.check_programs(entries, saved, held[names[0]].device, log, shown_as=path,
-                                                per_program=True)
+                                                per_program=True, held_out=held_out)
             seconds[0] += results[0]["seconds"]
             checked.update(zip(names, results))
             failed = [n for n in names if checked[n]["status"] != "ok"]
@@ -209,7 +211,10 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop):
     log("wrote %s once: %d program(s) (%s), %d weight file(s), %.1f MB, shared between them and written once; "
         "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
                                                  interpreters))
-    return _result(path, names, shared, checked, left_out, interpreters, t, seconds[0])
+    result = _result(path, names, shared, checked, left_out, interpreters, t, seconds[0])
+    if held_out is not None and held_out.result is not None:
+        result["held_out"] = held_out.result
+    return result
 
 
 def _result(path, names, shared, checked, left_out, interpreters, started, fresh_seconds):

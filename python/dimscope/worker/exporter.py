@@ -768,7 +768,7 @@ def _guard_verdicts(error, spec_doc, leaves):
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
-               archive=None):
+               archive=None, held_out=None):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
 
     `archive`: an archive.Target whose path is `output`: the program is kept in the worker
@@ -779,7 +779,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     `among`: the indices of the calls this program serves (one phase of a capture whose
     calls one program cannot serve); the example call is one of them and only they are
     replayed. Default: every call. `inputs`: (role, path) of the files the export reads,
-    which the output may not be (check_output)."""
+    which the output may not be (check_output). `held_out`: a heldout.Replay replayed
+    through a file of its own in its fresh-process check (result `held_out`)."""
     among = _check_among(calls, among)
     import torch
 
@@ -844,7 +845,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         def in_a_fresh_process(saved):
             # Loaded in a new interpreter the way users load it, before it replaces anything.
             progress("fresh_process", "loading %s in a new interpreter" % output, None)
-            fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output))
+            fresh.update(freshcheck.check(program, saved, args, kwargs, device, index, log, shown_as=output,
+                                          held_out=held_out))
 
         save_atomically(program, output, inputs, check=in_a_fresh_process if verify_calls else None)
         timings["save"] = time.perf_counter() - t - fresh.get("seconds", 0.0)
@@ -861,6 +863,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     if fresh:
         timings["fresh_process"] = fresh["seconds"]
         result["fresh_process"] = fresh
+    if held_out is not None and held_out.result is not None:
+        result["held_out"] = held_out.result
     result.update(describe_program(program))
     result["explanations"] = explanations
     if deferred is not None:

@@ -126,22 +126,27 @@ def _leaves(tree):
     return pytree.tree_flatten(tree)[0]
 
 
-def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **k: None, shown_as=None):
+def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **k: None, shown_as=None,
+          held_out=None):
     """Loads `pt2_path` in a new interpreter and replays (args, kwargs) there; returns
     the result's `fresh_process` entry, raises WorkerError("fresh_process") when the
     program does not load or run there, or gives other outputs than here. `shown_as`:
-    the file's name in messages (the output, while `pt2_path` is its staged copy)."""
-    return check_programs([(FIRST_PROGRAM, program, args, kwargs, call_index)], pt2_path, device, log, shown_as)[0]
+    the file's name in messages (the output, while `pt2_path` is its staged copy).
+    `held_out`: a heldout.Replay replayed there too (check_programs)."""
+    return check_programs([(FIRST_PROGRAM, program, args, kwargs, call_index)], pt2_path, device, log, shown_as,
+                          held_out=held_out)[0]
 
 
-def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None, per_program=False):
+def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None, per_program=False,
+                   held_out=None):
     """`check` for every program of an archive in one new interpreter: `entries` are
     (name, program, args, kwargs, call index); each program is loaded by its name
     (dimscope.load_program(path, name=...)) and replays its call. Returns one
     `fresh_process` entry per program, in order. `per_program`: a program that does not
     load, run or agree there gets an entry {"status": "failed", "message": ...} instead
     of failing the check (the archive's writer leaves it out); an interpreter that dies
-    fails the check either way."""
+    fails the check either way. `held_out`: a heldout.Replay whose calls the same
+    interpreter replays through the programs, after their own calls (its `result`)."""
     import torch
 
     shown = shown_as or pt2_path
@@ -149,8 +154,10 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
     folder = tempfile.mkdtemp(prefix="dimscope-fresh-")
     try:
         prepared = [_prepare_call(entry, os.path.join(folder, str(n)), device) for n, entry in enumerate(entries)]
+        held = held_out.write(folder) if held_out is not None else []
         checker = _take_waiting_checker() or _start_checker()
-        request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)]]
+        request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)],
+                   held]
         try:
             out, err = checker.communicate(json.dumps(request) + "\n", timeout=_TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
@@ -163,6 +170,8 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
             raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
                               "dimscope.load_program (%s): %s" % (shown, _calls_text(entries), _last_error(done)))
         actual = [torch.load(os.path.join(folder, str(n), _OUTPUTS), weights_only=True) for n in range(len(entries))]
+        if held_out is not None:
+            held_out.read(held, [entry[0] for entry in entries], time.perf_counter() - t)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     seconds = time.perf_counter() - t
@@ -293,10 +302,12 @@ def main(argv):
     check_in_this_process(argv[1], [[FIRST_PROGRAM, argv[2]]])
 
 
-def check_in_this_process(pt2_path, entries):
+def check_in_this_process(pt2_path, entries, held=()):
     """Replays each program's call ([name, folder]) loaded as a user loads it: first
     plain torch (the registrations, then torch.export.load, or torch's load_pt2 for an
-    archive of several programs), then dimscope.load_program(path, name=...)."""
+    archive of several programs), then dimscope.load_program(path, name=...). `held`:
+    the folders of held-out calls, replayed then through the programs so loaded
+    (heldout.replay_in_this_process)."""
     metas = []
     for _, folder in entries:
         with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
@@ -333,16 +344,23 @@ def check_in_this_process(pt2_path, entries):
         plain = [replay(programs[name], folder, meta) for (name, folder), meta in zip(entries, metas)]
     except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
         plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
+    loaded = []  # (name, program, why it did not load or run): the held-out calls' dispatcher
     for n, ((name, folder), meta) in enumerate(zip(entries, metas)):
         # Each program on its own: one that does not load or run here is that program's
         # failure, not the others' (the archive's writer leaves it out).
-        outputs, error = None, None
+        outputs, error, program = None, None, None
         try:
-            outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
+            program = dimscope.load_program(pt2_path, name=name)
+            outputs = replay(program, folder, meta)
         except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
             error = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
+        loaded.append((name, program if error is None else None, error))
         torch.save({"load_program": outputs, "error": error, "plain": plain[n] if plain_error is None else None,
                     "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
+    if held:
+        from .heldout import replay_in_this_process
+
+        replay_in_this_process(loaded, held)
 
 
 def _wait_for_program():
@@ -369,9 +387,9 @@ def _wait_for_program():
     line = sys.stdin.readline()
     if not line.strip():
         return
-    pt2_path, entries = json.loads(line)
+    pt2_path, entries, *held = json.loads(line)
     os.chdir(entries[0][1])
-    check_in_this_process(pt2_path, entries)
+    check_in_this_process(pt2_path, entries, held[0] if held else ())
 
 
 if __name__ == "__main__":

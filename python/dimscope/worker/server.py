@@ -301,12 +301,14 @@ class Worker:
         if isinstance(params["spec"], str):
             inputs.append(("the spec", params["spec"]))
         target = self._archive_target(params)
+        # Held-out calls go through a file of its own here; an archive's, when it is written.
+        held_out = self._held_out(params, device) if target is None else None
         result = exporter.run_export(
             self.model, cap.calls, spec, target.path if target else params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
-            eager_cache=self.eager_outputs, inputs=inputs, archive=target)
+            eager_cache=self.eager_outputs, inputs=inputs, archive=target, held_out=held_out)
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:
@@ -318,6 +320,17 @@ class Worker:
                    "; ".join("call %d %s" % (r["call"], r["status"]) for r in bad)),
                 result=result)
         return result
+
+    def _held_out(self, params, device):
+        """The held-out capture the request names (`held_out`: a capture file of the same
+        model), read now, replayed through the programs in their fresh-process check
+        (heldout.py; docs/worker-protocol.md, "Held-out calls"); None when none is named."""
+        from . import heldout
+
+        path = params.get("held_out")
+        if path is None:
+            return None
+        return heldout.Replay(path, self.model, device, self.log)
 
     def _archive_target(self, params):
         """Where the program goes when the request names an archive ({"path", "program"}:
@@ -375,7 +388,9 @@ class Worker:
             from . import freshcheck
 
             freshcheck.prepare()  # normally waiting already, started by the exports
-        return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress)
+        held_out = self._held_out(params, held[names[0]].device) if verify else None
+        return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress,
+                                  held_out=held_out)
 
     def record(self, params):
         """Runs generate() on prompts under dimscope's InputRecorder and writes the
