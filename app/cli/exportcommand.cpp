@@ -13,6 +13,7 @@
 #include "export/exportclient.h"
 #include "export/exportconstraints.h"
 #include "export/exportrun.h"
+#include "export/heldoutstructure.h"
 #include "project/modelreference.h"
 #include "spec/examplecall.h"
 #include "inference/shapetable.h"
@@ -31,6 +32,7 @@ struct Options {
     int call = -1;
     bool strict = false, fixLoop = false, explain = false, separatePrograms = false;
     QString json; // --json FILE
+    QString verifyWith; // --verify-with CAPTURE: held-out calls
 };
 
 // One argument (and its value) into *o; false, with *error, when it is not one.
@@ -45,7 +47,8 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
         {QStringLiteral("--model"), &o->model},   {QStringLiteral("--capture"), &o->capture},
         {QStringLiteral("--constraints"), &o->constraints}, {QStringLiteral("-o"), &o->output},
         {QStringLiteral("--output"), &o->output}, {QStringLiteral("--device"), &o->device},
-        {QStringLiteral("--json"), &o->json},     {QStringLiteral("--call"), nullptr}};
+        {QStringLiteral("--json"), &o->json},     {QStringLiteral("--call"), nullptr},
+        {QStringLiteral("--verify-with"), &o->verifyWith}};
     if (flags.contains(a)) {
         *flags.value(a) = true;
         return true;
@@ -102,6 +105,8 @@ QList<OutputTarget::Input> exportInputs(const Options &o)
     QList<OutputTarget::Input> inputs{{QStringLiteral("--capture"), o.capture}};
     if (!o.constraints.isEmpty())
         inputs.append({QStringLiteral("--constraints"), o.constraints});
+    if (!o.verifyWith.isEmpty())
+        inputs.append({QStringLiteral("--verify-with"), o.verifyWith});
     // `path/to/file.py:callable`: the worker runs that file.
     const int colon = o.model.lastIndexOf(QLatin1Char(':'));
     if (colon > 0 && o.model.left(colon).endsWith(QLatin1String(".py")))
@@ -143,6 +148,22 @@ std::optional<ExportConstraints> loadConstraints(const Options &o, const Capture
     return c;
 }
 
+// --verify-with: a capture whose calls have the recorded calls' structure, checked
+// before anything is exported (HeldOutStructure).
+bool heldOutFits(const Options &o, const Capture &recorded, QString *error)
+{
+    std::optional<Capture> heldOut = CaptureReader::open(o.verifyWith, error);
+    if (!heldOut) {
+        *error = QStringLiteral("--verify-with: %1").arg(*error);
+        return false;
+    }
+    const QString mismatch = HeldOutStructure::mismatch(recorded, *heldOut);
+    if (!mismatch.isEmpty())
+        *error = QStringLiteral("--verify-with: %1; its calls cannot be replayed through programs exported from %2")
+                     .arg(mismatch, o.capture);
+    return mismatch.isEmpty();
+}
+
 // Reads the capture and the constraints; exit 2 (with the message in *error) when
 // they cannot be used.
 std::optional<std::pair<Capture, ExportConstraints>> readInputs(const Options &o, QTextStream &err, QString *error)
@@ -158,6 +179,8 @@ std::optional<std::pair<Capture, ExportConstraints>> readInputs(const Options &o
         *error = QStringLiteral("--call %1: %2 has %3 call(s)").arg(o.call).arg(o.capture).arg(capture->calls.size());
         return std::nullopt;
     }
+    if (!o.verifyWith.isEmpty() && !heldOutFits(o, *capture, error))
+        return std::nullopt;
     std::optional<ExportConstraints> c = loadConstraints(o, *capture, err, error);
     if (!c)
         return std::nullopt;
@@ -218,7 +241,7 @@ int run(const QStringList &args)
     if (!parse(args, &o, &error)) {
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
             << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--separate-programs] [--explain] "
-               "[--json FILE] -o OUT.pt2\n";
+               "[--verify-with CAPTURE] [--json FILE] -o OUT.pt2\n";
         return 2;
     }
     error = refusedOutput(o);
@@ -240,12 +263,14 @@ int run(const QStringList &args)
             options.exampleCall = chooseExampleCall(ShapeTable(capture), *c.set);
         out << "  dims: " << ExportPrinter::dimsText(*c.set) << "\n";
     }
-    return exportAndReport(o, capture, c, ExportRequest::make(o.model, o.capture, o.output, options), out, err);
+    ExportRequest request = ExportRequest::make(o.model, o.capture, o.output, options);
+    request.heldOut = o.verifyWith;
+    return exportAndReport(o, capture, c, request, out, err);
 }
 
 const CliRegistration registration({"export",
                                     "export --model REF --capture FILE [--constraints FILE] [--device cpu|cuda] [--call N] "
-                                    "[--strict] [--fix-loop] [--separate-programs] [--explain] [--json FILE] -o OUT.pt2",
+                                    "[--strict] [--fix-loop] [--separate-programs] [--explain] [--verify-with CAPTURE] [--json FILE] -o OUT.pt2",
                                     "torch.export through the Python worker, then replay every captured call", &run});
 
 } // namespace

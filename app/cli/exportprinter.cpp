@@ -169,6 +169,7 @@ int ExportPrinter::finishSingle(const ExportReport &report)
     if (specialized > 0)
         m_err << "export failed the constraints' intent: the .pt2 was written, but it does not accept other sizes "
                  "for those dims (see the violations torch would raise with named Dims, or check the model)\n";
+    printHeldOut(report);
     return report.ok() ? 0 : 1;
 }
 
@@ -196,6 +197,7 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     // Both quote the worker's words (a failed round's kind, a left-out program's
     // fresh-process error): one line each, escaped.
     m_out << TerminalText::escaped(outcome.tracesText()) << "\n";
+    printHeldOut(report);
     if (!outcome.servesEveryCall()) {
         m_err << TerminalText::escaped(outcome.summary()) << "\n";
         return 1;
@@ -204,6 +206,21 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     if (report.specializedCount() > 0)
         m_err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
     return report.ok() ? 0 : 1;
+}
+
+// --verify-with: one line per group of held-out calls; a call served WRONG is loud (and
+// the report is not ok: exit 1). The lines quote file names and torch's words: escaped.
+void ExportPrinter::printHeldOut(const ExportReport &report)
+{
+    const HeldOutReplay &heldOut = report.outcome.heldOut;
+    for (const QString &line : heldOut.summaryLines())
+        (heldOut.replayed() ? m_out : m_err) << TerminalText::escaped(line) << "\n";
+    const QStringList wrong = heldOut.wrongLines();
+    for (const QString &line : wrong)
+        m_err << TerminalText::escaped(line) << "\n";
+    if (!wrong.isEmpty())
+        m_err << "export failed: " << wrong.size() << " held-out call(s) served WRONG: a program accepted them and "
+                 "gave other outputs than the eager model\n";
 }
 
 int ExportPrinter::interrupted(const InterruptWatcher &interrupts)

@@ -48,6 +48,7 @@ private:
     int finishSingle(const dimscope::ExportReport &report);
     int finishPhases(const dimscope::ExportReport &report);
     bool writeJson(const dimscope::ExportReport &report, const QString &path);
+    void printHeldOut(const dimscope::ExportReport &report);
 
     QTextStream &m_out;
     QTextStream &m_err;

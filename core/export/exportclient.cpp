@@ -121,11 +121,14 @@ int ExportClient::exportModel(const ExportRequest &request)
     return this->request(QStringLiteral("export"), request.toParams());
 }
 
-int ExportClient::writeArchive(const QString &path, const QStringList &programs, bool verify)
+int ExportClient::writeArchive(const QString &path, const QStringList &programs, bool verify, const QString &heldOut)
 {
-    return request(QStringLiteral("write_archive"), QJsonObject{{QStringLiteral("path"), QDir(path).absolutePath()},
-                                                                {QStringLiteral("programs"), QJsonArray::fromStringList(programs)},
-                                                                {QStringLiteral("verify"), verify}});
+    QJsonObject params{{QStringLiteral("path"), QDir(path).absolutePath()},
+                       {QStringLiteral("programs"), QJsonArray::fromStringList(programs)},
+                       {QStringLiteral("verify"), verify}};
+    if (!heldOut.isEmpty())
+        params.insert(QStringLiteral("held_out"), QDir(heldOut).absolutePath());
+    return request(QStringLiteral("write_archive"), params);
 }
 
 int ExportClient::request(const QString &method, const QJsonObject &params)

@@ -62,8 +62,9 @@ public:
     int exportModel(const ExportRequest &request);
     // Writes the programs the worker kept for the archive `path` (export requests with
     // an archive), in this order, once, and with `verify` checks them in one new
-    // interpreter (docs/worker-protocol.md, "Several programs in one archive").
-    int writeArchive(const QString &path, const QStringList &programs, bool verify);
+    // interpreter (docs/worker-protocol.md, "Several programs in one archive"); there
+    // too the calls of the capture `heldOut`, when given ("Held-out calls").
+    int writeArchive(const QString &path, const QStringList &programs, bool verify, const QString &heldOut = {});
 
     // Kills the worker; every pending request fails with kind "cancelled".
     void cancel();

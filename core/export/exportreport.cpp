@@ -63,7 +63,8 @@ int ExportReport::specializedCount() const
 
 bool ExportReport::ok() const
 {
-    return outcome.servesEveryCall() && readBacks.size() == outcome.programs.size() && specializedCount() == 0;
+    return outcome.servesEveryCall() && readBacks.size() == outcome.programs.size() && specializedCount() == 0
+        && outcome.heldOut.wrongCalls().isEmpty();
 }
 
 ExportResult ExportReport::lastResult() const
@@ -102,6 +103,8 @@ QJsonObject ExportReport::toJson() const
                        // interpreters that checked it and the programs left out of it.
                        {QStringLiteral("fresh_interpreters"), outcome.freshInterpreters},
                        {QStringLiteral("left_out_of_archive"), QJsonArray::fromStringList(outcome.leftOut)},
+                       // --verify-with: the held-out calls, each served, rejected or wrong
+                       {QStringLiteral("held_out"), outcome.heldOut.toJson()},
                        {QStringLiteral("rounds"), roundsJson}};
 }
 

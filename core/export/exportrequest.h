@@ -27,6 +27,11 @@ struct ExportRequest {
     // archive (< 2.8). Empty: `output`, a file of its own.
     QString archivePath;
     QString archiveProgram;
+    // A second capture of the same model whose calls are replayed through the programs
+    // in their fresh-process check (--verify-with; docs/worker-protocol.md, "Held-out
+    // calls"): sent with an export that writes a file of its own; a phased export sends
+    // it once, with write_archive, so that every program of the archive is tried.
+    QString heldOut;
 
     QJsonObject toParams() const;
     // The request both front ends send: the model, the capture file, the .pt2 to

@@ -297,6 +297,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.captureReused = r.value(QLatin1String("capture_reused")).toBool();
     x.timings = r.value(QLatin1String("timings")).toObject();
     x.freshProcess = FreshProcessCheck::fromJson(r.value(QLatin1String("fresh_process")).toObject());
+    x.heldOut = HeldOutReplay::fromJson(r.value(QLatin1String("held_out")));
     x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();
     for (const QJsonValue &v : rows)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "export/heldoutreplay.h"
+
 #include <QJsonObject>
 #include <QMetaType>
 #include <QString>
@@ -184,6 +186,8 @@ struct ExportResult {
     QVector<ProgramInput> inputs;
     QJsonObject timings;
     FreshProcessCheck freshProcess;
+    // The request's held-out calls, replayed in that check (a file of its own only).
+    HeldOutReplay heldOut;
     // torch's shape decisions in this export (on failure: those before it failed)
     QVector<ShapeExplanation> explanations;
     WorkerFailure failure; // set when !ok

@@ -27,6 +27,7 @@ PhasedExportOutcome outcomeOf(const ExportResult &result, int callCount)
     outcome.rounds = {result};
     outcome.cancelled = result.failure.kind == QLatin1String("cancelled");
     outcome.traces = 1;
+    outcome.heldOut = result.heldOut;
     if (!result.ok)
         outcome.failedTraces = {QStringLiteral("round 1: %1").arg(result.failure.kind)};
     QSet<int> served;
@@ -110,6 +111,7 @@ void ExportRun::startWithSpec(const Capture &capture, const QJsonObject &spec, c
     begin(capture);
     m_spec = spec;
     m_specCall = qMax(request.call, 0);
+    m_specHeldOut = request.heldOut;
     ExportRequest r = request;
     r.spec = spec;
     emit roundStarted(1, 1);
@@ -156,7 +158,10 @@ void ExportRun::onSpecExportFinished(int id, const ExportResult &result)
         return;
     m_specRequest = -1;
     onRoundFinished(1, 1, result);
-    onExportsFinished(outcomeOf(result, int(m_capture.calls.size())));
+    PhasedExportOutcome outcome = outcomeOf(result, int(m_capture.calls.size()));
+    if (!m_specHeldOut.isEmpty() && outcome.heldOut.isEmpty())
+        outcome.heldOut = HeldOutReplay{m_specHeldOut, QStringLiteral("no program was written and checked"), {}, {}};
+    onExportsFinished(outcome);
 }
 
 void ExportRun::onExportsFinished(const PhasedExportOutcome &outcome)

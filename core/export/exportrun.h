@@ -73,6 +73,7 @@ private:
     QJsonObject m_spec;        // startWithSpec: the spec the program is read back with
     int m_specRequest = -1;
     int m_specCall = 0;        // startWithSpec: the example call asked for
+    QString m_specHeldOut;     // startWithSpec: the held-out capture asked for
     bool m_exporting = false;
     bool m_readingBack = false;
     LatestJob *m_readBack;     // the programs read back on the thread pool

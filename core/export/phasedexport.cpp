@@ -147,6 +147,7 @@ void PhasedExport::runAttempt(const Attempt &attempt)
         request.archiveProgram = ExportRequest::programName(number);
     }
     request.calls = attempt.calls;
+    request.heldOut.clear(); // replayed once, through every program, when the archive is written
     request.call = attempt.calls.isEmpty() ? m_currentExampleCall
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
     m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
@@ -380,8 +381,20 @@ bool PhasedExport::writeArchive()
         dropHeldPrograms(); // they died with the cancelled worker: nothing was written
         return false;
     }
-    m_writeRequest = m_client->writeArchive(m_base.output, names, m_base.verify);
+    m_writeRequest = m_client->writeArchive(m_base.output, names, m_base.verify, m_base.heldOut);
     return true;
+}
+
+// Why held-out calls asked for were not replayed: they go through the programs of the
+// one archive the run writes and checks, and there was none.
+QString PhasedExport::heldOutSkipped() const
+{
+    if (!m_base.verify)
+        return QStringLiteral("the programs were not checked in a new interpreter");
+    if (m_outcome.programs.isEmpty())
+        return QStringLiteral("no program was written");
+    return QStringLiteral("the programs are files of their own (--separate-programs, or a torch without PT2 archives); "
+                          "held-out calls are replayed through the programs of one archive");
 }
 
 void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
@@ -390,6 +403,7 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
         return;
     m_writeRequest = -1;
     m_outcome.freshInterpreters += result.value(QLatin1String("fresh_interpreters")).toInt();
+    m_outcome.heldOut = HeldOutReplay::fromJson(result.value(QLatin1String("held_out")));
     QHash<QString, QJsonObject> checks;
     for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray())
         checks.insert(v.toObject().value(QLatin1String("program")).toString(),
@@ -442,6 +456,10 @@ void PhasedExport::finish()
 {
     if (writeArchive())
         return; // finish runs again when the archive is written
+    if (!m_base.heldOut.isEmpty() && m_outcome.heldOut.isEmpty()) {
+        m_outcome.heldOut.file = m_base.heldOut;
+        m_outcome.heldOut.skipped = heldOutSkipped();
+    }
     // Files of their own (--separate-programs, torch without PT2 archives) were checked
     // each by its export request, a failed check included.
     for (const ExportResult &round : std::as_const(m_outcome.rounds)) {

@@ -101,6 +101,7 @@ private:
     QStringList preferRelations(const QStringList &fixes, QStringList *rest);
     void finish();
     bool writeArchive();
+    QString heldOutSkipped() const;
     void onArchiveWritten(int id, const QJsonObject &result);
     void onArchiveFailed(int id, const WorkerFailure &failure);
     void dropHeldPrograms();

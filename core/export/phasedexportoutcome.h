@@ -46,6 +46,9 @@ struct PhasedExportOutcome {
     int freshInterpreters = 0;
     QStringList leftOut;
     WorkerFailure writeFailure;
+    // The held-out capture's calls (--verify-with), replayed through the programs in the
+    // new interpreter that checked them, or why they were not.
+    HeldOutReplay heldOut;
 
     bool servesEveryCall() const { return !programs.isEmpty() && unserved.isEmpty(); }
     // The calls served, over all programs, in capture order.
