@@ -152,6 +152,28 @@ QString listText(const QStringList &l)
 
 QString orDash(const QString &text) { return text.isEmpty() ? QStringLiteral("-") : fileText(text); }
 
+// What a `record` request ran (the manifest's `recording`): the model, the settings and
+// every prompt, escaped (they are the user's text, read back from a file).
+void printRecording(QTextStream &out, const QJsonObject &r)
+{
+    auto text = [&r](const char *key) {
+        const QJsonValue v = r.value(QLatin1String(key));
+        return v.isString() ? fileText(v.toString()) : v.isDouble() ? QString::number(v.toDouble()) : QStringLiteral("-");
+    };
+    const QJsonValue calls = r.value(QLatin1String("max_calls"));
+    out << "recorded:    " << text("model") << " (" << text("auto_class") << "), max_new_tokens " << text("max_new_tokens")
+        << ", num_beams " << text("num_beams") << ", forward calls kept: "
+        << (calls.isDouble() ? QString::number(calls.toInt()) : QStringLiteral("every one")) << " of "
+        << text("forward_calls") << ", padding " << text("padding_side") << "\n";
+    const QJsonArray batches = r.value(QLatin1String("batches")).toArray();
+    for (qsizetype b = 0; b < batches.size(); ++b) {
+        QStringList prompts;
+        for (const QJsonValue &p : batches.at(b).toArray())
+            prompts << TerminalText::quoted(p.toString());
+        out << "  generate() call " << (b + 1) << ": " << prompts.join(QLatin1String(" | ")) << "\n";
+    }
+}
+
 void printHuman(QTextStream &out, const Capture &capture)
 {
     out << "file:        " << TerminalText::escaped(capture.filePath) << " (" << capture.fileSize << " bytes, header " << capture.headerSize << " bytes)\n";
@@ -166,6 +188,8 @@ void printHuman(QTextStream &out, const Capture &capture)
             f << fileText(it.key()) + QLatin1String(": ") + fileText(it.value());
         out << "flattening:  " << f.join(QLatin1String(", ")) << "\n";
     }
+    if (!capture.recording.isEmpty())
+        printRecording(out, capture.recording);
     out << "calls:       " << capture.calls.size() << "\n";
     for (const CapturedCall &call : capture.calls) {
         out << "\ncall " << call.index << ": " << callSummary(call.inputs) << "\n";
@@ -324,6 +348,8 @@ bool writeJson(QIODevice *out, const Capture &capture)
     writeLeaves(w, capture, leafRows(capture, true));
     w.key(QStringLiteral("producer"));
     w.value(optionalString(capture.producer));
+    w.key(QStringLiteral("recording"));
+    w.value(capture.recording.isEmpty() ? QJsonValue() : QJsonValue(capture.recording));
     w.key(QStringLiteral("schema"));
     w.value(QStringLiteral("dimscope.inspect"));
     w.key(QStringLiteral("schema_version"));

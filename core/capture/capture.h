@@ -103,6 +103,9 @@ public:
     QVector<Parameter> signature;
     QMap<QString, QString> flattening; // class name -> flavour
     QStringList valueIfMissing;
+    // What made the capture when a `record` request did (model, prompts, settings;
+    // docs/capture-format.md): shown by inspect and the Export dock. Empty otherwise.
+    QJsonObject recording;
     QVector<CapturedCall> calls;
     qint64 fileSize = 0;
     qint64 headerSize = 0;             // the JSON header's length in bytes

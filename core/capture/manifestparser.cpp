@@ -315,6 +315,15 @@ bool ManifestParser::parseTopLevel(JsonCursor &c, Capture &out, const char *&cal
             return readOptionalString(c, out.torchVersion, QStringLiteral("manifest 'torch_version'"));
         } else if (key == "transformers_version") {
             return readOptionalString(c, out.transformersVersion, QStringLiteral("manifest 'transformers_version'"));
+        } else if (key == "recording") { // what a `record` request ran (docs/capture-format.md)
+            if (c.peekType() == JsonCursor::Type::Null)
+                return c.readNull() || jsonFailed(c);
+            if (c.peekType() != JsonCursor::Type::Object)
+                return typeError(c, QStringLiteral("manifest 'recording'"), "an object");
+            QJsonValue v;
+            if (!c.readValue(v))
+                return valueFailed(c, QStringLiteral("manifest 'recording'"));
+            out.recording = v.toObject();
         } else if (key == "model") {
             hasModel = parseModel(c, out);
             return hasModel;

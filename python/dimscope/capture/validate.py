@@ -166,6 +166,8 @@ class _ManifestChecker:
             raise self.fail(f"manifest 'version' must be an integer, not {_type_name(m['version'])}")
         for key in ("producer", "torch_version", "transformers_version"):
             self.optional_string(m, key, f"manifest '{key}'")
+        if m.get("recording") is not None and not isinstance(m["recording"], dict):
+            raise self.fail(f"manifest 'recording' must be an object, not {_type_name(m['recording'])}")
         if "model" in m:
             self.model(m["model"])
         if "flattening" in m:
