@@ -131,6 +131,11 @@ int ExportClient::writeArchive(const QString &path, const QStringList &programs,
     return request(QStringLiteral("write_archive"), params);
 }
 
+int ExportClient::record(const RecordRequest &request)
+{
+    return this->request(QStringLiteral("record"), request.toParams());
+}
+
 int ExportClient::request(const QString &method, const QJsonObject &params)
 {
     const int id = m_nextId++;
@@ -322,10 +327,11 @@ QStringList ExportClient::outputFolders() const
     // (python/dimscope/worker/exporter.py, docs/worker-protocol.md); once it is dead the
     // half-written file in there goes, rather than waiting for the next export there.
     QStringList folders;
+    // A recording writes its capture through the same kind of staging folder.
     for (const Pending &p : m_pending) {
-        const bool writes = p.method == QLatin1String("export") || p.method == QLatin1String("write_archive");
-        const QString output = p.params.value(p.method == QLatin1String("export") ? QLatin1String("output")
-                                                                                  : QLatin1String("path")).toString();
+        const bool named = p.method == QLatin1String("export") || p.method == QLatin1String("record");
+        const bool writes = named || p.method == QLatin1String("write_archive");
+        const QString output = p.params.value(named ? QLatin1String("output") : QLatin1String("path")).toString();
         if (writes && !output.isEmpty())
             folders << QFileInfo(output).absolutePath();
     }

@@ -4,6 +4,7 @@
 #include "export/exportrequest.h"
 #include "export/exportresult.h"
 #include "export/pythonruntime.h"
+#include "export/recordrequest.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>
@@ -65,6 +66,11 @@ public:
     // interpreter (docs/worker-protocol.md, "Several programs in one archive"); there
     // too the calls of the capture `heldOut`, when given ("Held-out calls").
     int writeArchive(const QString &path, const QStringList &programs, bool verify, const QString &heldOut = {});
+
+    // Runs generate() on the request's prompts under the recorder and writes the
+    // capture (docs/worker-protocol.md, "record"); progress per forward call and per
+    // generate() call. Cancel kills the worker, and its staging folder goes with it.
+    int record(const RecordRequest &request);
 
     // Kills the worker; every pending request fails with kind "cancelled".
     void cancel();

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "export/promptbatches.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace dimscope {
+
+struct WorkerFailure;
+
+// The parameters of one recording (the worker's `record` request, issue 21 items 2
+// and 5): a model folder or factory, prompt batches, the generation settings and the
+// capture to write. The CLI sends it through ExportClient::record; the GUI will too.
+struct RecordRequest {
+    QString model;        // absolute: a Hugging Face folder, /abs/file.py:make, package.module:make
+    QString tokenizer;    // a tokenizer folder for a factory model; empty: the model folder's own
+    PromptBatches prompts;
+    int maxNewTokens = 8;
+    int numBeams = 1;     // 1: greedy
+    int calls = 0;        // forward calls to keep; 0: every one
+    QString output;       // the capture, written atomically
+    bool overwrite = false;
+    bool trustRemoteCode = false; // the user's consent to a folder's auto_map code
+
+    QJsonObject toParams() const;
+    // The failure's message, with the place of the prompt or batch it names first
+    // ("prompts.txt:7: batches[1][0]: 70 tokens + …"): the worker knows batches, the
+    // user knows lines.
+    QString describe(const WorkerFailure &failure) const;
+};
+
+} // namespace dimscope

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`dimscope-cli record` end to end (issue 21 items 2 and 5): a real tiny Llama folder
+made at test time (seeded config saved with save_pretrained, a word-level tokenizer
+trained with the `tokenizers` library), two prompt blocks recorded by the export
+worker's `record` request, the capture inspected, exported with --fix-loop (every call
+served), and the refusals that must leave no file behind. Nothing is mocked."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+pytest.importorskip("transformers")
+pytest.importorskip("tokenizers")
+from conftest import CLI, HERE, cli, needs_cli  # noqa: E402
+import modelfolders  # noqa: E402
+
+pytestmark = needs_cli
+
+PROMPTS = "the cat sat on the mat\na dog ran\n\nwhat is the shape of a tensor\nthe bird sang a song in the tree\n"
+BATCHES = [["the cat sat on the mat", "a dog ran"],
+           ["what is the shape of a tensor", "the bird sang a song in the tree"]]
+NEW_TOKENS = 3
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return modelfolders.llama(str(tmp_path_factory.mktemp("models") / "tiny-llama"))
+
+
+@pytest.fixture(scope="module")
+def recorded(folder, tmp_path_factory):
+    out = tmp_path_factory.mktemp("recorded")
+    prompts = out / "prompts.txt"
+    prompts.write_text(PROMPTS)
+    capture, project = out / "tiny-llama.safetensors", out / "tiny-llama.dimscope"
+    done = cli("record", "--model", folder, "--prompts", prompts, "--max-new-tokens", NEW_TOKENS,
+               "-o", capture, "--project", project, timeout=600)
+    return done, out, capture, project
+
+
+def left_in(folder):
+    return sorted(os.listdir(folder))
+
+
+def test_record_writes_the_capture_and_the_project(recorded, folder):
+    done, out, capture, project = recorded
+    assert done.returncode == 0, done.stdout + done.stderr
+    # progress per generate() call and per forward call, on stderr
+    assert "[generate] generate() call 1 of 2: 2 prompt(s)" in done.stderr, done.stderr
+    assert "[generate] generate() call 2 of 2: 2 prompt(s)" in done.stderr, done.stderr
+    assert re.search(r"^\[record\] generate\(\) call 2 of 2: forward call 6 \(6 kept\)$", done.stderr, re.M), done.stderr
+    assert "recorded 6 of 6 forward call(s) in 2 generate() call(s) into %s" % capture in done.stdout, done.stdout
+    assert "padding left" in done.stdout
+    # the capture, the project and the prompts: no staging folder or temporary file left
+    assert left_in(out) == ["prompts.txt", "tiny-llama.dimscope", "tiny-llama.safetensors"]
+    proj = json.loads(project.read_text())
+    assert proj["format"] == "dimscope.project", proj
+    assert os.path.realpath(os.path.join(out, proj["model"])) == os.path.realpath(folder), proj["model"]
+    assert proj["capture"] == "tiny-llama.safetensors", proj
+    assert {d["name"] for d in proj["constraints"]["dims"]} >= {"batch", "past_len"}, proj["constraints"]
+
+
+def test_inspect_shows_the_calls_and_what_made_them(recorded, folder):
+    _, _, capture, _ = recorded
+    done = cli("inspect", capture, "--json")
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    # two generate() calls of 3 new tokens: a prefill and two decode steps each
+    assert len(info["calls"]) == 6, [c["summary"] for c in info["calls"]]
+    paths = [leaf["path"] for leaf in info["leaves"]]
+    assert paths[:2] == ["input_ids", "attention_mask"], paths
+    assert any(p.startswith("past_key_values.") for p in paths), paths
+    ids = next(leaf for leaf in info["leaves"] if leaf["path"] == "input_ids")
+    # left-padded batches of 2: 6 and 8 tokens (words), then one token per step
+    assert [c["shape"] for c in ids["calls"]] == [[2, 6], [2, 1], [2, 1], [2, 8], [2, 1], [2, 1]], ids["calls"]
+    recording = info["recording"]
+    assert recording["batches"] == BATCHES
+    assert recording["model"] == folder and recording["auto_class"] == "AutoModelForCausalLM"
+    assert (recording["max_new_tokens"], recording["num_beams"], recording["max_calls"]) == (NEW_TOKENS, 1, None)
+    assert recording["padding_side"] == "left" and recording["forward_calls"] == 6
+    human = cli("inspect", capture)
+    assert human.returncode == 0, human.stderr
+    assert "recorded:    %s (AutoModelForCausalLM), max_new_tokens 3, num_beams 1" % folder in human.stdout
+    assert "  generate() call 2: 'what is the shape of a tensor' | 'the bird sang a song in the tree'" in human.stdout
+
+
+def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path):
+    _, _, capture, _ = recorded
+    done = cli("export", "--model", folder, "--capture", capture, "--fix-loop", "-o", tmp_path / "llama.pt2")
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    assert "every captured call (6) replays" in done.stdout, done.stdout[-3000:]
+
+
+def record_fails(*args, out):
+    """Runs record expecting a refusal: exit 2, one error line, nothing left in `out`."""
+    before = left_in(out)
+    done = cli("record", *args, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert left_in(out) == before, done.stderr
+    return done.stderr
+
+
+def test_folder_without_tokenizer_is_refused(tmp_path):
+    bare = modelfolders.llama(str(tmp_path / "no-tokenizer"), with_tokenizer=False)
+    err = record_fails("--model", bare, "--prompt", "the cat", "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: no_tokenizer: %s has no tokenizer (none of tokenizer.json" % bare in err, err
+
+
+def test_empty_prompt_block_is_refused_before_anything_runs(folder, tmp_path):
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("the cat\n\n\na dog\n")
+    err = record_fails("--model", folder, "--prompts", prompts, "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: %s:3: an empty prompt block" % prompts in err, err
+    assert "[generate]" not in err
+
+
+def test_existing_output_is_kept_without_overwrite(folder, tmp_path):
+    existing = tmp_path / "c.safetensors"
+    existing.write_text("mine")
+    err = record_fails("--model", folder, "--prompt", "the cat", "-o", existing, out=tmp_path)
+    assert "-o %s exists; give --overwrite to replace it" % existing in err, err
+    assert existing.read_text() == "mine"
+
+
+def test_prompt_longer_than_the_model_takes_names_its_line(folder, tmp_path):
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("the cat\n\na dog\n" + " ".join(["the cat sat on the mat"] * 11) + "\n")
+    err = record_fails("--model", folder, "--prompts", prompts, "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert re.search(r"dimscope-cli record: prompt_too_long: prompts.txt:4: batches\[1\]\[1\]: 66 tokens \+ 8 new "
+                     r"tokens > max_position_embeddings 64 of .*config.json", err), err
+
+
+def test_auto_map_folder_runs_no_code_without_consent(tmp_path):
+    remote = modelfolders.llama(str(tmp_path / "remote"))
+    marker = tmp_path / "ran.txt"
+    modelfolders.add_auto_map(remote, marker)
+    err = record_fails("--model", remote, "--prompt", "the cat", "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: remote_code: %s: field auto_map asks transformers to run the folder's own " \
+           "Python code: modeling_custom.py (sha256 " % os.path.join(remote, "config.json") in err, err
+    assert "no consent was given" in err
+    assert not marker.exists()
+
+
+SLOW_FACTORY = '''
+import time
+from transformers import AutoModelForCausalLM
+
+
+def make():
+    model = AutoModelForCausalLM.from_pretrained(%r)
+    model.register_forward_pre_hook(lambda module, args: time.sleep(1.5))
+    return model
+'''
+
+
+def test_interrupt_stops_the_worker_and_leaves_no_file(folder, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    factory = tmp_path / "slow_model.py"
+    factory.write_text(SLOW_FACTORY % folder)
+    env = dict(os.environ, PYTHONPATH=str(HERE))
+    proc = subprocess.Popen([CLI, "record", "--model", "%s:make" % factory, "--tokenizer", folder,
+                             "--prompt", "the cat", "--prompt", "a dog ran", "--max-new-tokens", "8",
+                             "-o", str(out / "c.safetensors")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    err = ""
+    deadline = time.monotonic() + 120
+    while "forward call 1 " not in err and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        err += line
+    assert "[record] generate() call 1 of 1: forward call 1 (1 kept)" in err, err
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=60)
+    err += rest
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "dimscope-cli record: interrupted by SIGINT: the worker was stopped, nothing was written" in err, err
+    assert left_in(out) == [], left_in(out)
