@@ -392,6 +392,21 @@ class Worker:
         return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress,
                                   held_out=held_out)
 
+    def synthesize_continuation(self, params):
+        """Records the example calls of the continuation program (continuation.py) from a
+        capture of a decoder's generate() into the capture file `output`; the result says
+        why not where they cannot be made (docs/worker-protocol.md)."""
+        from . import continuation
+        from .errors import WorkerError
+
+        for key in ("capture", "output"):
+            if not isinstance(params.get(key), str):
+                raise WorkerError("bad_request", "synthesize_continuation needs %r (a path)" % key)
+        self._ensure_model(params.get("model"))
+        device = self.model_device or "cpu"
+        cap, _key, _reused = self._capture(params["capture"], device)
+        return continuation.synthesize(self.model, cap.calls, params["output"], self.log)
+
     def record(self, params):
         """Runs generate() on prompts under dimscope's InputRecorder and writes the
         capture (recording.py; docs/worker-protocol.md, "record"). The model it loads
@@ -456,7 +471,8 @@ class Worker:
         return method != "shutdown"
 
 
-METHODS = ("hello", "load_model", "describe", "export", "write_archive", "record", "shutdown")
+METHODS = ("hello", "load_model", "describe", "export", "write_archive", "synthesize_continuation", "record",
+           "shutdown")
 
 
 def _qualname(t):
