@@ -71,9 +71,19 @@ def export(two_phase, out, *extra):
 
 @pytest.fixture(scope="module")
 def exported(two_phase):
-    out = two_phase[0] / "archive" / "tp.pt2"
+    """The archive, exported with held-out calls (--verify-with, issue 24 item 4): a second
+    recording of the model with a prompt and a past of lengths never recorded (each
+    served by its phase's program), and a batch of 3 where every recorded call had 2
+    (rejected by both programs: the batch is static)."""
+    folder, _, _, model = two_phase
+    out = folder / "archive" / "tp.pt2"
     out.parent.mkdir()
-    return out, *export(two_phase, out)
+    g = torch.Generator().manual_seed(2)
+    held_out = record(model, [(torch.randn(2, 7, 256, generator=g),),
+                              (torch.randn(2, 2, 256, generator=g), torch.randn(2, 6, 256, generator=g)),
+                              (torch.randn(3, 4, 256, generator=g),)],
+                      folder / "held_out.safetensors", no_grad=True)
+    return out, *export(two_phase, out, "--verify-with", held_out)
 
 
 def weight_bytes(path):
@@ -104,6 +114,28 @@ def test_the_cli_writes_both_programs_into_one_archive_and_names_each(exported):
     assert report["fresh_interpreters"] == 1 and report["left_out_of_archive"] == [], report
     assert [p["fresh_process"]["status"] for p in report["programs"]] == ["ok", "ok"], report["programs"]
     assert "plain torch.export.pt2_archive._package.load_pt2 of tp.pt2, program phase2, works after" in done.stderr
+
+
+@needs_cli
+@needs_archive
+def test_held_out_calls_replay_through_the_first_program_that_accepts_them(exported):
+    """In the archive's one new interpreter (still one): a call each program serves, and
+    one every program rejects, named with each program's guard, in the summary and --json."""
+    out, done, report = exported
+    held = report["held_out"]
+    assert held["file"].endswith("held_out.safetensors") and held["programs"] == ["model", "phase2"], held
+    assert [(c["call"], c["status"], c["program"]) for c in held["calls"]] == [
+        (0, "served", "model"), (1, "served", "phase2"), (2, "rejected", None)], held["calls"]
+    assert held["served"] == 2 and held["wrong"] == 0 and held["calls"][0]["max_abs"] < 1e-4, held
+    rejected = held["calls"][2]["rejections"]
+    # model: the static batch ("x.size()[0] == 2" on torch 2.14); phase2: the missing `past`
+    assert [r["program"] for r in rejected] == ["model", "phase2"] and "2" in rejected[0]["guard"], rejected
+    assert "past" in rejected[1]["guard"], rejected
+    assert "held-out held_out.safetensors: 2 of 3 calls served (call 0 by model, call 1 by phase2)\n" in done.stdout
+    line = "held-out held_out.safetensors: call 2 rejected by every program: model: %s; phase2: %s\n" % (
+        rejected[0]["guard"], rejected[1]["guard"])
+    assert line in done.stdout, done.stdout[-3000:]
+    assert report["fresh_interpreters"] == 1 and report["ok"], report
 
 
 @needs_cli

@@ -146,6 +146,18 @@ def recorded(name, workdir):
     return _RECORDED[name]
 
 
+# Families exported with a second recording's calls replayed through their programs
+# (`--verify-with`, issue 24 item 4): tinymodels.record_held_out.
+HELD_OUT = {"llama"}
+
+
+def held_out_args(name, workdir):
+    if name not in HELD_OUT:
+        return []
+    held = tinymodels.record_held_out(name, workdir / f"{name}.heldout.safetensors")
+    return ["--verify-with", str(held), "--json", str(workdir / f"{name}.export.json")]
+
+
 def run_family(name, workdir):
     if name in _EXPORTED:
         return _EXPORTED[name]
@@ -154,7 +166,7 @@ def run_family(name, workdir):
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
     out = workdir / f"{name}.pt2"
     result = cli("export", "--model", f"{HERE / 'tinymodels.py'}:{name}", "--capture", str(capture),
-                 "--fix-loop", "-o", str(out))
+                 "--fix-loop", *held_out_args(name, workdir), "-o", str(out))
     _EXPORTED[name] = (capture, result)
     return capture, result
 
@@ -240,6 +252,35 @@ def test_generate_capture_exports_end_to_end(name, workdir):
         symbolic = [p for p, inputs in shapes.items()
                     if leaf in inputs and dim < len(inputs[leaf]) and not inputs[leaf][dim].isdigit()]
         assert symbolic, f"{leaf} dim {dim} is static in every program: {shapes}"
+
+
+def test_held_out_calls_replay_through_the_programs_in_the_fresh_process(workdir):
+    """A second generate() run (batch 1, a 13-token prompt with 6 new tokens, then a
+    1-token prompt) replayed through Llama's programs in the interpreter that checked the
+    archive: each call served by the first program that accepts it and agreeing with the
+    eager model, or named with every program's guard; none served wrong."""
+    _, result = run_family("llama", workdir)
+    report = json.loads((workdir / "llama.export.json").read_text())["held_out"]
+    assert report["replayed"] and report["file"] == str(workdir / "llama.heldout.safetensors"), report
+    calls = report["calls"]
+    assert [c["call"] for c in calls] == list(range(8)), calls
+    assert report["wrong"] == 0 and not [c for c in calls if c["status"] not in ("served", "rejected")], calls
+    # The batch-1 generation past every recorded prompt length: served, as the eager model.
+    for c in calls[:6]:
+        assert c["status"] == "served" and c["program"] in report["programs"] and c["max_abs"] < 1e-4, c
+    for c in calls:
+        if c["status"] == "rejected":  # each program's guard, in the archive's order
+            assert [r["program"] for r in c["rejections"]] == report["programs"] and all(
+                r["guard"] for r in c["rejections"]), c
+    served = [c["call"] for c in calls if c["status"] == "served"]
+    assert "held-out llama.heldout.safetensors: %d of 8 calls served (" % len(served) in result.stdout, \
+        result.stdout[-3000:]
+    for c in calls:
+        if c["status"] == "rejected":
+            assert re.search(r"^held-out llama\.heldout\.safetensors: calls? [0-9, -]*\b%d\b[0-9, -]* rejected by every "
+                             r"program: model: " % c["call"], result.stdout, re.M), result.stdout[-3000:]
+    # Replayed in the archive's one new interpreter, not in one of their own.
+    assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
 
 
 def test_inspect_lists_outputs_of_every_call(workdir):

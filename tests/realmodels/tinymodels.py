@@ -147,6 +147,23 @@ def record(name, path, prompt_lengths=(5, 8), new_tokens=4):
     return rec
 
 
+def record_held_out(name, path):
+    """A second recording of `name` for `export --verify-with` (issue 24 item 4): calls the
+    first recording has not seen: batch 1 with a prompt longer than any recorded (13
+    tokens) and a longer generation (6 new tokens), then a 1-token prompt."""
+    from dimscope.capture import InputRecorder
+
+    model = FACTORIES[name]()
+    rec = InputRecorder(store_n_calls=8)
+    with torch.no_grad(), rec(model):
+        for length, new_tokens in ((13, 6), (1, 2)):
+            ids, mask = prompt(length, batch=1, pad=0)
+            model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens,
+                           min_new_tokens=new_tokens, do_sample=False)
+    rec.save(path)
+    return path
+
+
 if __name__ == "__main__":
     import sys
     record(sys.argv[1], sys.argv[2])

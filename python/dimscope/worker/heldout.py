@@ -149,7 +149,10 @@ def _guard_text(message):
     guard = parse_guard_failure(message)
     if guard:
         return guard["expression"]
-    return (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
+    first = (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
+    # "RuntimeError: Expected input at ..." (torch's input check): its words, without the class
+    kind, _, rest = first.partition(": ")
+    return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first
 
 
 # ------------------------------------------------------------------ the new interpreter
