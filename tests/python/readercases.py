@@ -218,6 +218,13 @@ def structure_cases():
     h = copy.deepcopy(header)
     h["c0/in/0"]["note"] = Lit("NaN")
     add("NaN in the header", h=h)
+    # The optional 'recording' (what a `record` request ran): an object or null, else refused.
+    for name, value in (("an object", {"model": "/m", "batches": [["a b", "c\u202e"]], "max_calls": None}),
+                        ("null", None), ("a string", "x"), ("a list", [{"model": "/m"}]), ("a number", Lit("1")),
+                        ("a boolean", True)):
+        m = copy.deepcopy(manifest)
+        m["recording"] = value
+        add(f"recording is {name}", m)
     return cases
 
 

@@ -204,6 +204,20 @@ def test_hostile_structures_are_read_alike(tmp_path):
     assert problems == [], "\n".join(problems[:40])
 
 
+def test_recording_is_an_object_or_null_in_both_readers(tmp_path):
+    """The manifest's optional `recording` (what `dimscope-cli record` ran): both readers
+    take an object or null and refuse anything else, naming the member."""
+    cases = [c for c in readercases.structure_cases() if c[0].startswith("recording is ")]
+    assert len(cases) == 6
+    assert check_agreement(cases, tmp_path) == []
+    paths = [tmp_path / f"case{i}.safetensors" for i in range(len(cases))]
+    for (name, _), c in zip(cases, cpp_read(paths)):
+        accepted = name in ("recording is an object", "recording is null")
+        assert c["ok"] == accepted, (name, c)
+        if not accepted:
+            assert "manifest 'recording' must be an object, not " in c["error"], (name, c["error"])
+
+
 def test_mutated_seeds_are_read_alike(tmp_path):
     cases = readercases.mutation_cases()
     problems = check_agreement(cases, tmp_path)
