@@ -37,6 +37,8 @@ QString structureKey(const QMap<QString, QVector<qint64>> &shapes)
 
 int sizeClass(qint64 v) { return v <= 0 ? 0 : (v == 1 ? 1 : 2); }
 
+using LeafDim = QPair<QString, int>;
+
 // (path, dim) -> the sizes in each of `calls` (-1 where absent)
 QMap<QPair<QString, int>, QVector<qint64>> dimValues(const Capture &capture, const QVector<int> &calls)
 {
@@ -174,6 +176,26 @@ QStringList narrowToPhase(const Capture &phase, ConstraintSet *set)
     return notes;
 }
 
+// The leaf dims of every root Dim that `set` declares from 0 or 1 (inference's batch
+// Dim, issue 27 item 3; a user's min=1): torch traces such a Dim as >= 2 and accepts the
+// declared min, and verification replays the calls at 1 (and a batch-1 slice), so a call
+// at 1 shares its program with the calls at >= 2 instead of forming a phase where every
+// other Dim loses the values the rest of its calls had (issue 24 item 2: a prefill at
+// batch 1 and one at batch 3 are one program with a dynamic prompt length). 0 stays a
+// phase of its own: an empty tensor takes other paths.
+QSet<LeafDim> leafDimsServedFromOne(const ConstraintSet &set)
+{
+    QSet<LeafDim> out;
+    const QHash<QString, DimUses> uses = usesByDim(set);
+    for (const DimDecl &dim : set.dims()) {
+        if (!dim.isDerived() && dim.min && *dim.min <= 1) {
+            for (const auto &use : uses.value(dim.name))
+                out.insert(use);
+        }
+    }
+    return out;
+}
+
 // Every call has one structure and one of them has every varying dim >= 2 (the demo's
 // second turn: 3 new tokens over a cache of 8): a program traced from it may serve the
 // calls on the 0/1 boundary too (torch checks a lower bound at run time only above 2),
@@ -238,7 +260,7 @@ QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, c
     QVector<int> all;
     for (int c = 0; c < capture.calls.size(); ++c)
         all << c;
-    QVector<QVector<int>> groups = split(capture, all);
+    QVector<QVector<int>> groups = split(capture, all, &given);
     if (groups.size() <= 1 || hasGeneralCall(capture, all))
         return {PlannedPhase{{}, QStringLiteral("every call"), given, QStringLiteral("the constraints given"), {}}};
     std::stable_sort(groups.begin(), groups.end(),
@@ -280,9 +302,11 @@ Capture ExportPhases::subset(const Capture &capture, const QVector<int> &calls)
     return sub;
 }
 
-QVector<QVector<int>> ExportPhases::split(const Capture &capture, const QVector<int> &calls)
+QVector<QVector<int>> ExportPhases::split(const Capture &capture, const QVector<int> &calls,
+                                          const ConstraintSet *declared)
 {
     const auto values = dimValues(capture, calls);
+    const QSet<LeafDim> fromOne = declared ? leafDimsServedFromOne(*declared) : QSet<LeafDim>();
     QVector<QPair<QString, int>> varying;
     for (auto it = values.begin(); it != values.end(); ++it) {
         if (varies(it.value()))
@@ -295,7 +319,8 @@ QVector<QVector<int>> ExportPhases::split(const Capture &capture, const QVector<
         QString key = structureKey(shapes);
         for (const auto &pd : varying) {
             const qint64 v = values.value(pd).value(i, -1);
-            key += QLatin1Char(';') + (v < 0 ? QStringLiteral("-") : QString::number(sizeClass(v)));
+            const int size = v < 0 ? -1 : sizeClass(v);
+            key += QLatin1Char(';') + (size < 0 ? QStringLiteral("-") : QString::number(size == 1 && fromOne.contains(pd) ? 2 : size));
         }
         auto it = byKey.find(key);
         if (it == byKey.end()) {

@@ -25,8 +25,10 @@ Capture subset(const Capture &capture, const QVector<int> &calls);
 // Splits `calls` into groups that one program can plausibly serve: the same input
 // structure (leaf paths and ranks), and for every dimension that varies among them
 // the same size class (0, 1, or >= 2: torch specializes 0 and 1). Groups keep call
-// order and are ordered by their first call.
-QVector<QVector<int>> split(const Capture &capture, const QVector<int> &calls);
+// order and are ordered by their first call. With `declared`, a dim of a Dim it declares
+// from 0 or 1 puts its calls at 1 with those at >= 2 (one program serves both).
+QVector<QVector<int>> split(const Capture &capture, const QVector<int> &calls,
+                            const ConstraintSet *declared = nullptr);
 
 // What sets the phase apart, for messages: the leaf dims that vary over the whole
 // capture but are constant within `calls` ("past_key_values.key_cache[0] dim 2 = 0"),

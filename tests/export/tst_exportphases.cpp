@@ -15,17 +15,20 @@ using namespace dimscope;
 namespace {
 
 // Prompts of 5 and 8 tokens, 4 steps each: calls 0 and 4 prefill, the others decode.
-Capture generateCapture()
+// `batches`: the batch of each generate() run.
+Capture generateCapture(QPair<int, int> batches = {2, 2})
 {
     QStringList text;
     for (int prompt : {5, 8}) {
+        const int batch = prompt == 5 ? batches.first : batches.second;
         for (int step = 0; step < 4; ++step) {
             const int seq = step == 0 ? prompt : 1;
             const int past = step == 0 ? 0 : prompt + step - 1;
-            text << QStringLiteral("input_ids=2x%1:i64 attention_mask=2x%2:i64 past_key_values=cache(2:2x2x%3x8)")
+            text << QStringLiteral("input_ids=%4x%1:i64 attention_mask=%4x%2:i64 past_key_values=cache(2:%4x2x%3x8)")
                         .arg(seq)
                         .arg(past + seq)
-                        .arg(past);
+                        .arg(past)
+                        .arg(batch);
         }
     }
     Capture capture = test::makeCapture(text.join(QLatin1Char('|')));
@@ -58,6 +61,7 @@ private slots:
     void aCallOfTheGeneralShapeTriesOneProgramFirst();
     void userEditsSurviveInEveryPhase();
     void derivedRelationNeedsEveryCallAndTwoValues();
+    void aBatchOfOneSharesItsPhaseWithLargerBatches();
 };
 
 void TstExportPhases::generateCaptureIsSplitBeforeTheFirstTrace()
@@ -172,6 +176,32 @@ void TstExportPhases::derivedRelationNeedsEveryCallAndTwoValues()
     QVERIFY(!ExportPhases::derivedRelation(ExportPhases::subset(capture, {2}), proposal, total));
     // A Dim that is not in the set has no relation.
     QVERIFY(!ExportPhases::derivedRelation(capture, proposal, QStringLiteral("nosuchdim")));
+}
+
+// Issue 24 item 2: generate() at batch 1 (a 5-token prompt), then at batch 3 (8 tokens).
+// The batch Dim is declared from 1, so a call at batch 1 needs no program of its own:
+// two phases (decode, prefill), not four, and the prefill keeps its prompt length a Dim
+// (with a program per batch each prefill had one prompt length, a constant).
+void TstExportPhases::aBatchOfOneSharesItsPhaseWithLargerBatches()
+{
+    const Capture capture = generateCapture({1, 3});
+    const ConstraintSet proposal = proposalFor(capture);
+    const QString batch = dimOf(proposal, QStringLiteral("input_ids"), 0);
+    QVERIFY(!batch.isEmpty());
+    QCOMPARE(proposal.dim(batch)->min, std::optional<qint64>(1));
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 2);
+    QCOMPARE(phases.at(0).calls, (QVector<int>{1, 2, 3, 5, 6, 7}));
+    QCOMPARE(phases.at(1).calls, (QVector<int>{0, 4}));
+    const ConstraintSet &prefill = phases.at(1).constraints;
+    QVERIFY(!dimOf(prefill, QStringLiteral("input_ids"), 1).isEmpty()); // 5 and 8: a Dim
+    const QString prefillBatch = dimOf(prefill, QStringLiteral("input_ids"), 0);
+    QVERIFY(!prefillBatch.isEmpty());
+    QCOMPARE(prefill.dim(prefillBatch)->min, std::optional<qint64>(1));
+    // A user who declares the batch from 2 keeps the batch-1 calls apart.
+    ConstraintSet fromTwo = proposal;
+    QVERIFY(fromTwo.setRange(batch, 2, std::nullopt).isEmpty());
+    QCOMPARE(ExportPhases::plan(capture, fromTwo, proposal).size(), 4);
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TstExportPhases)
