@@ -30,7 +30,7 @@ namespace {
 struct Options {
     QString model, capture, constraints, output, device = QStringLiteral("cpu");
     int call = -1;
-    bool strict = false, fixLoop = false, explain = false, separatePrograms = false;
+    bool strict = false, fixLoop = false, explain = false, separatePrograms = false, noContinuation = false;
     QString json; // --json FILE
     QString verifyWith; // --verify-with CAPTURE: held-out calls
 };
@@ -42,7 +42,8 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
     const QHash<QString, bool *> flags{{QStringLiteral("--strict"), &o->strict},
                                        {QStringLiteral("--fix-loop"), &o->fixLoop},
                                        {QStringLiteral("--explain"), &o->explain},
-                                       {QStringLiteral("--separate-programs"), &o->separatePrograms}};
+                                       {QStringLiteral("--separate-programs"), &o->separatePrograms},
+                                       {QStringLiteral("--no-continuation"), &o->noContinuation}};
     const QHash<QString, QString *> values{
         {QStringLiteral("--model"), &o->model},   {QStringLiteral("--capture"), &o->capture},
         {QStringLiteral("--constraints"), &o->constraints}, {QStringLiteral("-o"), &o->output},
@@ -218,8 +219,10 @@ int exportAndReport(const Options &o, const Capture &capture, const ExportConstr
     ExportOptions options;
     options.fixLoop = o.fixLoop;
     options.separatePrograms = o.separatePrograms;
+    PhasedExport::Options phased = PhasedExport::Options::from(options);
+    phased.continuation = !o.noContinuation;
     if (c.set)
-        run.start(capture, *c.set, request, PhasedExport::Options::from(options));
+        run.start(capture, *c.set, request, phased);
     else
         run.startWithSpec(capture, c.spec, request);
     if (run.isRunning())
@@ -240,7 +243,7 @@ int run(const QStringList &args)
     QString error;
     if (!parse(args, &o, &error)) {
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
-            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--separate-programs] [--explain] "
+            << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--no-continuation] [--separate-programs] [--explain] "
                "[--verify-with CAPTURE] [--json FILE] -o OUT.pt2\n";
         return 2;
     }
@@ -270,7 +273,7 @@ int run(const QStringList &args)
 
 const CliRegistration registration({"export",
                                     "export --model REF --capture FILE [--constraints FILE] [--device cpu|cuda] [--call N] "
-                                    "[--strict] [--fix-loop] [--separate-programs] [--explain] [--verify-with CAPTURE] [--json FILE] -o OUT.pt2",
+                                    "[--strict] [--fix-loop] [--no-continuation] [--separate-programs] [--explain] [--verify-with CAPTURE] [--json FILE] -o OUT.pt2",
                                     "torch.export through the Python worker, then replay every captured call", &run});
 
 } // namespace

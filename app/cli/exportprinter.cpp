@@ -90,9 +90,12 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
         return;
     QObject::connect(&run, &ExportRun::attemptStarted,
                      &run, [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &set) {
-                         if (!calls.isEmpty()) // empty: the one program for every call
+                         // empty: the one program for every call, or the continuation's synthesized calls
+                         if (!calls.isEmpty())
                              m_out << "\n== phase " << attempt << ": calls " << ExportPhases::callsText(calls) << " ("
                                    << description << ") ==\n  dims: " << dimsText(set) << "\n";
+                         else if (description != QLatin1String("every call"))
+                             m_out << "\n== phase " << attempt << ": " << description << " ==\n  dims: " << dimsText(set) << "\n";
                      });
     QObject::connect(&run, &ExportRun::attemptSkipped,
                      &run, [this](int, const QVector<int> &, const QString &why) { m_err << "phase skipped: " << why << "\n"; });
@@ -186,13 +189,14 @@ int ExportPrinter::finishPhases(const ExportReport &report)
                   << " (dimscope.constraints):\n"
                   << ConstraintSetJson::write(p.constraints);
         m_out << "\nexported " << outcome.programText(i) << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
-              << ", example call " << r.exampleCall << ") serving calls " << ExportPhases::callsText(p.calls) << "\n";
+              << ", example call " << r.exampleCall << (p.synthesized.isEmpty() ? "" : " of its synthesized calls")
+              << ") serving calls " << p.callsText() << "\n";
         const int specialized = printExportReadBack(m_out, m_err, outcome.programText(i), report.readBacks.value(i));
         printSuccessExplanations(r, specialized > 0);
     }
     m_out << "\nprograms (" << outcome.programs.size() << "):\n";
     for (int i = 0; i < outcome.programs.size(); ++i)
-        m_out << "  " << outcome.programText(i) << "  calls " << ExportPhases::callsText(outcome.programs.at(i).calls) << "  ("
+        m_out << "  " << outcome.programText(i) << "  calls " << outcome.programs.at(i).callsText() << "  ("
               << outcome.programs.at(i).description << ")\n";
     // Both quote the worker's words (a failed round's kind, a left-out program's
     // fresh-process error): one line each, escaped.

@@ -136,6 +136,14 @@ int ExportClient::record(const RecordRequest &request)
     return this->request(QStringLiteral("record"), request.toParams());
 }
 
+int ExportClient::synthesizeContinuation(const QString &model, const QString &capture, const QString &output)
+{
+    QJsonObject p{{QStringLiteral("capture"), capture}, {QStringLiteral("output"), output}};
+    if (!model.isEmpty())
+        p.insert(QStringLiteral("model"), model);
+    return request(QStringLiteral("synthesize_continuation"), p);
+}
+
 int ExportClient::request(const QString &method, const QJsonObject &params)
 {
     const int id = m_nextId++;

@@ -67,6 +67,10 @@ public:
     // too the calls of the capture `heldOut`, when given ("Held-out calls").
     int writeArchive(const QString &path, const QStringList &programs, bool verify, const QString &heldOut = {});
 
+    // Records the continuation program's example calls, synthesized from the capture
+    // of a decoder's generate(), into the capture file `output` (docs/worker-protocol.md).
+    int synthesizeContinuation(const QString &model, const QString &capture, const QString &output);
+
     // Runs generate() on the request's prompts under the recorder and writes the
     // capture (docs/worker-protocol.md, "record"); progress per forward call and per
     // generate() call. Cancel kills the worker, and its staging folder goes with it.

@@ -87,6 +87,14 @@ QJsonObject ExportReport::toJson() const
         program.insert(QStringLiteral("batch_slice"), p.result.batchSliceJson()); // synthesized, not a recorded call
         program.insert(QStringLiteral("torch_export_calls"), p.traces);
         program.insert(QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(p.failedTraces));
+        // The phase it serves and its captured calls; a synthesized program (the
+        // continuation) serves none and says which calls it was verified on.
+        program.insert(QStringLiteral("phase"), p.description);
+        QJsonArray calls;
+        for (int c : p.calls)
+            calls.append(c);
+        program.insert(QStringLiteral("calls"), calls);
+        program.insert(QStringLiteral("synthesized"), p.synthesized.isEmpty() ? QJsonValue() : QJsonValue(p.synthesized));
         programsJson.append(program);
     }
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},

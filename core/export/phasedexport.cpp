@@ -11,6 +11,7 @@
 #include "inference/captureanalysis.h"
 #include "inference/shapetable.h"
 #include "export/suggestedfixapplier.h"
+#include "capture/capturereader.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -34,6 +35,46 @@ QVector<int> servedBy(const ExportResult &r)
     return served;
 }
 
+// A Dim that is the sum of two others in every call (the continuation's mask length:
+// total_len = past_len + seq_len) cannot be declared as a sum (torch's Dims take one
+// root); its minimum is raised to theirs, as torch's fix would after a failed trace.
+// Returns what was raised.
+QStringList raiseSumMinimums(const Capture &calls, ConstraintSet *set)
+{
+    QVector<DimDecl> roots; // a copy: setRange changes the set
+    QHash<QString, QVector<qint64>> values;
+    for (const DimDecl &dim : set->dims()) {
+        if (!dim.isDerived()) {
+            roots << dim;
+            values.insert(dim.name, ExportPhases::valuesOfDim(calls, *set, dim.name));
+        }
+    }
+    const auto isSum = [&values](const QString &total, const QString &x, const QString &y) {
+        const QVector<qint64> t = values.value(total), a = values.value(x), b = values.value(y);
+        bool sum = !t.isEmpty() && a.size() == t.size() && b.size() == t.size();
+        for (int c = 0; c < t.size() && sum; ++c)
+            sum = t[c] >= 0 && a[c] >= 0 && b[c] >= 0 && t[c] == a[c] + b[c];
+        return sum;
+    };
+    QStringList notes;
+    for (const DimDecl &total : std::as_const(roots)) {
+        bool raised = false;
+        for (int i = 0; i < roots.size() && !raised; ++i) {
+            for (int j = i + 1; j < roots.size() && !raised; ++j) {
+                const DimDecl &x = roots[i], &y = roots[j];
+                if (x.name == total.name || y.name == total.name || !isSum(total.name, x.name, y.name))
+                    continue;
+                const qint64 lowest = x.min.value_or(0) + y.min.value_or(0);
+                raised = lowest > total.min.value_or(0) && set->setRange(total.name, lowest, total.max).isEmpty();
+                if (raised)
+                    notes << QStringLiteral("%1 from %2 (%1 = %3 + %4 in every call)").arg(total.name).arg(lowest)
+                                 .arg(x.name, y.name);
+            }
+        }
+    }
+    return notes;
+}
+
 } // namespace
 
 PhasedExport::PhasedExport(ExportClient *client, QObject *parent)
@@ -43,10 +84,14 @@ PhasedExport::PhasedExport(ExportClient *client, QObject *parent)
     connect(m_loop, &FixLoop::roundFinished, this,
             [this](int round, const ExportResult &r) { emit roundFinished(m_attempt, round, r); });
     connect(m_loop, &FixLoop::finished, this, &PhasedExport::onAttemptFinished);
-    connect(client, &ExportClient::requestResult, this,
-            [this](int id, const QString &, const QJsonObject &result) { onArchiveWritten(id, result); });
-    connect(client, &ExportClient::requestFailed, this,
-            [this](int id, const QString &, const WorkerFailure &failure) { onArchiveFailed(id, failure); });
+    connect(client, &ExportClient::requestResult, this, [this](int id, const QString &, const QJsonObject &result) {
+        onArchiveWritten(id, result);
+        onContinuationSynthesized(id, result);
+    });
+    connect(client, &ExportClient::requestFailed, this, [this](int id, const QString &, const WorkerFailure &failure) {
+        onArchiveFailed(id, failure);
+        onContinuationFailed(id, failure);
+    });
 }
 
 PhasedExport::~PhasedExport() = default;
@@ -68,6 +113,11 @@ void PhasedExport::start(const Capture &capture, const ConstraintSet &constraint
     m_stopRequested = false;
     m_archiveWritten = false;
     m_writeRequest = -1;
+    m_continuationTried = false;
+    m_continuationRequest = -1;
+    m_syntheticDir.reset();
+    m_synthetic = Capture{};
+    m_syntheticPath.clear();
     m_running = true;
     planPhases(constraints);
     runNext();
@@ -115,6 +165,8 @@ void PhasedExport::runNext()
     }
     if (m_queue.isEmpty())
         planNextPass();
+    if (m_queue.isEmpty() && requestContinuation())
+        return; // runNext runs again when the worker has answered
     if (m_queue.isEmpty()) {
         finish();
         return;
@@ -129,7 +181,9 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     m_splitDims.clear();
     m_justSplit.clear();
     ++m_attempt;
-    m_currentCapture = attempt.calls.isEmpty() ? m_capture : ExportPhases::subset(m_capture, attempt.calls);
+    m_currentCapture = attempt.synthetic ? m_synthetic
+        : attempt.calls.isEmpty()        ? m_capture
+                                         : ExportPhases::subset(m_capture, attempt.calls);
     m_tried.append({attempt.calls, attempt.constraints});
     m_currentExampleCall = attempt.exampleCall >= 0 && attempt.exampleCall < m_currentCapture.calls.size()
                                ? attempt.exampleCall
@@ -148,6 +202,8 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     }
     request.calls = attempt.calls;
     request.heldOut.clear(); // replayed once, through every program, when the archive is written
+    if (attempt.synthetic)
+        request.capture = m_syntheticPath;
     request.call = attempt.calls.isEmpty() ? m_currentExampleCall
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
     m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
@@ -293,9 +349,10 @@ bool PhasedExport::apply(const QStringList &fixes, QString *error)
     return changed;
 }
 
-void PhasedExport::onAttemptFinished(bool success, const QString &why)
+void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
 {
     Q_UNUSED(success);
+    QString why = whyFinished;
     const ExportResult last = m_loop->rounds().isEmpty() ? ExportResult{} : m_loop->rounds().last();
     m_outcome.rounds += m_loop->rounds();
     const int traces = int(m_loop->rounds().size());
@@ -305,17 +362,29 @@ void PhasedExport::onAttemptFinished(bool success, const QString &why)
             failed << QStringLiteral("round %1: %2").arg(r + 1).arg(m_loop->rounds().at(r).failure.kind);
     }
     m_outcome.traces += traces;
+    const QString which = m_current.synthetic ? QStringLiteral("continuation")
+        : m_current.calls.isEmpty()         ? QStringLiteral("every call")
+                                            : QStringLiteral("calls ") + ExportPhases::callsText(m_current.calls);
     for (const QString &f : std::as_const(failed))
-        m_outcome.failedTraces << QStringLiteral("%1 %2").arg(
-            m_current.calls.isEmpty() ? QStringLiteral("every call") : QStringLiteral("calls ") + ExportPhases::callsText(m_current.calls), f);
+        m_outcome.failedTraces << QStringLiteral("%1 %2").arg(which, f);
     if (m_attempt == 1)
         m_outcome.firstAttempt = last;
     if (last.failure.kind == QLatin1String("cancelled"))
         m_outcome.cancelled = true;
-    const QVector<int> served = servedBy(last);
+    QVector<int> served = servedBy(last);
+    // The continuation program serves no captured call: it is kept when every
+    // synthesized call replays through it.
+    const bool synthetic = m_current.synthetic;
+    if (synthetic && served.size() < m_synthetic.calls.size()) {
+        if (last.exported)
+            why = QStringLiteral("the continuation program serves %1 of its %2 synthesized calls: left out (%3)")
+                      .arg(served.size()).arg(m_synthetic.calls.size()).arg(why);
+        served.clear();
+    }
     if (!served.isEmpty())
-        m_outcome.programs.append(ExportedProgram{last, m_current.constraints, served, m_current.description,
-                                                  m_currentFixes, m_current.source, traces, failed});
+        m_outcome.programs.append(ExportedProgram{last, m_current.constraints, synthetic ? QVector<int>() : served,
+                                                  m_current.description, m_currentFixes, m_current.source, traces,
+                                                  failed, synthetic ? m_syntheticText : QString()});
     // The log says how many traces this program took (the common case: one).
     emit attemptFinished(m_attempt, !served.isEmpty(),
                          QStringLiteral("%1 (torch.export calls: %2%3)")
@@ -442,6 +511,81 @@ void PhasedExport::onArchiveFailed(int id, const WorkerFailure &failure)
                                        .value(QLatin1String("fresh_interpreters")).toInt();
     dropHeldPrograms();
     finish();
+}
+
+// The continuation program (issue 27 item 2): once the phases are done, when they gave
+// several programs (generate()'s prefill and decode; one program for every call serves
+// a continuation already, or there is nothing to continue), the worker synthesizes its
+// example calls from a recorded prefill into a capture file of this run's own; the
+// constraints are inferred from them and the program exported like a phase. Returns
+// false when nothing was asked.
+bool PhasedExport::requestContinuation()
+{
+    if (m_continuationTried || !m_options.phases || !m_options.continuation || !m_client || m_stopRequested
+        || m_outcome.cancelled || m_outcome.programs.size() < 2)
+        return false;
+    m_continuationTried = true;
+    m_syntheticDir = std::make_unique<QTemporaryDir>();
+    if (!m_syntheticDir->isValid()) {
+        emit attemptSkipped(m_attempt, {}, QStringLiteral("continuation program not exported: no temporary folder "
+                                                          "for its example calls (%1)").arg(m_syntheticDir->errorString()));
+        return false;
+    }
+    m_syntheticPath = m_syntheticDir->filePath(QStringLiteral("continuation.safetensors"));
+    m_continuationRequest = m_client->synthesizeContinuation(m_base.model, m_base.capture, m_syntheticPath);
+    return true;
+}
+
+void PhasedExport::onContinuationSynthesized(int id, const QJsonObject &result)
+{
+    if (id != m_continuationRequest)
+        return;
+    m_continuationRequest = -1;
+    if (!result.value(QLatin1String("synthesized")).toBool())
+        return skipContinuation(result.value(QLatin1String("why")).toString());
+    QString error;
+    std::optional<Capture> calls = CaptureReader::open(m_syntheticPath, &error);
+    const InferenceResult inferred = calls ? CaptureAnalysis::infer(*calls, InferenceOptions::defaultsFor(*calls))
+                                           : InferenceResult{};
+    if (!calls)
+        return skipContinuation(QStringLiteral("its synthesized calls cannot be read: %1").arg(error));
+    if (inferred.hasErrors())
+        return skipContinuation(QStringLiteral("the constraints inferred from its synthesized calls are unusable: %1")
+                                    .arg(inferred.texts(InferenceMessage::Severity::Error).join(QStringLiteral("; "))));
+    m_synthetic = *calls;
+    QStringList tokens;
+    for (const QJsonValue &v : result.value(QLatin1String("calls")).toArray())
+        tokens << QStringLiteral("%1 + %2").arg(v.toObject().value(QLatin1String("cached")).toInt())
+                      .arg(v.toObject().value(QLatin1String("new")).toInt());
+    m_syntheticText = QStringLiteral("verified on %1 call(s) synthesized from call %2: %3 tokens, cached + new")
+                          .arg(m_synthetic.calls.size())
+                          .arg(result.value(QLatin1String("from_call")).toInt())
+                          .arg(tokens.join(QStringLiteral(", ")));
+    ConstraintSet constraints = inferred.constraints;
+    const QStringList raised = raiseSumMinimums(m_synthetic, &constraints);
+    Attempt attempt{{}, QStringLiteral("continuation: several new tokens on a non-empty cache"), constraints, {}, -1,
+                    QStringLiteral("inferred from its synthesized calls (%1)%2")
+                        .arg(m_syntheticText, raised.isEmpty() ? QString() : QStringLiteral(", with ") + raised.join(QStringLiteral(", ")))};
+    attempt.synthetic = true;
+    m_queue.append(attempt);
+    runNext();
+}
+
+void PhasedExport::onContinuationFailed(int id, const WorkerFailure &failure)
+{
+    if (id != m_continuationRequest)
+        return;
+    m_continuationRequest = -1;
+    if (failure.kind == QLatin1String("cancelled"))
+        m_outcome.cancelled = true;
+    skipContinuation(QStringLiteral("%1: %2").arg(failure.kind, failure.message));
+}
+
+// The export goes on without it: a continuation that cannot be made never fails it.
+void PhasedExport::skipContinuation(const QString &why)
+{
+    emit attemptSkipped(m_attempt, {}, QStringLiteral("continuation program not exported: %1").arg(why));
+    runNext();
 }
 
 // Programs the worker held but never wrote serve no call: their calls are unserved.

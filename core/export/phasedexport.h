@@ -9,7 +9,10 @@
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QVector>
+
+#include <memory>
 
 namespace dimscope {
 
@@ -31,7 +34,9 @@ class FixLoop;
 // OUT.phaseN.pt2, one file each. The worker keeps an archive's programs until the
 // run ends; then the archive is written once, with the programs that serve calls, and
 // checked in one new interpreter (writeArchive); a program that fails there is left
-// out and its calls become unserved. A call is never dropped silently: the
+// out and its calls become unserved. Before that, with `continuation`, the worker
+// synthesizes the example calls of a continuation program (requestContinuation), which
+// is exported and verified on them like a phase and written into the same archive. A call is never dropped silently: the
 // outcome lists the calls no program serves, and counts the torch.export calls.
 // Asynchronous; one run at a time.
 class PhasedExport : public QObject
@@ -45,6 +50,11 @@ public:
         int maxPasses = 4;    // splitting passes over the still unserved calls
         // One file per program instead of one PT2 archive of them all (ExportRequest::archivePath)
         bool separatePrograms = false;
+        // With phases: when the programs of a decoder's generate() capture are exported
+        // (several programs, the prefill's and the decode's), one more program for a chat
+        // continuation (several new tokens on a non-empty cache), exported and verified
+        // on example calls the worker synthesizes (issue 27 item 2; --no-continuation).
+        bool continuation = true;
 
         // The user's choice (Export Options, --fix-loop, --separate-programs): both
         // steps, or neither; the programs' files.
@@ -91,6 +101,7 @@ private:
         QString output;
         int exampleCall = -1; // in `calls` (every call when empty); -1: chosen from the constraints
         QString source;       // where the constraints come from
+        bool synthetic = false; // on m_synthetic's calls (the continuation), not the capture's
     };
 
     void runNext();
@@ -105,6 +116,10 @@ private:
     void onArchiveWritten(int id, const QJsonObject &result);
     void onArchiveFailed(int id, const WorkerFailure &failure);
     void dropHeldPrograms();
+    bool requestContinuation();
+    void onContinuationSynthesized(int id, const QJsonObject &result);
+    void onContinuationFailed(int id, const WorkerFailure &failure);
+    void skipContinuation(const QString &why);
     bool apply(const QStringList &fixes, QString *error);
     QStringList splitSharedDims(const QStringList &fixes, QStringList *rest, QString *error);
     QStringList rejoinSplitDims(const QStringList &fixes);
@@ -131,6 +146,12 @@ private:
     bool m_stopRequested = false;
     bool m_archiveWritten = false; // the run's one write_archive request was sent (or is not needed)
     int m_writeRequest = -1;       // its id while it runs
+    bool m_continuationTried = false; // synthesize_continuation was sent (or is not needed)
+    int m_continuationRequest = -1;   // its id while it runs
+    std::unique_ptr<QTemporaryDir> m_syntheticDir; // the synthesized calls' capture file, for this run
+    Capture m_synthetic;             // the continuation's example calls
+    QString m_syntheticPath;
+    QString m_syntheticText;         // "3 calls synthesized from call 4: 2 + 6, … tokens (cached + new)"
     PhasedExportOutcome m_outcome;
 };
 

@@ -9,6 +9,13 @@
 
 namespace dimscope {
 
+QString ExportedProgram::callsText() const
+{
+    if (!synthesized.isEmpty())
+        return QStringLiteral("none recorded (%1)").arg(synthesized);
+    return ExportPhases::callsText(calls);
+}
+
 QVector<int> PhasedExportOutcome::servedCalls() const
 {
     QVector<int> served;

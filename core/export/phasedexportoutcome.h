@@ -21,6 +21,13 @@ struct ExportedProgram {
     QString constraintsSource;   // "inferred from its calls", "the user's constraints, with …"
     int traces = 0;              // torch.export calls made for it, the failed rounds included
     QStringList failedTraces;    // "round 1: constraint_violation", one per failed round
+    // Not empty for a program exported from example calls the worker synthesized (the
+    // continuation program, issue 27 item 2): it serves none of the captured calls
+    // (`calls` is empty); this says which calls it was verified on instead.
+    QString synthesized;
+
+    // "0-3, 5" or, for a synthesized program, "none recorded (…)".
+    QString callsText() const;
 };
 
 // Everything one export produced (PhasedExport): the programs, the calls none serves,
