@@ -29,8 +29,8 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case FileColumn: // "llama.pt2, program phase2" in an archive of several programs
             return PhasedExportOutcome::programText(m_programs, index.row(), true);
-        case CallsColumn:
-            return ExportPhases::callsText(p.calls);
+        case CallsColumn: // a synthesized program (the continuation) serves none of them
+            return p.synthesized.isEmpty() ? ExportPhases::callsText(p.calls) : tr("none recorded");
         case PhaseColumn:
             return p.description;
         case FixesColumn:
@@ -42,6 +42,8 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
             return PhasedExportOutcome::programText(m_programs, index.row()).replace(
                 p.result.output, QDir::toNativeSeparators(p.result.output));
         case CallsColumn:
+            if (!p.synthesized.isEmpty())
+                return tr("Serves none of the captured calls: exported and %1").arg(p.synthesized);
             return tr("%n captured call(s) replay through this program, outputs compared", nullptr, int(p.calls.size()));
         case FixesColumn:
             return p.appliedFixes.isEmpty()

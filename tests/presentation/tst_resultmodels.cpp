@@ -60,7 +60,36 @@ private slots:
     void verificationClear();
     void verificationRowRebuiltDiffers();
     void programsNamedByFileAndProgram();
+    void synthesizedProgramServesNoCapturedCall();
 };
+
+// The continuation program (issue 27 item 2) is one more row with its phase; it serves
+// none of the captured calls and says which synthesized calls it was verified on.
+void TestResultModels::synthesizedProgramServesNoCapturedCall()
+{
+    ProgramsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ExportedProgram decode, continuation;
+    decode.result.output = continuation.result.output = QStringLiteral("/out/llama.pt2");
+    decode.result.program = QStringLiteral("model");
+    decode.calls = {1, 2, 3};
+    decode.description = QStringLiteral("input_ids dim 1 = 1");
+    continuation.result.program = QStringLiteral("phase3");
+    continuation.description = QStringLiteral("continuation: several new tokens on a non-empty cache");
+    continuation.synthesized = QStringLiteral("verified on 3 call(s) synthesized from call 4: 2 + 6, 2 + 5, 3 + 5 tokens, "
+                                              "cached + new");
+    model.setPrograms({decode, continuation});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, ProgramsModel::CallsColumn).data().toString(), QStringLiteral("1-3"));
+    QCOMPARE(model.index(1, ProgramsModel::FileColumn).data().toString(), QStringLiteral("llama.pt2, program phase3"));
+    QCOMPARE(model.index(1, ProgramsModel::CallsColumn).data().toString(), QStringLiteral("none recorded"));
+    QCOMPARE(model.index(1, ProgramsModel::PhaseColumn).data().toString(),
+             QStringLiteral("continuation: several new tokens on a non-empty cache"));
+    QVERIFY(model.index(1, ProgramsModel::CallsColumn).data(Qt::ToolTipRole).toString().contains(
+        QStringLiteral("synthesized from call 4")));
+    QCOMPARE(continuation.callsText(), QStringLiteral("none recorded (%1)").arg(continuation.synthesized));
+    QCOMPARE(decode.callsText(), QStringLiteral("1-3"));
+}
 
 // The programs of one PT2 archive (issue 29 item 2) are told apart by their names in
 // it; programs in files of their own by the files.
