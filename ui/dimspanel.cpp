@@ -177,8 +177,9 @@ void DimsPanel::announceSelection()
 
 QString DimsPanel::currentDim() const
 {
+    // A Dim.AUTO row is no Dim: nothing to rename, delete or merge, no Dim to filter by.
     const QModelIndex current = m_table->currentIndex();
-    return current.isValid() ? m_model->dimName(current.row()) : QString();
+    return current.isValid() && !m_model->isAuto(current.row()) ? m_model->dimName(current.row()) : QString();
 }
 
 void DimsPanel::selectDim(const QString &name)
@@ -201,7 +202,10 @@ void DimsPanel::updateActions()
     const bool has = !currentDim().isEmpty();
     m_rename->setEnabled(has);
     m_delete->setEnabled(has);
-    m_merge->setEnabled(has && m_model->rowCount() > 1);
+    int dims = 0;
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        dims += m_model->isAuto(r) ? 0 : 1;
+    m_merge->setEnabled(has && dims > 1);
     m_add->setEnabled(m_model->document()->hasCapture());
 }
 
@@ -209,7 +213,8 @@ void DimsPanel::mergeSelected()
 {
     QStringList selected;
     for (const QModelIndex &i : m_table->selectionModel()->selectedRows())
-        selected.append(m_model->dimName(i.row()));
+        if (!m_model->isAuto(i.row()))
+            selected.append(m_model->dimName(i.row()));
     const QString keep = currentDim();
     QString drop;
     if (selected.size() == 2)
@@ -224,7 +229,7 @@ QString DimsPanel::askWhichToMerge(const QString &keep)
 {
     QStringList others;
     for (int r = 0; r < m_model->rowCount(); ++r)
-        if (m_model->dimName(r) != keep)
+        if (m_model->dimName(r) != keep && !m_model->isAuto(r))
             others.append(m_model->dimName(r));
     QInputDialog dialog(this);
     dialog.setObjectName(QStringLiteral("mergeDimsDialog"));

@@ -2,6 +2,7 @@
 #include "export/exporthints.h"
 
 #include "constraints/constraintset.h"
+#include "inference/autodims.h"
 #include "spec/examplecall.h"
 #include "inference/shapetable.h"
 
@@ -16,7 +17,8 @@ namespace {
 class DimSizes
 {
 public:
-    DimSizes(const ShapeTable &table, const ConstraintSet &constraints) : m_table(table)
+    // The named Dims of `constraints` first (in its order), then `autoDims`.
+    DimSizes(const ShapeTable &table, const ConstraintSet &constraints, const QVector<AutoDim> &autoDims) : m_table(table)
     {
         for (const DimDecl &d : constraints.dims())
             m_rows.append({d.name, {}});
@@ -32,6 +34,8 @@ public:
                         m_rows[i].second.append(info.firstDim + d);
                 }
         }
+        for (const AutoDim &a : autoDims)
+            m_rows.append({a.name.endsWith(QLatin1String(" (auto)")) ? a.name : a.name + QStringLiteral(" (auto)"), a.rows});
     }
 
     int dimCount() const { return m_rows.size(); }
@@ -84,15 +88,16 @@ QString ExampleCallHint::sizesText() const
     return parts.join(QStringLiteral(", "));
 }
 
-ExportHints ExportHints::compute(const ShapeTable &table, const ConstraintSet &constraints)
+ExportHints ExportHints::compute(const ShapeTable &table, const ConstraintSet &constraints, const QVector<AutoDim> &autoDims)
 {
     ExportHints hints;
-    const DimSizes sizes(table, constraints);
+    const DimSizes sizes(table, constraints, autoDims);
     const int calls = table.callCount();
-    for (int a = 0; a < sizes.dimCount(); ++a) {
+    const int named = int(constraints.dims().size()); // merge candidates are named Dims only
+    for (int a = 0; a < named; ++a) {
         if (constraints.dims()[a].isDerived())
             continue;
-        for (int b = a + 1; b < sizes.dimCount(); ++b) {
+        for (int b = a + 1; b < named; ++b) {
             if (constraints.dims()[b].isDerived())
                 continue;
             if (const auto m = mergeCandidate(sizes, a, b, calls))

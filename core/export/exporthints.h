@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "inference/autodims.h"
+
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -19,13 +21,15 @@ struct MergeCandidate {
     int calls = 0;  // the calls that have both
 };
 
-// One captured call as the example input of an export: each named Dim's size in it,
-// and the Dims that are 0 or 1 there (torch specializes those: traced with such a
-// call, the Dim becomes a constant or the export fails).
+// One captured call as the example input of an export: each named Dim's size in it
+// (then each Dim.AUTO group's, "seq_len (auto)"), and those that are 0 or 1 there
+// (torch specializes those: traced with such a call, a Dim becomes a constant or the
+// export fails, a Dim.AUTO dimension becomes a constant). The worker warns about the
+// same dimensions (exporter.choose_example: every dynamic dim below 2).
 struct ExampleCallHint {
     int call = 0;
-    QVector<QPair<QString, qint64>> dimSizes; // named Dims present in the call, in the set's order
-    QStringList zeroOrOne;                    // "past_len = 0"
+    QVector<QPair<QString, qint64>> dimSizes; // Dims present in the call, in the set's order, then auto ones
+    QStringList zeroOrOne;                    // "past_len = 0", "seq_len (auto) = 1"
     bool automatic = false;                   // chooseExampleCall's choice
 
     // "batch=2, q_len=5, past_len=0"
@@ -37,7 +41,10 @@ struct ExampleCallHint {
 class ExportHints
 {
 public:
-    static ExportHints compute(const ShapeTable &table, const ConstraintSet &constraints);
+    // `autoDims`: the set's Dim.AUTO dimensions (AutoDims::find), counted like Dims for
+    // their sizes of 0 or 1; never merge candidates.
+    static ExportHints compute(const ShapeTable &table, const ConstraintSet &constraints,
+                               const QVector<AutoDim> &autoDims = {});
 
     const QVector<MergeCandidate> &mergeCandidates() const { return m_merges; }
     const QVector<ExampleCallHint> &calls() const { return m_calls; }

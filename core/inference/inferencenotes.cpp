@@ -2,6 +2,7 @@
 #include "inference/inferencenotes.h"
 
 #include <QRegularExpression>
+#include <QSet>
 
 namespace dimscope {
 
@@ -77,6 +78,22 @@ QVector<InferenceMessage> InferenceNotes::inCurrentNames(const InferenceResult &
                 continue;
             m.dim = *to;
         }
+        m.text = renameQuoted(m.text, names);
+        out << m;
+    }
+    return out;
+}
+
+QVector<InferenceMessage> InferenceNotes::aboutAutoGroups(const InferenceResult &inference, const ConstraintSet &current)
+{
+    QSet<QString> groups;
+    for (const AutoGroup &g : inference.autoGroups)
+        groups.insert(g.name);
+    const QHash<QString, QString> names = currentNames(inference.constraints, current);
+    QVector<InferenceMessage> out;
+    for (InferenceMessage m : inference.messages) {
+        if (m.dim.isEmpty() || !groups.contains(m.dim))
+            continue;
         m.text = renameQuoted(m.text, names);
         out << m;
     }

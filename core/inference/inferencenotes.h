@@ -27,6 +27,11 @@ public:
     // `inference`'s messages with their Dim (`dim` and the quoted names) as in `current`.
     // A message about a Dim that no longer exists in `current` is left out: it is stale.
     static QVector<InferenceMessage> inCurrentNames(const InferenceResult &inference, const ConstraintSet &current);
+
+    // `inference`'s messages about the groups it proposed as Dim.AUTO (no Dim of the set,
+    // so inCurrentNames leaves them out), the Dims they quote as in `current`; `dim`
+    // stays the group's inferred name (AutoDim::inferredName).
+    static QVector<InferenceMessage> aboutAutoGroups(const InferenceResult &inference, const ConstraintSet &current);
 };
 
 } // namespace dimscope

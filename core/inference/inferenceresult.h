@@ -32,11 +32,20 @@ struct DimObservation {
     QString dimName;        // the proposed Dim; "auto" for Dim.AUTO; empty when static
 };
 
+// Leaf dimensions inference proposed as Dim.AUTO because they are 0 or 1 in the
+// example call: the name the group would have as a Dim (the one its warning quotes)
+// and its dim rows in the table.
+struct AutoGroup {
+    QString name;
+    QVector<int> rows; // ascending
+};
+
 struct InferenceResult {
     ConstraintSet constraints;
     ShapeTable table;
     QVector<DimObservation> observations;
     QVector<InferenceMessage> messages;
+    QVector<AutoGroup> autoGroups;
     int exampleCall = 0;
 
     bool hasErrors() const;

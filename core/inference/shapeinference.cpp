@@ -69,6 +69,8 @@ InferenceResult ShapeInference::infer(const ShapeTable &table, const InferenceOp
         result.constraints = ProposedConstraints::build(table, groups, autoGroups);
 
     result.messages += specializationWarnings(table, groups, autoGroups, result.exampleCall);
+    for (int g : autoGroups)
+        result.autoGroups.append({groups[g].name, groups[g].rows});
     result.observations = dimObservations(table, ProposedConstraints::rowDimNames(table, groups, autoGroups));
     return result;
 }

@@ -223,7 +223,7 @@ void ProjectDocument::applyConstraints(const ConstraintSet &set)
 
 ExportHints ProjectDocument::exportHints() const
 {
-    return hasCapture() ? ExportHints::compute(table(), m_constraints) : ExportHints();
+    return hasCapture() ? ExportHints::compute(table(), m_constraints, AutoDims::find(inference(), m_constraints)) : ExportHints();
 }
 
 void ProjectDocument::revalidate()

@@ -74,7 +74,7 @@ void DimColours::update(const ConstraintSet &set)
 
 QColor DimColours::staticVaryingColour() { return QColor(0x80, 0x80, 0x80); }
 
-QColor DimColours::unnamedDynamicColour() { return QColor(0x5c, 0x6b, 0xc0); }
+QColor DimColours::unnamedDynamicColour() { return QColor(0x00, 0x83, 0x8f); }
 
 QColor DimColours::readableOn(const QColor &colour, const QColor &background)
 {

@@ -34,7 +34,9 @@ public:
     // (it will fail those calls): grey, a colour no Dim ever gets, so it never reads as
     // a Dim's.
     static QColor staticVaryingColour();
-    // Dim.AUTO / Dim.DYNAMIC dimensions: dynamic, but no named Dim; not a palette colour.
+    // Dim.AUTO / Dim.DYNAMIC dimensions (the tree, the Dims panel's auto rows): dynamic, but
+    // no named Dim. A dark cyan, far from every palette colour in CIELAB on light and dark
+    // backgrounds (the indigo it replaces, #5c6bc0, read as the palette's #7570b3).
     static QColor unnamedDynamicColour();
 
 private:

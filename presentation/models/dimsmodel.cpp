@@ -6,11 +6,13 @@
 #include "document/projectdocument.h"
 #include "text/rangetext.h"
 #include "constraints/constraintset.h"
+#include "inference/autodims.h"
 #include "inference/inferencenotes.h"
 
 #include <QBrush>
 #include <QGuiApplication>
 #include <QColor>
+#include <QFont>
 #include <QPalette>
 
 namespace dimscope {
@@ -54,6 +56,53 @@ int DimsModel::rowOf(const QString &dim) const
 QString DimsModel::dimName(int row) const
 {
     return row >= 0 && row < m_rows.size() ? m_rows.at(row).decl.name : QString();
+}
+
+bool DimsModel::isAuto(int row) const
+{
+    return row >= 0 && row < m_rows.size() && m_rows.at(row).isAuto;
+}
+
+// The Dim.AUTO groups after the Dims, with inference's warnings about them: the CLI's
+// `analyze` prints the same text (specializationWarnings).
+void DimsModel::addAutoRows(QVector<Row> *rows) const
+{
+    const ConstraintSet &set = m_document->constraints();
+    const ShapeTable &table = m_document->table();
+    QHash<QString, int> rowOfGroup;
+    for (const AutoDim &a : AutoDims::find(m_document->inference(), set)) {
+        Row r;
+        r.decl.name = a.name;
+        r.isAuto = true;
+        r.uses = int(a.rows.size());
+        r.observedMin = a.minSize();
+        r.observedMax = a.maxSize();
+        r.zeroOneRisk = r.observedMin >= 0 && r.observedMin <= 1;
+        r.variesIn = a.callsItVariesIn();
+        for (int row : a.rows)
+            r.members << tr("%1 dim %2").arg(table.leaf(table.leafOfRow(row)).path).arg(table.dimOfRow(row));
+        if (!a.inferredName.isEmpty())
+            rowOfGroup.insert(a.inferredName, int(rows->size()));
+        rows->append(r);
+    }
+    for (const InferenceMessage &m : InferenceNotes::aboutAutoGroups(m_document->inference(), set)) {
+        const int r = rowOfGroup.value(m.dim, -1);
+        if (r >= 0 && m.severity != InferenceMessage::Severity::Error)
+            (*rows)[r].notes.append(m.text);
+    }
+}
+
+QString DimsModel::autoTip(const Row &row) const
+{
+    QStringList lines{tr("Dim.AUTO: torch decides whether this is dynamic and its range; it is not a Dim of the "
+                         "constraints (assign a Dim in the inputs tree to name it)."),
+                      tr("Dimensions: %1").arg(row.members.join(QStringLiteral(", ")))};
+    lines << (row.variesIn.isEmpty() ? tr("The same size in every captured call.")
+                                     : tr("Varies in call(s) %1 (sizes %2..%3).")
+                                           .arg(describeCalls(row.variesIn))
+                                           .arg(row.observedMin)
+                                           .arg(row.observedMax));
+    return lines.join(QLatin1Char('\n'));
 }
 
 void DimsModel::rebuild()
@@ -109,12 +158,13 @@ void DimsModel::rebuild()
         if (r >= 0 && m.severity != InferenceMessage::Severity::Error)
             rows[r].notes.append(m.text);
     }
+    addAutoRows(&rows);
 
     const bool sameNames = [&] {
         if (rows.size() != m_rows.size())
             return false;
         for (int i = 0; i < rows.size(); ++i)
-            if (rows.at(i).decl.name != m_rows.at(i).decl.name)
+            if (rows.at(i).decl.name != m_rows.at(i).decl.name || rows.at(i).isAuto != m_rows.at(i).isAuto)
                 return false;
         return true;
     }();
@@ -143,7 +193,7 @@ void DimsModel::refreshStatus()
             continue;
         int r = rowOf(v.dimName);
         // A broken derived relation also concerns its root.
-        if (r >= 0)
+        if (r >= 0 && !m_rows.at(r).isAuto)
             m_rows[r].violatedCalls.insert(v.call);
         if (const DimDecl *d = set.dim(v.dimName); d && d->isDerived()) {
             r = rowOf(d->root);
@@ -157,6 +207,8 @@ void DimsModel::refreshStatus()
 
 QString DimsModel::statusText(const Row &row) const
 {
+    if (row.isAuto)
+        return row.zeroOneRisk ? tr("auto: torch decides; 0/1 specialization risk") : tr("auto: torch decides");
     if (!row.violatedCalls.isEmpty())
         return row.violatedCalls.size() == 1 ? tr("violated in 1 call") : tr("violated in %1 calls").arg(row.violatedCalls.size());
     if (row.uses == 0)
@@ -189,6 +241,8 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &row = m_rows.at(index.row());
     const DimDecl &d = row.decl;
+    if (row.isAuto)
+        return autoData(row, index.column(), role);
     switch (role) {
     case Qt::DisplayRole:
     case Qt::EditRole:
@@ -255,6 +309,59 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(calls);
     }
     case IsDerivedRole: return d.isDerived();
+    case IsAutoRole: return false;
+    }
+    return {};
+}
+
+// A Dim.AUTO row: read-only, in the auto style (DimColours::unnamedDynamicColour, italic name).
+QVariant DimsModel::autoData(const Row &row, int column, int role) const
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn: return row.decl.name;
+        case MinColumn:
+        case MaxColumn: return tr("auto");
+        case ObservedColumn:
+            if (row.observedMin < 0)
+                return QStringLiteral("–");
+            return row.observedMin == row.observedMax ? QString::number(row.observedMin)
+                                                      : QStringLiteral("%1..%2").arg(row.observedMin).arg(row.observedMax);
+        case UsesColumn: return row.uses;
+        case StatusColumn: return statusText(row);
+        }
+        return {};
+    case Qt::ToolTipRole: {
+        QStringList lines{autoTip(row)};
+        if (column == StatusColumn || column == NameColumn)
+            lines += row.notes;
+        return lines.join(QLatin1Char('\n'));
+    }
+    case Qt::DecorationRole:
+        return column == NameColumn ? QVariant(DimColours::unnamedDynamicColour()) : QVariant();
+    case Qt::ForegroundRole:
+        if (column == NameColumn)
+            return QBrush(DimColours::readableOn(DimColours::unnamedDynamicColour(), QGuiApplication::palette().color(QPalette::Base)));
+        if (column == StatusColumn && row.zeroOneRisk)
+            return QBrush(DimColours::readableOn(QColor(0xb2, 0x6b, 0x00), QGuiApplication::palette().color(QPalette::Base)));
+        return {};
+    case Qt::FontRole:
+        if (column == NameColumn) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column == MinColumn || column == MaxColumn || column == UsesColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case DimNameRole: return row.decl.name;
+    case ColourRole: return DimColours::unnamedDynamicColour();
+    case ViolatedCallsRole: return QVariant::fromValue(QList<int>());
+    case IsDerivedRole: return false;
+    case IsAutoRole: return true;
     }
     return {};
 }
@@ -264,6 +371,8 @@ Qt::ItemFlags DimsModel::flags(const QModelIndex &index) const
     if (!index.isValid())
         return Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (m_rows.at(index.row()).isAuto)
+        return f;
     const bool derived = m_rows.at(index.row()).decl.isDerived();
     if (index.column() == NameColumn || (!derived && (index.column() == MinColumn || index.column() == MaxColumn)))
         f |= Qt::ItemIsEditable;
@@ -305,6 +414,10 @@ std::function<QString(ConstraintSet &)> DimsModel::editFor(const QModelIndex &in
 {
     if (!index.isValid() || index.row() >= m_rows.size()) {
         *error = tr("no such Dim");
+        return {};
+    }
+    if (m_rows.at(index.row()).isAuto) {
+        *error = tr("a Dim.AUTO row is not a Dim: assign a Dim to its dimensions in the inputs tree");
         return {};
     }
     const DimDecl d = m_rows.at(index.row()).decl;

@@ -15,9 +15,11 @@ namespace dimscope {
 class ConstraintSet;
 class ProjectDocument;
 
-// The Dims of the document's ConstraintSet, one row each. Name, min and max edit in
-// place through ProjectDocument::edit (one undo step each); an edit the ConstraintSet
-// refuses is not applied and its reason is kept in lastError() / editRejected().
+// The Dims of the document's ConstraintSet, one row each, then one row per group of
+// dimensions left to torch as Dim.AUTO (AutoDims: read-only, with inference's warning
+// about them). Name, min and max edit in place through ProjectDocument::edit (one undo
+// step each); an edit the ConstraintSet refuses is not applied and its reason is kept
+// in lastError() / editRejected().
 class DimsModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -28,6 +30,7 @@ public:
         ColourRole,                     // QColor
         ViolatedCallsRole,              // QList<int>: calls violating a rule about this Dim
         IsDerivedRole,                  // bool
+        IsAutoRole,                     // bool: a Dim.AUTO row, not a Dim of the set
     };
 
     explicit DimsModel(ProjectDocument *document, QObject *parent = nullptr);
@@ -36,6 +39,7 @@ public:
     ProjectDocument *document() const { return m_document; }
     int rowOf(const QString &dim) const;
     QString dimName(int row) const;
+    bool isAuto(int row) const;
 
     // What setData would say about `text` in `index`, without applying it (empty = fine).
     QString checkEdit(const QModelIndex &index, const QString &text) const;
@@ -63,7 +67,10 @@ signals:
 private:
     QVariant explanationTip(const QString &name) const;
     struct Row {
-        DimDecl decl;
+        DimDecl decl; // for a Dim.AUTO row only its name
+        bool isAuto = false;
+        QVector<int> variesIn; // Dim.AUTO rows: the calls whose size differs from the first's
+        QStringList members;   // Dim.AUTO rows: "input_ids dim 1"
         qint64 observedMin = -1;
         qint64 observedMax = -1;
         int uses = 0;
@@ -72,6 +79,9 @@ private:
         QStringList notes;
     };
     void rebuild();
+    void addAutoRows(QVector<Row> *rows) const;
+    QString autoTip(const Row &row) const;
+    QVariant autoData(const Row &row, int column, int role) const;
     void refreshStatus();
     QString statusText(const Row &row) const;
     // The edit `text` in `index` makes, as an operation on a ConstraintSet.

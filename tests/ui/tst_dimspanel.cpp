@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capture/capturereader.h"
+#include "capturebuilder.h"
+#include "exportoptionsdialog.h"
+#include "export/examplecalladvice.h"
+#include "export/exporthints.h"
+#include "models/dimcolours.h"
 #include "deriveddimdialog.h"
 #include "dimspanel.h"
 #include "models/dimsmodel.h"
@@ -17,12 +22,17 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QSpinBox>
+#include <QRegularExpression>
 #include <QTableView>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include "deterministictestmain.h"
+
+#include <array>
+#include <cmath>
 
 using namespace dimscope;
 
@@ -40,8 +50,14 @@ private slots:
     void renameErrorIsShownInFull();
     void derivedDimDialogLabelsFit();
     void mergeDialogSaysWhatHappens();
+    void autoDimHasARowWithTheWarningOfAnalyze();
+    void autoDimCountsForTheExampleCallAdvice();
 
 private:
+    // A generate() capture as a Llama's: call 0 the prefill (5 tokens, an empty cache),
+    // calls 1-7 decode one token each. The example call is a decode call, so the prompt
+    // length (input_ids / position_ids dim 1: 5, then 1) is proposed as Dim.AUTO.
+    static Capture llamaLikeCapture();
     static QString demoCapture() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors"); }
     // The demo capture with the inferred proposal (or `saved`) in `document`.
     static void load(ProjectDocument &document, std::optional<ConstraintSet> saved = {});
@@ -335,6 +351,146 @@ void TestDimsPanel::mergeDialogSaysWhatHappens()
     // and did it
     QVERIFY(!document.constraints().dim(QStringLiteral("past_len")));
     QCOMPARE(document.constraints().assignment(QStringLiteral("past_key_values.key_cache[0]"), 2).dim, QStringLiteral("total_len"));
+}
+
+Capture TestDimsPanel::llamaLikeCapture()
+{
+    QStringList calls;
+    for (int c = 0; c < 8; ++c) {
+        const int seq = c == 0 ? 5 : 1, past = c == 0 ? 0 : 4 + c;
+        calls << QStringLiteral("input_ids=2x%1:i64 position_ids=2x%1:i64 attention_mask=2x%2:i64 "
+                                "past_key_values=cache(2:2x4x%3x8)")
+                     .arg(seq).arg(past + seq).arg(past);
+    }
+    return test::makeCapture(calls.join(QLatin1Char('|')));
+}
+
+namespace {
+// The Dim a warning of ShapeInference is about: "Dim 'seq_len' (input_ids dim 1, …) is …".
+QString autoDimOfWarning(const QString &warning)
+{
+    static const QRegularExpression quoted(QStringLiteral("^Dim '([A-Za-z_][A-Za-z0-9_]*)'"));
+    return quoted.match(warning).captured(1);
+}
+
+// CIE76 distance of two colours in CIELAB (D65): below ~10 two swatches read as one.
+double labDistance(const QColor &x, const QColor &y)
+{
+    const auto lab = [](const QColor &c) {
+        const auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        const double r = lin(c.redF()), g = lin(c.greenF()), b = lin(c.blueF());
+        const double xyz[3] = {(r * 0.4124 + g * 0.3576 + b * 0.1805) / 0.95047, r * 0.2126 + g * 0.7152 + b * 0.0722,
+                               (r * 0.0193 + g * 0.1192 + b * 0.9505) / 1.08883};
+        double f[3];
+        for (int i = 0; i < 3; ++i)
+            f[i] = xyz[i] > 0.008856 ? std::cbrt(xyz[i]) : 7.787 * xyz[i] + 16.0 / 116.0;
+        return std::array<double, 3>{116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])};
+    };
+    const auto a = lab(x), b = lab(y);
+    return std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+}
+} // namespace
+
+void TestDimsPanel::autoDimHasARowWithTheWarningOfAnalyze()
+{
+    // Given a Llama-like generate() capture, whose prompt length inference leaves to
+    // torch (Dim.AUTO), in a Dims panel
+    const Capture capture = llamaLikeCapture();
+    const InferenceResult inference = ShapeInference::infer(capture);
+    QCOMPARE(inference.constraints.assignment(QStringLiteral("input_ids"), 1).kind, DimAssignment::Kind::Auto);
+    // the warning `dimscope-cli analyze` prints about it (the same list of messages)
+    QString warning;
+    for (const InferenceMessage &m : inference.messages)
+        if (m.text.contains(QLatin1String("Dim.AUTO")))
+            warning = m.text;
+    QVERIFY2(warning.contains(QLatin1String("Capture a call where it is >= 2")), qPrintable(warning));
+    ProjectDocument document;
+    document.setCapture(QStringLiteral("llama.safetensors"), capture, inference);
+    DimsPanel panel(&document);
+    QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    DimsModel *model = panel.model();
+
+    // Then the prompt length has a row of its own, under the name the warning gives it
+    const QString name = autoDimOfWarning(warning);
+    QCOMPARE(name, QStringLiteral("seq_len"));
+    const int row = model->rowOf(name);
+    QVERIFY2(row >= 0, qPrintable(name));
+    QVERIFY(model->index(row, 0).data(DimsModel::IsAutoRole).toBool());
+    QVERIFY(model->index(row, DimsModel::StatusColumn).data().toString().startsWith(QLatin1String("auto: torch decides")));
+    QCOMPARE(model->index(row, DimsModel::ObservedColumn).data().toString(), QStringLiteral("1..5"));
+    QCOMPARE(model->index(row, DimsModel::UsesColumn).data().toInt(), 2); // input_ids and position_ids dim 1
+    // with the warning word for word, and the calls it varies in
+    const QString tip = model->index(row, DimsModel::StatusColumn).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(warning), qPrintable(tip));
+    QVERIFY2(tip.contains(QLatin1String("Varies in call(s) 1-7")), qPrintable(tip));
+    QVERIFY2(tip.contains(QLatin1String("input_ids dim 1, position_ids dim 1")), qPrintable(tip));
+
+    // In a style of its own: a colour far from every Dim's, on light and dark bases
+    const QColor autoColour = model->index(row, 0).data(DimsModel::ColourRole).value<QColor>();
+    QCOMPARE(autoColour, DimColours::unnamedDynamicColour());
+    QVERIFY(model->index(row, 0).data(Qt::FontRole).value<QFont>().italic());
+    ConstraintSet many;
+    for (int i = 0; i < 12; ++i)
+        QCOMPARE(many.addRootDim(QStringLiteral("d%1").arg(i)), QString());
+    DimColours palette;
+    palette.update(many);
+    const QColor dark(0x1e, 0x1e, 0x1e);
+    for (int i = 0; i < 12; ++i) {
+        const QColor dim = palette.colour(QStringLiteral("d%1").arg(i));
+        QVERIFY2(labDistance(autoColour, dim) >= 20, qPrintable(dim.name()));
+        QVERIFY2(labDistance(DimColours::readableOn(autoColour, dark), DimColours::readableOn(dim, dark)) >= 20,
+                 qPrintable(dim.name()));
+    }
+
+    // It is no Dim: selected, nothing renames, deletes or merges it, and it takes no edit
+    panel.selectDim(name);
+    QVERIFY(panel.currentDim().isEmpty());
+    QVERIFY(!panel.renameAction()->isEnabled());
+    QVERIFY(!panel.deleteAction()->isEnabled());
+    QVERIFY(!model->setData(model->index(row, DimsModel::NameColumn), QStringLiteral("prompt_len")));
+    QVERIFY(!(model->flags(model->index(row, DimsModel::MinColumn)) & Qt::ItemIsEditable));
+
+    // And a Dim assigned to those dimensions in the tree ends the row
+    QCOMPARE(document.edit(QStringLiteral("name it"),
+                           [](ConstraintSet &s) {
+                               QString e = s.addRootDim(QStringLiteral("prompt_len"));
+                               if (e.isEmpty())
+                                   e = s.assign(QStringLiteral("input_ids"), 1, DimAssignment::named(QStringLiteral("prompt_len")));
+                               if (e.isEmpty())
+                                   e = s.assign(QStringLiteral("position_ids"), 1, DimAssignment::named(QStringLiteral("prompt_len")));
+                               return e;
+                           }),
+             QString());
+    QCOMPARE(model->rowOf(name), -1);
+    document.undoStack()->undo();
+    QVERIFY(model->rowOf(name) >= 0);
+}
+
+void TestDimsPanel::autoDimCountsForTheExampleCallAdvice()
+{
+    // Given the Llama-like capture: call 0 has past_len = 0, the decode calls the prompt
+    // length (Dim.AUTO) at 1
+    const Capture capture = llamaLikeCapture();
+    ProjectDocument document;
+    document.setCapture(QStringLiteral("llama.safetensors"), capture, ShapeInference::infer(capture));
+    const QString name = QStringLiteral("seq_len");
+    const QString autoAtOne = QStringLiteral("%1 (auto) = 1").arg(name);
+
+    // Then Export Options warns on call 1, whose auto dim is 1, as the worker does
+    // ("example call 1 has dynamic dims below 2")
+    ExportOptionsDialog dialog(&document);
+    auto *calls = dialog.findChild<QTreeWidget *>(QStringLiteral("exampleCalls"));
+    QVERIFY(calls);
+    QTreeWidgetItem *call1 = calls->topLevelItem(1);
+    QVERIFY2(call1->text(2).contains(autoAtOne), qPrintable(call1->text(2)));
+    QVERIFY(!call1->icon(2).isNull());
+
+    // and after an export traced from call 0 (past_len = 0) the failure page does not
+    // advise a call whose auto dim is 1: that export would specialize it in turn
+    const ExportHints hints = document.exportHints();
+    QVERIFY(hints.calls().at(0).zeroOrOne.contains(QStringLiteral("past_len = 0")));
+    const ExampleCallAdvice advice = ExampleCallAdvice::make(hints, 0);
+    QVERIFY2(!advice.isValid(), qPrintable(advice.text()));
 }
 
 QTEST_MAIN(TestDimsPanel)
