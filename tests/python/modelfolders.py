@@ -52,6 +52,20 @@ def llama(folder, with_tokenizer=True, max_positions=64):
     return folder
 
 
+def t5(folder):
+    """A seeded two-layer T5 (an encoder-decoder: AutoModelForSeq2SeqLM) with the tokenizer."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    os.makedirs(folder, exist_ok=True)
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=64, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                      decoder_start_token_id=0, pad_token_id=0, eos_token_id=2)
+    T5ForConditionalGeneration(config).save_pretrained(folder)
+    tokenizer(folder)
+    return folder
+
+
 def add_auto_map(folder, marker):
     """Makes `folder` ask for remote code: config.json's auto_map names a modeling file
     in the folder that writes `marker` when it is imported (it must never be)."""
@@ -66,4 +80,4 @@ def add_auto_map(folder, marker):
 
 
 if __name__ == "__main__":
-    {"llama": llama}[sys.argv[1]](sys.argv[2])
+    {"llama": llama, "t5": t5}[sys.argv[1]](sys.argv[2])

@@ -96,6 +96,25 @@ def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path
     assert "every captured call (6) replays" in done.stdout, done.stdout[-3000:]
 
 
+def test_an_encoder_decoder_folder_records_with_beams(tmp_path):
+    """T5: the seq2seq auto class, the tokenizer's own (right) padding, two beams."""
+    t5 = modelfolders.t5(str(tmp_path / "tiny-t5"))
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text(PROMPTS)
+    capture = tmp_path / "t5.safetensors"
+    done = cli("record", "--model", t5, "--prompts", prompts, "--max-new-tokens", 2, "--num-beams", 2,
+               "-o", capture, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "padding right" in done.stdout
+    info = json.loads(cli("inspect", capture, "--json").stdout)
+    assert info["recording"]["auto_class"] == "AutoModelForSeq2SeqLM" and info["recording"]["num_beams"] == 2
+    ids = {leaf["path"]: leaf for leaf in info["leaves"]}["decoder_input_ids"]
+    # the decoder's start token, then one token per step, for 2 prompts x 2 beams
+    assert [c["shape"] for c in ids["calls"]] == [[4, 1]] * 4, ids["calls"]
+    analyzed = cli("analyze", capture)
+    assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
+
+
 def record_fails(*args, out):
     """Runs record expecting a refusal: exit 2, one error line, nothing left in `out`."""
     before = left_in(out)
