@@ -88,6 +88,7 @@ private slots:
     void programNamesTheRegistrationsForAPlainLoad();
     void programCarriesItsBatchSlice();
     void callsWhoseRebuiltCallDiffersAreUnservedWithWhy();
+    void heldOutCallsAreReportedAndAWrongOneFailsTheExport();
 };
 
 // The worker's result as docs/worker-protocol.md shows it: the registrations a user runs
@@ -195,6 +196,65 @@ void TestExportReport::callsWhoseRebuiltCallDiffersAreUnservedWithWhy()
              QStringLiteral("calls 0, 2-3 (3 of 4) are served by no exported program; calls 2-3: the model's outputs "
                             "on the rebuilt call differ from those recorded at capture time, so no program can be "
                             "verified on them (see their verification rows)"));
+}
+
+// Issue 24 item 4: the worker's `held_out` (--verify-with) as the summary lines, one per
+// group of calls, and --json; a call served with other outputs than the eager model's
+// (WRONG) fails an export that served every recorded call.
+void TestExportReport::heldOutCallsAreReportedAndAWrongOneFailsTheExport()
+{
+    auto rejection = [](const char *program, const char *guard) {
+        return QJsonObject{{QStringLiteral("program"), QString::fromLatin1(program)}, {QStringLiteral("guard"), QString::fromLatin1(guard)},
+                           {QStringLiteral("message"), QString(QStringLiteral("RuntimeError: ") + QString::fromLatin1(guard))}};
+    };
+    auto call = [](int index, const char *status, const char *program, QJsonArray rejections) {
+        QJsonObject o{{QStringLiteral("call"), index}, {QStringLiteral("status"), QString::fromLatin1(status)},
+                      {QStringLiteral("program"), program ? QJsonValue(QString::fromLatin1(program)) : QJsonValue()},
+                      {QStringLiteral("max_abs"), program ? QJsonValue(0.0) : QJsonValue()},
+                      {QStringLiteral("message"), QJsonValue()}, {QStringLiteral("rejections"), rejections}};
+        return o;
+    };
+    const QJsonArray both{rejection("model", "input_ids.size()[1] <= 7"), rejection("phase2", "input_ids.size()[1] == 1")};
+    QJsonArray calls{call(0, "served", "model", QJsonArray()), call(1, "served", "model", QJsonArray()),
+                     call(2, "served", "phase2", QJsonArray{rejection("model", "input_ids.size()[1] <= 7")}),
+                     call(3, "rejected", nullptr, both), call(5, "rejected", nullptr, both)};
+    const QJsonObject worker{{QStringLiteral("file"), QStringLiteral("/data/other.safetensors")},
+                             {QStringLiteral("programs"), QJsonArray{QStringLiteral("model"), QStringLiteral("phase2")}},
+                             {QStringLiteral("calls"), calls}};
+    ExportReport report = fixedInTwoRounds();
+    report.outcome.heldOut = HeldOutReplay::fromJson(worker);
+    QCOMPARE(report.outcome.heldOut.summaryLines(),
+             (QStringList{QStringLiteral("held-out other.safetensors: 3 of 5 calls served (calls 0-1 by model, call 2 by phase2)"),
+                          QStringLiteral("held-out other.safetensors: calls 3, 5 rejected by every program: model: "
+                                         "input_ids.size()[1] <= 7; phase2: input_ids.size()[1] == 1")}));
+    QVERIFY(report.outcome.heldOut.wrongLines().isEmpty());
+    QVERIFY(report.ok()); // rejected held-out calls are reported, not a failure
+    const QJsonObject json = report.toJson().value(QLatin1String("held_out")).toObject();
+    QCOMPARE(json.value(QLatin1String("served")).toInt(), 3);
+    QCOMPARE(json.value(QLatin1String("calls")).toArray().at(3).toObject().value(QLatin1String("rejections")).toArray().size(), 2);
+    QCOMPARE(json.value(QLatin1String("calls")).toArray().at(2).toObject().value(QLatin1String("program")).toString(),
+             QStringLiteral("phase2"));
+
+    QJsonObject wrong = call(4, "wrong", "phase2", QJsonArray());
+    wrong.insert(QStringLiteral("message"), QStringLiteral("served by program phase2 with outputs that differ from the "
+                                                           "eager model's (max abs 0.02, max rel 0.5 at output[0])"));
+    calls.append(wrong);
+    QJsonObject withWrong = worker;
+    withWrong.insert(QStringLiteral("calls"), calls);
+    report.outcome.heldOut = HeldOutReplay::fromJson(withWrong);
+    QVERIFY(!report.ok());
+    QCOMPARE(report.outcome.heldOut.wrongLines(),
+             QStringList{QStringLiteral("held-out other.safetensors: call 4 WRONG: served by program phase2 with outputs "
+                                        "that differ from the eager model's (max abs 0.02, max rel 0.5 at output[0])")});
+    QCOMPARE(report.toJson().value(QLatin1String("held_out")).toObject().value(QLatin1String("wrong")).toInt(), 1);
+    QVERIFY(!report.toJson().value(QLatin1String("ok")).toBool());
+
+    // Asked for but not replayed (separate files): one line saying why; no held-out: null.
+    report.outcome.heldOut = HeldOutReplay{QStringLiteral("/data/other.safetensors"), QStringLiteral("no program was written"), {}, {}};
+    QCOMPARE(report.outcome.heldOut.summaryLines(),
+             QStringList{QStringLiteral("held-out other.safetensors: not replayed: no program was written")});
+    report.outcome.heldOut = HeldOutReplay{};
+    QVERIFY(report.toJson().value(QLatin1String("held_out")).isNull());
 }
 
 void TestExportReport::failedExportReportsItsFailure()
