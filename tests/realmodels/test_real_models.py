@@ -57,9 +57,13 @@ def read_back_inputs(text):
 
 
 def programs(text):
-    """[(program, [call indices])] from the CLI's programs summary."""
+    """[(program, [call indices])] from the CLI's programs summary; a program exported
+    from synthesized calls (the continuation) serves no captured call: []."""
     out = []
     for line in text.split("\nprograms (", 1)[1].splitlines()[1:]:
+        if re.match(rf"  ({PROGRAM})  calls none recorded \(verified on \d+ call\(s\) synthesized ", line):
+            out.append((line.split("  calls ")[0].strip(), []))
+            continue
         m = re.match(rf"  ({PROGRAM})  calls ([0-9, -]+)", line)
         if not m:
             break
@@ -126,6 +130,10 @@ ONE_TRACE_PER_PROGRAM = {"llama"}
 # Families whose programs declare the batch from 1 and agree with the eager model on a
 # batch-1 slice of their example call (issue 27 item 3; checked where it was measured).
 BATCH_FROM_ONE = {"llama"}
+# Families whose export makes the continuation program (issue 27 item 2: several new
+# tokens on a non-empty cache, from synthesized calls); the others export with
+# --no-continuation to keep the suite's time (the continuation costs one more program).
+CONTINUATION = {"llama"}
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +174,7 @@ def run_family(name, workdir):
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
     out = workdir / f"{name}.pt2"
     result = cli("export", "--model", f"{HERE / 'tinymodels.py'}:{name}", "--capture", str(capture),
-                 "--fix-loop", *held_out_args(name, workdir), "-o", str(out))
+                 "--fix-loop", *held_out_args(name, workdir), "-o", str(out), *([] if name in CONTINUATION else ["--no-continuation"]))
     _EXPORTED[name] = (capture, result)
     return capture, result
 
@@ -233,6 +241,9 @@ def test_generate_capture_exports_end_to_end(name, workdir):
     assert len(traces) >= len(served), traces  # every attempt says how many traces it took
     if name in ONE_TRACE_PER_PROGRAM:
         assert traces == [1] * len(served), (traces, served)
+    if name in CONTINUATION:
+        assert [label for label, cs in served if not cs] == [f"{workdir / name}.pt2, program phase3"], served
+        assert "(continuation: several new tokens on a non-empty cache)" in text, text[-3000:]
     if name in BATCH_FROM_ONE:
         assert re.findall(r"^  batch \(s\d+\)\s+\[(\d+), oo\]$", text, re.M) == ["1"] * len(served), text[-3000:]
         slices = re.findall(r"^batch-1 slice of call \d+ \(row 0 of every input batched on batch; synthesized, not a "
@@ -386,3 +397,62 @@ def test_exported_program_loads_in_a_fresh_process(name, workdir):
         assert run.returncode == 0, run.stderr[-3000:]
         diff = float(re.search(r"max abs diff (\S+)", run.stdout).group(1))
         assert diff < 1e-4, (pt2, calls[-1], diff)
+
+
+CHAT_CONTINUATION = """
+import sys, torch
+import torch.utils._pytree as pytree
+sys.path.insert(0, sys.argv[3])
+import tinymodels  # the model's code first, as a user would
+import dimscope
+from dimscope.capture import InputRecorder, load_capture
+
+model = tinymodels.llama()
+program = dimscope.load_program(sys.argv[1], name=sys.argv[2]).module()
+# First turn: generate() on a left-padded batch of 2 (6-token prompts), keeping its cache.
+first_turn = tinymodels.generate_kwargs("llama", 6)
+with torch.no_grad():
+    first = model.generate(**first_turn, max_new_tokens=3, min_new_tokens=3, do_sample=False,
+                           return_dict_in_generate=True)
+# Second turn: the conversation so far and 4 new tokens, given the first turn's cache:
+# its first forward call passes several new tokens on a non-empty cache.
+new = torch.randint(3, 100, (2, 4), generator=torch.Generator().manual_seed(1))
+ids = torch.cat([first.sequences, new], dim=1)
+grown = ids.shape[1] - first_turn["attention_mask"].shape[1]
+mask = torch.cat([first_turn["attention_mask"], torch.ones(2, grown, dtype=first_turn["attention_mask"].dtype)], dim=1)
+recorder = InputRecorder(store_n_calls=1)
+with torch.no_grad(), recorder(model):
+    model.generate(input_ids=ids, attention_mask=mask, past_key_values=first.past_key_values, max_new_tokens=1,
+                   do_sample=False)
+recorder.save(sys.argv[4])
+call = load_capture(sys.argv[4]).calls[0]
+args, kwargs = call.call_arguments()
+print("new tokens", kwargs["input_ids"].shape[1], "cached", kwargs["past_key_values"].get_seq_length())
+out = program(*args, **kwargs)
+expected, got = pytree.tree_leaves(call.outputs), pytree.tree_leaves(out)
+assert [e.shape for e in expected] == [g.shape for g in got], ([e.shape for e in expected], [g.shape for g in got])
+print("leaves", len(got), "max abs diff", max(float((g - e).abs().max()) for e, g in zip(expected, got)),
+      "close", all(torch.allclose(g, e, rtol=1e-4, atol=1e-5) for e, g in zip(expected, got)))
+"""
+
+
+def test_llama_continuation_program_serves_a_chat_continuation(workdir, tmp_path):
+    """The continuation program (issue 27 item 2), exported by the suite's Llama export
+    from calls synthesized out of a recorded prefill, serves a real chat continuation in
+    a new interpreter: a second generate() given the first one's cache, whose first
+    forward call passes several new tokens on a non-empty cache (no recorded call looks
+    like it; the prefill program wants an empty cache, the decode program one token).
+    Its logits and cache agree with the eager model's, recorded at the call."""
+    _, result = run_family("llama", workdir)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    continuation = [label for label, calls in programs(result.stdout) if not calls]
+    assert len(continuation) == 1, programs(result.stdout)
+    pt2, program = program_of(continuation[0])
+    run = subprocess.run([str(HERE.parents[1] / "scripts" / "torch-python"), "-c", CHAT_CONTINUATION, pt2, program,
+                          str(HERE), str(tmp_path / "second_turn.safetensors")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    new, cached = map(int, re.search(r"new tokens (\d+) cached (\d+)", run.stdout).groups())
+    assert new == 5 and cached == 8, run.stdout  # the last generated token and 4 new ones, on 6 + 2 cached
+    # logits and the 2 layers' keys and values, within rtol 1e-4 (atol 1e-5)
+    assert re.search(r"leaves 5 max abs diff \S+ close True", run.stdout), run.stdout
