@@ -111,10 +111,13 @@ def test_demo_dynamic_shapes_spec_is_still_accepted(tmp_path):
     done = cli("analyze", DEMO_CAPTURE, "--format", "spec")
     assert done.returncode == 0, done.stderr
     spec.write_text(done.stdout)
+    # --verify-with: with a spec, one program in a file of its own replays the held-out
+    # calls in its fresh-process check (here the capture's own calls, issue 24 item 4)
     done = cli("export", "--model", "dimscope.demo:make_model", "--capture", DEMO_CAPTURE, "--constraints", spec,
-               "-o", tmp_path / "demo.pt2")
+               "--verify-with", DEMO_CAPTURE, "-o", tmp_path / "demo.pt2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dynamic_shapes spec, used as is" in done.stdout
+    assert "held-out demo-capture.safetensors: 6 of 6 calls served (calls 0-5)\n" in done.stdout, done.stdout[-2000:]
     assert set(verification_rows(done.stdout).values()) == {"ok"}
     # the spec's Dims are mapped back through the leaves the spec names
     assert read_back(done.stdout)["input_ids"][1].startswith("seq_len (")
