@@ -362,8 +362,11 @@ QString ExportResultView::outcomeHeadline() const
         text += QStringLiteral("<br>") + tr("The program for every call failed: %1")
                                              .arg(outcome.firstAttempt.failure.message.toHtmlEscaped());
     text += QStringLiteral("<br>") + tr("Shown: %1, serving calls %2 (%3).")
-                                         .arg(shown.result.output.toHtmlEscaped(), ExportPhases::callsText(shown.calls),
+                                         .arg(shown.result.output.toHtmlEscaped(), shown.callsText().toHtmlEscaped(),
                                               shown.description.toHtmlEscaped());
+    // The continuation program (issue 27 item 2): its rows are calls the worker made.
+    if (!shown.synthesized.isEmpty())
+        text += QLatin1Char(' ') + tr("Its verification rows are those synthesized calls, not captured calls.");
     return text;
 }
 

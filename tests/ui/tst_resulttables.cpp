@@ -54,6 +54,7 @@ class TestResultTables : public QObject
     Q_OBJECT
 private slots:
     void searchHidesRowsAndCounts();
+    void continuationProgramSaysItsRowsAreSynthesized();
     void copyPutsSelectedRowsWithHeaderOnTheClipboard();
     void exportCsvFromTheContextMenuWritesShownRows();
     void optionsDialogHintsMergesAndZeroOrOneCalls();
@@ -85,6 +86,45 @@ void TestResultTables::searchHidesRowsAndCounts()
     for (int row = 0; row < 4; ++row)
         QVERIFY(!table->isRowHidden(row));
     QCOMPARE(count->text(), QString());
+}
+
+// The continuation program (issue 27 item 2) serves none of the captured calls: shown,
+// the headline says so and that its verification rows are the calls the worker made.
+void TestResultTables::continuationProgramSaysItsRowsAreSynthesized()
+{
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    PhasedExportOutcome outcome;
+    outcome.callCount = 2;
+    for (int p = 0; p < 2; ++p) {
+        ExportedProgram program;
+        program.result.ok = program.result.exported = true;
+        program.result.output = QStringLiteral("/out/llama.pt2");
+        program.result.program = p == 0 ? QStringLiteral("model") : QStringLiteral("phase3");
+        for (int call = 0; call < 2; ++call)
+            program.result.verification << CallVerification{call, QStringLiteral("ok"), {}, {}, {}};
+        program.calls = p == 0 ? QVector<int>{0, 1} : QVector<int>{};
+        program.description = p == 0 ? QStringLiteral("every call")
+                                      : QStringLiteral("continuation: several new tokens on a non-empty cache");
+        if (p == 1)
+            program.synthesized = QStringLiteral("verified on 2 call(s) synthesized from call 1: 2 + 3, 2 + 2 tokens, "
+                                                 "cached + new");
+        outcome.programs << program;
+    }
+    document.exportResults()->setOutcome(outcome, QVector<ProgramReadBack>(2));
+    auto *programs = view.findChild<QTableView *>(QStringLiteral("programsTable"));
+    auto *headline = view.findChild<QLabel *>(QStringLiteral("exportHeadline"));
+    QVERIFY(programs && headline);
+    QVERIFY2(headline->text().contains(QStringLiteral("serving calls 0-1 (every call)")), qPrintable(headline->text()));
+    programs->selectionModel()->setCurrentIndex(programs->model()->index(1, 0),
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QVERIFY2(headline->text().contains(QStringLiteral("serving calls none recorded (verified on 2 call(s) synthesized "
+                                                      "from call 1")),
+             qPrintable(headline->text()));
+    QVERIFY2(headline->text().contains(QStringLiteral("Its verification rows are those synthesized calls, not captured "
+                                                      "calls.")),
+             qPrintable(headline->text()));
+    QCOMPARE(verificationTable(view)->model()->rowCount(), 2);
 }
 
 void TestResultTables::copyPutsSelectedRowsWithHeaderOnTheClipboard()
