@@ -18,6 +18,10 @@ import copy
 # attention_mask covers the cache too: the continuation's mask is prefix + rest.
 _PER_TOKEN = {"input_ids": 1, "attention_mask": 1, "position_ids": -1, "cache_position": 0, "token_type_ids": 1}
 _CACHE = "past_key_values"
+# Caches that grow with every call, one entry per token: transformers' DynamicCache and
+# dimscope.demo's stand-in for it where transformers is absent. A static cache's one
+# program serves every call already; other classes (Mamba's states) hold no tokens.
+_GROWING_CACHES = ("DynamicCache", "DemoCache")
 
 
 def _is_tensor(value):
@@ -65,7 +69,7 @@ def _unusable(model, calls):
     if not prefill:
         return "no call passes a prompt on an empty %s (no prefill call)" % _CACHE, None
     cache_type = type(decode[0].kwargs[_CACHE]).__name__
-    if cache_type != "DynamicCache":
+    if cache_type not in _GROWING_CACHES:
         return ("the cache is a %s: continuations are synthesized for DynamicCache only (a fixed-size cache's "
                 "program is exported for its every call)" % cache_type), None
     longest = max(prefill, key=lambda c: (_prompt_length(c), -c.index))
@@ -80,8 +84,8 @@ def _unusable(model, calls):
     if set(decode[0].kwargs) != names:
         return ("the decode calls pass other inputs (%s) than prefill call %d (%s)"
                 % (", ".join(sorted(decode[0].kwargs)), longest.index, ", ".join(sorted(names)))), None
-    if longest.num_positional:
-        return "prefill call %d passes positional arguments" % longest.index, None
+    if longest.call_arguments(include_constants=False)[0]:
+        return "prefill call %d passes positional-only arguments" % longest.index, None
     return None, longest
 
 
@@ -128,8 +132,9 @@ def synthesize(model, calls, path, log):
     with torch.no_grad():
         for cached, new in made:
             prefix = _sliced(copy.deepcopy(kwargs), 0, cached, cached)
-            out = model(**prefix)  # fills the empty cache passed with it
-            cache = getattr(out, _CACHE, None)
+            out = model(**prefix)
+            # A growing cache is filled in place (and returned, by transformers' models).
+            cache = prefix[_CACHE] if _cache_length(prefix[_CACHE]) == cached else getattr(out, _CACHE, None)
             if cache is None or _cache_length(cache) != cached:
                 why = "the model returned no cache of %d tokens for the prefix of call %d" % (cached, prefill.index)
                 log("continuation program: not synthesized: " + why)
