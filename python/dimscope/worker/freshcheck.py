@@ -306,8 +306,8 @@ def check_in_this_process(pt2_path, entries, held=()):
     """Replays each program's call ([name, folder]) loaded as a user loads it: first
     plain torch (the registrations, then torch.export.load, or torch's load_pt2 for an
     archive of several programs), then dimscope.load_program(path, name=...). `held`:
-    the folders of held-out calls, replayed then through the programs so loaded
-    (heldout.replay_in_this_process)."""
+    the folders of held-out calls, replayed then through the programs loaded again
+    the same way (heldout.replay_in_this_process)."""
     metas = []
     for _, folder in entries:
         with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
@@ -344,23 +344,23 @@ def check_in_this_process(pt2_path, entries, held=()):
         plain = [replay(programs[name], folder, meta) for (name, folder), meta in zip(entries, metas)]
     except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
         plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
-    loaded = []  # (name, program, why it did not load or run): the held-out calls' dispatcher
+    failed = {}  # name -> why it did not load or run: the held-out calls' dispatcher skips it
     for n, ((name, folder), meta) in enumerate(zip(entries, metas)):
         # Each program on its own: one that does not load or run here is that program's
         # failure, not the others' (the archive's writer leaves it out).
-        outputs, error, program = None, None, None
+        outputs, error = None, None
         try:
-            program = dimscope.load_program(pt2_path, name=name)
-            outputs = replay(program, folder, meta)
+            outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
         except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
             error = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
-        loaded.append((name, program if error is None else None, error))
+        if error is not None:
+            failed[name] = error
         torch.save({"load_program": outputs, "error": error, "plain": plain[n] if plain_error is None else None,
                     "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
     if held:
         from .heldout import replay_in_this_process
 
-        replay_in_this_process(loaded, held)
+        replay_in_this_process(pt2_path, [(name, failed.get(name)) for name, _ in entries], held)
 
 
 def _wait_for_program():

@@ -157,15 +157,29 @@ def _guard_text(message):
 
 # ------------------------------------------------------------------ the new interpreter
 
-def replay_in_this_process(programs, folders):
-    """The checker's side: each held-out call ([folder]) through the loaded programs
-    ([(name, ExportedProgram or None, why it did not load)], in the archive's order),
+def replay_in_this_process(pt2_path, programs, folders):
+    """The checker's side: each held-out call ([folder]) through the programs of
+    `pt2_path` ([(name, why it failed its own check or None)], in the archive's order),
     the first that accepts it serving it, as a user's dispatcher would; the answer goes
-    into the call's folder."""
+    into the call's folder. Each program is loaded again through dimscope.load_program:
+    on torch 2.6 the check's own call has taught the loaded program's ShapeEnv its sizes
+    (see below)."""
     import torch
     from torch.utils import _pytree as pytree
 
-    modules = [(name, program.module() if program is not None else None, error) for name, program, error in programs]
+    import dimscope
+
+    from .exporter import _guards_suppressed
+
+    modules = []
+    for name, error in programs:
+        module = None
+        if error is None:
+            try:
+                module = dimscope.load_program(pt2_path, name=name).module()
+            except Exception as e:  # noqa: BLE001 - it loaded a moment ago: said as this program's refusal
+                error = "%s: %s" % (type(e).__name__, e)
+        modules.append((name, module, error))
     for folder in folders:
         t = time.perf_counter()
         with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
@@ -176,12 +190,16 @@ def replay_in_this_process(programs, folders):
         answer = {"program": None, "outputs": None, "rejections": []}
         for name, module, error in modules:
             if module is None:
-                answer["rejections"].append([name, "the program did not load or replay its own call in this interpreter: %s" % error])
+                answer["rejections"].append(
+                    [name, "the program did not load or replay its own call in this interpreter: %s" % error])
                 continue
             args, kwargs = pytree.tree_unflatten(
                 [x.clone().to(device) if isinstance(x, torch.Tensor) else x for x in leaves], spec)
             try:
-                with torch.no_grad():
+                # As verification runs a call: torch 2.6 would otherwise learn the first call's
+                # sizes in the program's ShapeEnv and reject every later call of other sizes
+                # (exporter._guards_suppressed); the program's guards still reject what it does not serve.
+                with torch.no_grad(), _guards_suppressed(module):
                     outputs = module(*args, **kwargs)
             except Exception as e:  # noqa: BLE001 - the program's guard: the next program is tried
                 answer["rejections"].append([name, ("%s: %s" % (type(e).__name__, str(e).strip()))[:4000]])
