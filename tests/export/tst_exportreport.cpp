@@ -87,6 +87,7 @@ private slots:
     void explanationJsonReadsBackAsItWasWritten();
     void programNamesTheRegistrationsForAPlainLoad();
     void programCarriesItsBatchSlice();
+    void programsGiveTheirPhaseAndTheContinuationItsSynthesizedCalls();
     void callsWhoseRebuiltCallDiffersAreUnservedWithWhy();
     void heldOutCallsAreReportedAndAWrongOneFailsTheExport();
 };
@@ -129,6 +130,29 @@ void TestExportReport::programNamesTheRegistrationsForAPlainLoad()
 }
 
 // Issue 27 item 3: each program's batch-1 slice, marked synthesized (not a recorded call).
+// --json's programs[] (issue 27 item 2): each program's phase and captured calls; the
+// continuation program serves none and says which synthesized calls it was verified on.
+void TestExportReport::programsGiveTheirPhaseAndTheContinuationItsSynthesizedCalls()
+{
+    ExportReport report;
+    report.outcome.callCount = 3;
+    ExportedProgram decode, continuation;
+    decode.calls = {1, 2};
+    decode.description = QStringLiteral("input_ids dim 1 = 1");
+    continuation.description = QStringLiteral("continuation: several new tokens on a non-empty cache");
+    continuation.synthesized = QStringLiteral("verified on 3 call(s) synthesized from call 0: 2 + 6, 2 + 5, 3 + 5 "
+                                              "tokens, cached + new");
+    report.outcome.programs = {decode, continuation};
+    const QJsonArray programs = report.toJson().value(QLatin1String("programs")).toArray();
+    QCOMPARE(programs.size(), 2);
+    QCOMPARE(programs.at(0).toObject().value(QLatin1String("phase")).toString(), decode.description);
+    QCOMPARE(programs.at(0).toObject().value(QLatin1String("calls")).toArray(), (QJsonArray{1, 2}));
+    QVERIFY(programs.at(0).toObject().value(QLatin1String("synthesized")).isNull());
+    QCOMPARE(programs.at(1).toObject().value(QLatin1String("phase")).toString(), continuation.description);
+    QCOMPARE(programs.at(1).toObject().value(QLatin1String("calls")).toArray(), QJsonArray());
+    QCOMPARE(programs.at(1).toObject().value(QLatin1String("synthesized")).toString(), continuation.synthesized);
+}
+
 void TestExportReport::programCarriesItsBatchSlice()
 {
     const QJsonObject result{
