@@ -22,13 +22,13 @@ using namespace dimscope;
 
 namespace {
 
-const char kUsage[] = "record --model FOLDER|REF (--prompts FILE | --prompt TEXT ...) [--max-new-tokens N] "
+const char kUsage[] = "record --model FOLDER|REF (--prompts FILE | --prompt TEXT ...) [--image FILE ...] [--max-new-tokens N] "
                       "[--num-beams N] [--calls N] [--tokenizer FOLDER] [--overwrite] [--trust-remote-code] "
                       "-o CAPTURE [--project OUT.dimscope]";
 
 struct Options {
     QString model, promptsFile, output, project, tokenizer;
-    QStringList prompts;
+    QStringList prompts, images;
     int maxNewTokens = 8, numBeams = 1, calls = 0;
     bool overwrite = false, trustRemoteCode = false;
 };
@@ -59,7 +59,8 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
         *flags.value(a) = true;
         return true;
     }
-    if (!values.contains(a) && !counts.contains(a) && a != QLatin1String("--prompt")) {
+    const bool listed = a == QLatin1String("--prompt") || a == QLatin1String("--image");
+    if (!values.contains(a) && !counts.contains(a) && !listed) {
         *error = QStringLiteral("unknown argument '%1'").arg(TerminalText::escaped(a));
         return false;
     }
@@ -68,8 +69,8 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
         return false;
     }
     const QString v = args.at(++*i);
-    if (a == QLatin1String("--prompt"))
-        o->prompts << v;
+    if (listed)
+        (a == QLatin1String("--prompt") ? o->prompts : o->images) << v;
     else if (counts.contains(a))
         return parseCount(a, v, counts.value(a), error);
     else
@@ -119,6 +120,8 @@ QString refusedOutputs(const Options &o)
     const int colon = o.model.lastIndexOf(QLatin1Char(':'));
     if (colon > 0 && o.model.left(colon).endsWith(QLatin1String(".py")))
         inputs.append({QStringLiteral("the model file of --model"), o.model.left(colon)});
+    for (const QString &image : o.images)
+        inputs.append({QStringLiteral("--image"), image});
     const OutputTarget::Input capture{QStringLiteral("-o"), o.output};
     QString why = refusedOutput(capture, inputs, o.overwrite);
     if (why.isEmpty() && !o.project.isEmpty())
@@ -138,6 +141,14 @@ std::optional<RecordRequest> makeRequest(const Options &o, QString *error)
     } else {
         r.prompts = PromptBatches::oneBatch(o.prompts, QStringLiteral("--prompt"));
     }
+    if (!o.images.isEmpty() && o.images.size() != r.prompts.promptCount()) {
+        *error = QStringLiteral("%1 --image for %2 prompt(s): give one image per prompt, in the prompts' order")
+                     .arg(o.images.size())
+                     .arg(r.prompts.promptCount());
+        return std::nullopt;
+    }
+    for (const QString &image : o.images)
+        r.images << QFileInfo(image).absoluteFilePath();
     r.model = o.model;
     r.tokenizer = o.tokenizer.isEmpty() ? QString() : QFileInfo(o.tokenizer).absoluteFilePath();
     r.maxNewTokens = o.maxNewTokens;
@@ -155,7 +166,8 @@ bool isInputFailure(const QString &kind)
     static const QStringList kinds{QStringLiteral("bad_request"),  QStringLiteral("bad_model_ref"),
                                    QStringLiteral("record_input"), QStringLiteral("no_tokenizer"),
                                    QStringLiteral("prompt_too_long"), QStringLiteral("output_exists"),
-                                   QStringLiteral("remote_code")};
+                                   QStringLiteral("remote_code"), QStringLiteral("bad_image"),
+                                   QStringLiteral("no_processor")};
     return kinds.contains(kind);
 }
 

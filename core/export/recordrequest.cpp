@@ -4,6 +4,7 @@
 #include "export/exportresult.h"
 
 #include <QDir>
+#include <QJsonArray>
 
 namespace dimscope {
 
@@ -22,6 +23,17 @@ QJsonObject RecordRequest::toParams() const
         p.insert(QStringLiteral("tokenizer"), QDir(tokenizer).absolutePath());
     if (calls > 0)
         p.insert(QStringLiteral("calls"), calls);
+    if (!images.isEmpty()) { // nested like the batches: one list of files per generate() call
+        QJsonArray nested;
+        qsizetype next = 0;
+        for (const auto &batch : prompts.batches()) {
+            QJsonArray files;
+            for (qsizetype i = 0; i < batch.size() && next < images.size(); ++i)
+                files.append(QDir(images.at(next++)).absolutePath());
+            nested.append(files);
+        }
+        p.insert(QStringLiteral("images"), nested);
+    }
     return p;
 }
 

@@ -17,6 +17,7 @@ struct RecordRequest {
     QString model;        // absolute: a Hugging Face folder, /abs/file.py:make, package.module:make
     QString tokenizer;    // a tokenizer folder for a factory model; empty: the model folder's own
     PromptBatches prompts;
+    QStringList images;   // one image file per prompt, in the prompts' order; empty: text only
     int maxNewTokens = 8;
     int numBeams = 1;     // 1: greedy
     int calls = 0;        // forward calls to keep; 0: every one

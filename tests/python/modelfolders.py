@@ -66,6 +66,47 @@ def t5(folder):
     return folder
 
 
+IMAGE_TOKEN = "<image>"
+
+
+def llava(folder):
+    """A seeded LLaVA (a tiny CLIP vision tower and Llama text model:
+    AutoModelForImageTextToText) with its processor: the trained tokenizer with an
+    `<image>` token and a CLIP image processor for 16x16 images (processor_config.json)."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
+                              LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
+
+    os.makedirs(folder, exist_ok=True)
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(SENTENCES, trainers.WordLevelTrainer(special_tokens=SPECIAL + [IMAGE_TOKEN]))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="[PAD]",
+                                   unk_token="[UNK]", extra_special_tokens={"image_token": IMAGE_TOKEN})
+    images = CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16, "width": 16})
+    LlavaProcessor(image_processor=images, tokenizer=fast, patch_size=8, vision_feature_select_strategy="full",
+                   image_token=IMAGE_TOKEN, num_additional_image_tokens=1).save_pretrained(folder)
+    torch.manual_seed(0)
+    vision = CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                              image_size=16, patch_size=8, projection_dim=32)
+    text = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                       pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=tok.token_to_id(IMAGE_TOKEN),
+                         vision_feature_layer=-1, vision_feature_select_strategy="full")
+    LlavaForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def image(path, size, colour):
+    """A PNG of one colour, written with Pillow."""
+    from PIL import Image
+
+    Image.new("RGB", size, colour).save(path)
+    return path
+
+
 def add_auto_map(folder, marker):
     """Makes `folder` ask for remote code: config.json's auto_map names a modeling file
     in the folder that writes `marker` when it is imported (it must never be)."""
@@ -80,4 +121,4 @@ def add_auto_map(folder, marker):
 
 
 if __name__ == "__main__":
-    {"llama": llama, "t5": t5}[sys.argv[1]](sys.argv[2])
+    {"llama": llama, "t5": t5, "llava": llava}[sys.argv[1]](sys.argv[2])

@@ -115,6 +115,53 @@ def test_an_encoder_decoder_folder_records_with_beams(tmp_path):
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
 
 
+@pytest.fixture(scope="module")
+def llava(tmp_path_factory):
+    pytest.importorskip("PIL")
+    folder = tmp_path_factory.mktemp("vlm")
+    model = modelfolders.llava(str(folder / "tiny-llava"))
+    images = [modelfolders.image(str(folder / name), size, colour)
+              for name, size, colour in (("red.png", (20, 24), (200, 30, 40)), ("blue.png", (16, 16), (0, 0, 255)),
+                                         ("grey.png", (32, 20), (90, 90, 90)))]
+    return model, images
+
+
+def test_a_vision_language_folder_records_an_image_per_prompt(llava, tmp_path):
+    """LLaVA: the image-text-to-text auto class, the folder's processor prepares each
+    prompt's image, the prompts are padded on the left."""
+    model, (red, blue, grey) = llava
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("<image> the cat sat\n<image> a dog\n\n<image> what is the shape of a tensor\n")
+    capture = tmp_path / "llava.safetensors"
+    done = cli("record", "--model", model, "--prompts", prompts, "--image", red, "--image", blue, "--image", grey,
+               "--max-new-tokens", 2, "-o", capture, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "padding left" in done.stdout
+    info = json.loads(cli("inspect", capture, "--json").stdout)
+    recording = info["recording"]
+    assert recording["auto_class"] == "AutoModelForImageTextToText", recording
+    assert recording["images"] == [[red, blue], [grey]], recording
+    leaves = {leaf["path"]: leaf for leaf in info["leaves"]}
+    # one 16x16 image per prompt in each prefill, none in the decode steps
+    shapes = [c and c["shape"] for c in leaves["pixel_values"]["calls"]]
+    assert shapes == [[2, 3, 16, 16], None, [1, 3, 16, 16], None], shapes
+    # the image placeholder expands to 5 tokens (4 patches and the class token)
+    assert [c["shape"] for c in leaves["input_ids"]["calls"]] == [[2, 8], [2, 1], [1, 12], [1, 1]], leaves["input_ids"]
+
+
+def test_a_missing_image_names_its_prompt(llava, tmp_path):
+    model, (red, _, _) = llava
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("<image> the cat\n<image> a dog\n")
+    missing = tmp_path / "gone.png"
+    err = record_fails("--model", model, "--prompts", prompts, "--image", red, "--image", missing,
+                       "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: bad_image: prompts.txt:2: images[0][1] %s: cannot read the image" % missing in err, err
+    err = record_fails("--model", model, "--prompts", prompts, "--image", red, "-o", tmp_path / "c.safetensors",
+                       out=tmp_path)
+    assert "dimscope-cli record: 1 --image for 2 prompt(s): give one image per prompt" in err, err
+
+
 def record_fails(*args, out):
     """Runs record expecting a refusal: exit 2, one error line, nothing left in `out`."""
     before = left_in(out)

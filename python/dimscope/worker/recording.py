@@ -42,6 +42,7 @@ class Settings:
         if self.tokenizer is not None and not isinstance(self.tokenizer, str):
             raise WorkerError("bad_request", "record: 'tokenizer' must be a folder path, got %r" % (self.tokenizer,))
         self.batches = _batches(params.get("batches"))
+        self.images = _images(params.get("images"), self.batches)
         self.max_new_tokens = _positive(params, "max_new_tokens", 8)
         self.num_beams = _positive(params, "num_beams", 1)
         self.max_calls = params.get("calls")
@@ -82,6 +83,21 @@ def _batches(batches):
                                   "only spaces, at most %d characters" % (b, p, MAX_PROMPT_CHARS),
                                   field="batches[%d][%d]" % (b, p), batch=b, prompt=p)
     return batches
+
+
+def _images(images, batches):
+    """None, or one image path per prompt: a list per batch, like `batches`."""
+    if images is None:
+        return None
+    if not isinstance(images, list) or len(images) != len(batches):
+        raise WorkerError("record_input", "'images' must be a list with one list of image paths per batch (%d), "
+                          "got %r" % (len(batches), images), field="images")
+    for b, (paths, batch) in enumerate(zip(images, batches)):
+        if not isinstance(paths, list) or len(paths) != len(batch) or not all(
+                isinstance(path, str) and path for path in paths):
+            raise WorkerError("record_input", "images[%d] must hold one image path per prompt of batches[%d] (%d)"
+                              % (b, b, len(batch)), field="images[%d]" % b, batch=b)
+    return images
 
 
 # --- the output -------------------------------------------------------------------
@@ -313,19 +329,61 @@ def prepare_tokenizer(tokenizer, model, decoder_only, log):
                               field="pad_token")
 
 
-def encode_batches(tokenizer, model, config, settings, where):
-    """The tokenized batches, each checked against the model's position limit."""
+def load_processor(folder, trusted):
+    """The folder's processor (a vision-language model's: its image processor and tokenizer)."""
+    import transformers
+
+    try:
+        return transformers.AutoProcessor.from_pretrained(folder, trust_remote_code=trusted)
+    except (ValueError, KeyError, OSError, ImportError, TypeError) as e:
+        raise WorkerError("no_processor", "%s: transformers could not load its processor, which prepares the "
+                          "images: %s" % (folder, e), field="processor", file=folder) from e
+
+
+def open_image(path, b, p):
+    """An image file as RGB, read with Pillow (a transformers image processor's own input)."""
+    try:
+        from PIL import Image, UnidentifiedImageError
+    except ImportError as e:
+        raise WorkerError("bad_image", "images[%d][%d] %s: the worker's Python has no Pillow to read images"
+                          % (b, p, path), field="images[%d][%d]" % (b, p), batch=b, prompt=p, file=path) from e
+    try:
+        with Image.open(path) as image:
+            return image.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError) as e:
+        raise WorkerError("bad_image", "images[%d][%d] %s: cannot read the image: %s" % (b, p, path, e),
+                          field="images[%d][%d]" % (b, p), batch=b, prompt=p, file=path) from e
+
+
+def _encode(prepare, settings, b):
+    """One batch through the tokenizer, or the processor with its images."""
+    batch = settings.batches[b]
+    if settings.images is None:
+        return prepare(batch, return_tensors="pt", padding=True)
+    images = [open_image(path, b, p) for p, path in enumerate(settings.images[b])]
+    try:
+        return prepare(text=batch, images=images, return_tensors="pt", padding=True)
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        raise WorkerError("bad_image", "images[%d]: the processor rejected batches[%d] with its images: %s"
+                          % (b, b, str(e).splitlines()[0] if str(e) else type(e).__name__),
+                          field="images[%d]" % b, batch=b) from e
+
+
+def encode_batches(prepare, model, config, settings, where):
+    """The prepared batches (`prepare`: the tokenizer, or the processor for prompts with
+    images), each prompt checked against the model's position limit."""
     import inspect
 
     accepted = set(inspect.signature(model.forward).parameters)
     field, limit = max_positions(config)
     encoded = []
     for b, batch in enumerate(settings.batches):
-        enc = tokenizer(batch, return_tensors="pt", padding=True)
+        enc = dict(_encode(prepare, settings, b))
         enc = {k: v for k, v in enc.items() if k in accepted or k in ("input_ids", "attention_mask")}
         if limit is not None:
             for p, prompt in enumerate(batch):
-                n = len(tokenizer(prompt)["input_ids"])
+                # the tokens the model sees: an image's placeholder expanded, no padding
+                n = int(enc["attention_mask"][p].sum()) if "attention_mask" in enc else int(enc["input_ids"].shape[1])
                 if n + settings.max_new_tokens > limit:
                     raise WorkerError(
                         "prompt_too_long", "batches[%d][%d]: %d tokens + %d new tokens > %s %d of %s"
@@ -401,10 +459,13 @@ def record(params, progress, log):
         raise WorkerError("model_load", "%s is a %s, which has no generate(): record drives generate()"
                           % (settings.model, type(model).__name__), field="model")
     tokenizer = load_tokenizer(tokenizer_folder, trusted, settings.model)
+    processor = load_processor(tokenizer_folder, trusted) if settings.images is not None else None
+    if processor is not None and getattr(processor, "tokenizer", None) is not None:
+        tokenizer = processor.tokenizer  # the one the processor pads with
     decoder_only = not getattr(config, "is_encoder_decoder", False)
     prepare_tokenizer(tokenizer, model, decoder_only, log)
     where = os.path.join(resolved.target, "config.json") if resolved.kind == "folder" else settings.model
-    encoded = encode_batches(tokenizer, model, config, settings, where)
+    encoded = encode_batches(processor or tokenizer, model, config, settings, where)
     recorder = InputRecorder(store_n_calls=settings.max_calls or (1 << 30))
     counter = ForwardCounter(settings, progress)
     hook = model.register_forward_hook(counter)
@@ -419,6 +480,7 @@ def record(params, progress, log):
         "model": settings.model, "model_kind": resolved.kind, "auto_class": auto_name,
         "model_class": "%s.%s" % (type(model).__module__, type(model).__qualname__),
         "tokenizer": tokenizer_folder, "padding_side": tokenizer.padding_side, "batches": settings.batches,
+        "images": settings.images,
         "max_new_tokens": settings.max_new_tokens, "num_beams": settings.num_beams,
         "max_calls": settings.max_calls, "forward_calls": counter.seen, "generate_calls": len(encoded),
         "trust_remote_code": trusted,
