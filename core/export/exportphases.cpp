@@ -196,6 +196,73 @@ QSet<LeafDim> leafDimsServedFromOne(const ConstraintSet &set)
     return out;
 }
 
+// A phase inferred from its own calls sees a size that is the same in each of them as a
+// constant; a prefill recorded once would then serve only that prompt length, although
+// the prompt length varies over the capture (issue 24 item 2: a program narrower than
+// the capture). The leaf dims that are one value c >= 2 in every call of the phase and
+// vary over the capture become one Dim again, from 2, when one of them takes another
+// value >= 2 elsewhere (the mask length 8 in the prefill, 9..11 in decode): a variation
+// only across 0 or 1 (a state-space cache empty in the prefill, its kernel size after)
+// is a phase boundary, not a Dim. The Dim takes the proposal's name for one of the
+// leaf dims where it has one. Returns what was kept, for the log.
+QStringList keepWhatVariesOverTheCapture(const Capture &capture, const QVector<int> &group,
+                                         const ConstraintSet &proposal, ConstraintSet *set)
+{
+    QVector<int> all;
+    for (int c = 0; c < capture.calls.size(); ++c)
+        all << c;
+    const auto overall = dimValues(capture, all);
+    const QSet<int> inPhase(group.begin(), group.end());
+    QMap<qint64, QVector<LeafDim>> byValue;   // c -> leaf dims constant at c in the phase
+    QSet<qint64> anchored;                     // c whose group has another value >= 2 elsewhere
+    for (auto it = overall.begin(); it != overall.end(); ++it) {
+        if (!varies(it.value()) || set->assignment(it.key().first, it.key().second).kind != DimAssignment::Kind::Static)
+            continue;
+        qint64 c = -1;
+        bool constant = true;
+        for (int call : group) {
+            const qint64 v = it.value().value(call, -1);
+            constant = constant && v >= 2 && (c < 0 || v == c);
+            c = v;
+        }
+        if (!constant)
+            continue;
+        byValue[c] << it.key();
+        for (int call = 0; call < it.value().size(); ++call) {
+            if (!inPhase.contains(call) && it.value().at(call) >= 2 && it.value().at(call) != c)
+                anchored.insert(c);
+        }
+    }
+    QStringList notes;
+    for (auto it = byValue.begin(); it != byValue.end(); ++it) {
+        if (!anchored.contains(it.key()))
+            continue;
+        QString name;
+        for (const LeafDim &ld : it.value()) {
+            const DimAssignment a = proposal.assignment(ld.first, ld.second);
+            if (name.isEmpty() && a.isNamed() && !set->dim(a.dim))
+                name = a.dim;
+        }
+        for (int n = 2; name.isEmpty() || set->dim(name); ++n)
+            name = QStringLiteral("len%1").arg(n == 2 ? QString() : QString::number(n));
+        if (!set->addRootDim(name, 2, std::nullopt).isEmpty())
+            continue;
+        QStringList members;
+        for (const LeafDim &ld : it.value()) {
+            if (set->assign(ld.first, ld.second, DimAssignment::named(name)).isEmpty())
+                members << QStringLiteral("%1 dim %2").arg(ld.first).arg(ld.second);
+        }
+        if (members.isEmpty()) {
+            set->removeDim(name);
+            continue;
+        }
+        notes << QStringLiteral("%1 kept a Dim from 2 (%2: %3 in each of its calls, other sizes elsewhere in the capture)")
+                     .arg(name, members.join(QStringLiteral(", ")))
+                     .arg(it.key());
+    }
+    return notes;
+}
+
 // Every call has one structure and one of them has every varying dim >= 2 (the demo's
 // second turn: 3 new tokens over a cache of 8): a program traced from it may serve the
 // calls on the 0/1 boundary too (torch checks a lower bound at run time only above 2),
@@ -279,7 +346,10 @@ QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, c
         } else {
             const InferenceResult inferred = CaptureAnalysis::infer(calls, options);
             phase.constraints = inferred.constraints;
-            phase.source = QStringLiteral("inferred from its calls");
+            const QStringList kept = keepWhatVariesOverTheCapture(capture, group, proposal, &phase.constraints);
+            phase.source = kept.isEmpty()
+                ? QStringLiteral("inferred from its calls")
+                : QStringLiteral("inferred from its calls; %1").arg(kept.join(QStringLiteral("; ")));
             if (inferred.hasErrors())
                 phase.error = QStringLiteral("the constraints inferred from calls %1 are unusable: %2")
                                   .arg(callsText(group), inferred.texts(InferenceMessage::Severity::Error)

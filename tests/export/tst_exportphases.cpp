@@ -16,10 +16,10 @@ namespace {
 
 // Prompts of 5 and 8 tokens, 4 steps each: calls 0 and 4 prefill, the others decode.
 // `batches`: the batch of each generate() run.
-Capture generateCapture(QPair<int, int> batches = {2, 2})
+Capture generateCapture(QPair<int, int> batches = {2, 2}, const QVector<int> &prompts = {5, 8})
 {
     QStringList text;
-    for (int prompt : {5, 8}) {
+    for (int prompt : prompts) {
         const int batch = prompt == 5 ? batches.first : batches.second;
         for (int step = 0; step < 4; ++step) {
             const int seq = step == 0 ? prompt : 1;
@@ -62,6 +62,7 @@ private slots:
     void userEditsSurviveInEveryPhase();
     void derivedRelationNeedsEveryCallAndTwoValues();
     void aBatchOfOneSharesItsPhaseWithLargerBatches();
+    void aPrefillRecordedOnceKeepsItsPromptLengthADim();
 };
 
 void TstExportPhases::generateCaptureIsSplitBeforeTheFirstTrace()
@@ -202,6 +203,29 @@ void TstExportPhases::aBatchOfOneSharesItsPhaseWithLargerBatches()
     ConstraintSet fromTwo = proposal;
     QVERIFY(fromTwo.setRange(batch, 2, std::nullopt).isEmpty());
     QCOMPARE(ExportPhases::plan(capture, fromTwo, proposal).size(), 4);
+}
+
+// Issue 24 item 2: one generate() (an 8-token prompt, 4 steps). The prefill phase has
+// one call, where the prompt length is 8, but it varies over the capture (the mask is
+// 9..11 long in decode): the prefill program keeps one Dim from 2 for the prompt's and
+// the mask's length (equal there), instead of serving 8-token prompts only.
+void TstExportPhases::aPrefillRecordedOnceKeepsItsPromptLengthADim()
+{
+    const Capture capture = generateCapture({2, 2}, {8});
+    const ConstraintSet proposal = proposalFor(capture);
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 2);
+    QCOMPARE(phases.at(1).calls, (QVector<int>{0}));
+    const ConstraintSet &prefill = phases.at(1).constraints;
+    QVERIFY(prefill.checkInvariants().isEmpty());
+    const QString prompt = dimOf(prefill, QStringLiteral("input_ids"), 1);
+    QVERIFY2(!prompt.isEmpty(), qPrintable(phases.at(1).source));
+    QCOMPARE(dimOf(prefill, QStringLiteral("attention_mask"), 1), prompt);
+    QCOMPARE(prefill.dim(prompt)->min, std::optional<qint64>(2));
+    QVERIFY2(phases.at(1).source.contains(QLatin1String("kept a Dim from 2")), qPrintable(phases.at(1).source));
+    // The cache's head dim (8, as the prompt) never varies: still static.
+    QVERIFY(dimOf(prefill, QStringLiteral("past_key_values.key_cache[0]"), 3).isEmpty());
+    QVERIFY(dimOf(prefill, QStringLiteral("past_key_values.key_cache[0]"), 2).isEmpty()); // 0: static
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TstExportPhases)
