@@ -212,6 +212,55 @@ def test_auto_map_folder_runs_no_code_without_consent(tmp_path):
     assert not marker.exists()
 
 
+def test_the_worker_refuses_what_the_cli_would_have(folder, tmp_path):
+    """The `record` request checks its own params (a GUI or another client sends them):
+    an empty batch, and an existing output without overwrite, before any model loads."""
+    from workerproc import WorkerProcess
+
+    existing = tmp_path / "c.safetensors"
+    existing.write_text("mine")
+    worker = WorkerProcess()
+    try:
+        ev, _ = worker.request("record", model=folder, batches=[["the cat"], []], output=str(tmp_path / "n.st"))
+        assert ev["event"] == "error" and ev["error"]["kind"] == "record_input", ev
+        assert (ev["error"]["field"], ev["error"]["batch"]) == ("batches[1]", 1), ev
+        ev, _ = worker.request("record", model=folder, batches=[["the cat"]], output=str(existing))
+        assert ev["event"] == "error" and ev["error"]["kind"] == "output_exists", ev
+        assert ev["error"]["message"].startswith("%s exists" % existing), ev
+    finally:
+        worker.close()
+    assert left_in(tmp_path) == ["c.safetensors"] and existing.read_text() == "mine"
+
+
+CONSENTED_CODE = '''
+from transformers import LlamaForCausalLM
+
+open(%r, "w").write("ran")
+
+
+class CustomForCausalLM(LlamaForCausalLM):
+    pass
+'''
+
+
+def test_auto_map_folder_runs_its_code_with_consent(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_MODULES_CACHE", str(tmp_path / "modules"))  # where transformers copies the code
+    remote = modelfolders.llama(str(tmp_path / "remote"))
+    marker = tmp_path / "ran.txt"
+    modelfolders.add_auto_map(remote, marker)
+    (tmp_path / "remote" / "modeling_custom.py").write_text(CONSENTED_CODE % str(marker))
+    capture = tmp_path / "c.safetensors"
+    done = cli("record", "--model", remote, "--prompt", "the cat", "--prompt", "a dog ran", "--max-new-tokens", 2,
+               "--trust-remote-code", "-o", capture, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert marker.read_text() == "ran"
+    assert re.search(r"running the model folder's own code, with consent: .*/remote/modeling_custom.py "
+                     r"\(sha256 [0-9a-f]{64}\)", done.stderr), done.stderr
+    assert "model: transformers_modules." in done.stdout and ".CustomForCausalLM" in done.stdout, done.stdout
+    info = json.loads(cli("inspect", capture, "--json").stdout)
+    assert info["recording"]["trust_remote_code"] is True
+
+
 SLOW_FACTORY = '''
 import time
 from transformers import AutoModelForCausalLM
