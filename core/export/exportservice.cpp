@@ -82,10 +82,12 @@ void ExportService::connectRun()
 {
     connect(m_run, &ExportRun::attemptStarted, this,
             [this](int attempt, const QVector<int> &calls, const QString &description, const ConstraintSet &) {
-                if (!calls.isEmpty()) // empty: the one program for every call
+                if (!calls.isEmpty())
                     emit step(tr("phase %1: calls %2 (%3)")
                                   .arg(attempt)
                                   .arg(ExportPhases::callsText(calls), description));
+                else if (description != QLatin1String("every call")) // the continuation's synthesized calls
+                    emit step(tr("phase %1: %2").arg(attempt).arg(description));
             });
     connect(m_run, &ExportRun::attemptSkipped, this,
             [this](int, const QVector<int> &, const QString &why) { emit step(why); });
