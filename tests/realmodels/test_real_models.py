@@ -294,6 +294,38 @@ def test_held_out_calls_replay_through_the_programs_in_the_fresh_process(workdir
     assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
 
 
+
+def test_a_batch_of_one_and_a_batch_of_three_share_their_programs(workdir):
+    """Issue 24 item 2: generate() at batch 1 (a 5-token prompt), then at batch 3 (8
+    tokens). The batch is declared from 1, so the calls at batch 1 need no programs of
+    their own: one decode and one prefill program (four before, and each prefill was
+    built from one call, so it took only its own prompt length), and the prefill keeps
+    the prompt length symbolic."""
+    from dimscope.capture import InputRecorder
+    import torch
+
+    capture = workdir / "llama_b13.safetensors"
+    model = tinymodels.llama()
+    rec = InputRecorder(store_n_calls=8)
+    with torch.no_grad(), rec(model):
+        for length, batch in ((5, 1), (8, 3)):
+            ids, mask = tinymodels.prompt(length, batch=batch, pad=0 if batch == 1 else 2)
+            model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=4, min_new_tokens=4, do_sample=False)
+    rec.save(str(capture))
+    out = workdir / "llama_b13.pt2"
+    result = cli("export", "--model", str(HERE / "tinymodels.py") + ":llama", "--capture", str(capture),
+                 "--fix-loop", "--no-continuation", "-o", str(out))
+    text = result.stdout
+    assert result.returncode == 0, text[-4000:] + result.stderr[-3000:]
+    served = programs(text)
+    assert [cs for _, cs in served] == [[1, 2, 3, 5, 6, 7], [0, 4]], served
+    assert "every captured call (8) replays" in text, text[-3000:]
+    prefill = read_back_inputs(text)[served[1][0]]
+    for leaf in ("input_ids", "attention_mask"):
+        assert not prefill[leaf][0].isdigit() and not prefill[leaf][1].isdigit(), prefill
+    assert re.findall(r"^  batch \(s\d+\)\s+\[(\d+), oo\]$", text, re.M) == ["1", "1"], text[-3000:]
+    assert "came out static" not in result.stderr, result.stderr[-3000:]
+
 def test_inspect_lists_outputs_of_every_call(workdir):
     capture = recorded("gpt2", workdir)
     result = cli("inspect", str(capture), "--json")
