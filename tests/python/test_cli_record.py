@@ -232,6 +232,25 @@ def test_the_worker_refuses_what_the_cli_would_have(folder, tmp_path):
     assert left_in(tmp_path) == ["c.safetensors"] and existing.read_text() == "mine"
 
 
+def test_export_of_an_auto_map_folder_never_asks_on_the_protocol(recorded, tmp_path):
+    """A folder whose auto_map names a model type transformers does not know: the export
+    fails with model_load; transformers is told no rather than left to ask on stdin
+    (the worker's protocol channel), and nothing of the folder runs."""
+    _, _, capture, _ = recorded
+    remote = modelfolders.llama(str(tmp_path / "remote"))
+    marker = tmp_path / "ran.txt"
+    modelfolders.add_auto_map(remote, marker)
+    config = json.loads((tmp_path / "remote" / "config.json").read_text())
+    config["model_type"] = "dimscope-test-unknown"
+    config["auto_map"]["AutoConfig"] = "modeling_custom.CustomConfig"  # only the folder's code can read it
+    (tmp_path / "remote" / "config.json").write_text(json.dumps(config))
+    done = cli("export", "--model", remote, "--capture", capture, "-o", tmp_path / "x.pt2", timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "model_load" in done.stderr and "trust_remote_code" in done.stderr, done.stderr
+    assert "Do you wish to run the custom code" not in done.stdout + done.stderr
+    assert not marker.exists() and not (tmp_path / "x.pt2").exists()
+
+
 CONSENTED_CODE = '''
 from transformers import LlamaForCausalLM
 

@@ -48,7 +48,9 @@ def _load_hf(directory):
     for cls_name in ("AutoModelForCausalLM", "AutoModel"):
         cls = getattr(transformers, cls_name)
         try:
-            return cls.from_pretrained(directory)
+            # Off, not unset: unset, transformers asks on stdin (the protocol's channel)
+            # whether to run a folder's auto_map code whose model type it does not know.
+            return cls.from_pretrained(directory, trust_remote_code=False)
         except (ValueError, KeyError, OSError) as e:
             errors.append("%s: %s" % (cls_name, e))
     raise WorkerError("model_load", "transformers could not load %s:\n%s" % (directory, "\n".join(errors)))
