@@ -227,9 +227,18 @@ def test_the_worker_refuses_what_the_cli_would_have(folder, tmp_path):
         ev, _ = worker.request("record", model=folder, batches=[["the cat"]], output=str(existing))
         assert ev["event"] == "error" and ev["error"]["kind"] == "output_exists", ev
         assert ev["error"]["message"].startswith("%s exists" % existing), ev
+        # consent given for other contents than the folder's code has now: refused
+        remote = modelfolders.llama(str(tmp_path / "remote"))
+        modelfolders.add_auto_map(remote, tmp_path / "ran.txt")
+        ev, _ = worker.request("record", model=remote, batches=[["the cat"]], output=str(tmp_path / "n.st"),
+                               trust_remote_code={"modeling_custom.py": "0" * 64})
+        assert ev["event"] == "error" and ev["error"]["kind"] == "remote_code", ev
+        assert "the consent given was for other files or contents" in ev["error"]["message"], ev
+        assert list(ev["error"]["code_files"]) == ["modeling_custom.py"], ev
     finally:
         worker.close()
-    assert left_in(tmp_path) == ["c.safetensors"] and existing.read_text() == "mine"
+    assert left_in(tmp_path) == ["c.safetensors", "remote"] and existing.read_text() == "mine"
+    assert not (tmp_path / "ran.txt").exists()
 
 
 def test_export_of_an_auto_map_folder_never_asks_on_the_protocol(recorded, tmp_path):
