@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The architecture sweep (issue 20 item 1): every causal-LM architecture of the installed
+transformers (``MODEL_FOR_CAUSAL_LM_MAPPING_NAMES``), built tiny and generically from its
+type's default config, driven with two ``generate()`` calls recorded by dimscope's
+``InputRecorder``, and exported with one ``dimscope-cli export --fix-loop``. The result is
+a table: built / generate ok / recorded / served, the failure class and its decisive line.
+
+Run it through ``scripts/sweep-architectures`` (the sid runtime, the built CLI):
+
+    scripts/sweep-architectures [--only llama,gpt2] [--limit N] [--jobs N]
+                                [--timeout S] [--work DIR] [--out docs/architectures.md]
+
+Each architecture runs in its own interpreter (``sweep.py --worker TYPE``) under a
+timeout, so a crash or a hang is one row. The model the CLI's worker loads is a factory
+module written per architecture into the work folder (``arch_TYPE.py:make``) that rebuilds
+the same seeded model from the same generic config. Nothing runs code because a file says
+so: configs come from the installed transformers only, never with trust_remote_code."""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+PROMPT_LENGTHS = (5, 8)
+NEW_TOKENS = 4
+BATCH = 2
+
+# The generic shrinking: common config fields (by their stored names) and their tiny value.
+LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers",
+          "num_decoder_layers", "num_encoder_layers")
+HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim")
+HEADS = ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", "decoder_attention_heads")
+FFN = ("intermediate_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim", "moe_intermediate_size",
+       "shared_expert_intermediate_size")
+POSITIONS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len")
+EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts")
+TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, vocab=1000, positions=256, experts=4, experts_per_tok=2)
+TOKEN_IDS = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=0)
+# Sub-configs shrunk the same way (a multimodal type's text model).
+NESTED = ("text_config",)
+
+FAILURE_CLASSES = ("build_failed", "generate_failed", "record_failed", "export_failed", "not_all_served",
+                   "export_not_ok", "timeout", "crashed")
+
+
+# ------------------------------------------------------------------ tiny configs
+
+
+def _layer_types(types, layers):
+    """`layer_types` for `layers` layers: one of each kind first (a hybrid keeps both its
+    attention and its linear/sliding layers), in the order they first appear."""
+    kinds = []
+    for t in types:
+        if t not in kinds:
+            kinds.append(t)
+    picked = kinds[:layers]
+    while len(picked) < layers:
+        picked.append(types[len(picked) % len(types)])
+    return picked
+
+
+def _layer_count(values):
+    for k in LAYERS:
+        if isinstance(values.get(k), int) and not isinstance(values.get(k), bool):
+            return values[k]
+    return None
+
+
+def _per_layer_lists(values, out):
+    """A list as long as the default layer count is per layer (`layer_types`,
+    `layers_block_type`, a per-layer `intermediate_size`): two entries, one of each kind
+    first; a per-layer feed-forward size gets the tiny size."""
+    count = _layer_count(values)
+    for k, v in values.items():
+        if not isinstance(v, list) or not v or (len(v) != count and k != "layer_types"):
+            continue
+        picked = _layer_types(v, TINY["layers"])
+        out[k] = [TINY["ffn"]] * len(picked) if k in FFN else picked
+
+
+def shrink(values):
+    """Overrides that make the config dict `values` tiny: only the common fields it has."""
+    out = {}
+
+    def put(keys, value):
+        for k in keys:
+            if k in values and isinstance(values[k], int) and not isinstance(values[k], bool):
+                out[k] = value
+
+    put(LAYERS, TINY["layers"])
+    put(HIDDEN, TINY["hidden"])
+    put(HEADS, TINY["heads"])
+    put(("num_key_value_heads",), TINY["kv_heads"])
+    put(FFN, TINY["ffn"])
+    put(("vocab_size",), TINY["vocab"])
+    put(EXPERTS, TINY["experts"])
+    put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
+    put(("n_groups", "mamba_n_groups"), 1)
+    if isinstance(values.get("head_dim"), int):
+        # A state-space model's heads span hidden * expand (Mamba-2's check).
+        expand = values.get("expand") if isinstance(values.get("expand"), int) else 1
+        out["head_dim"] = TINY["hidden"] * expand // TINY["heads"]
+    for k in POSITIONS:
+        if isinstance(values.get(k), int):
+            out[k] = TINY["positions"]
+    for k, v in TOKEN_IDS.items():
+        # pad_token_id also where the default has none: the prompts are left-padded with 0.
+        if k in values and (values[k] is not None or k == "pad_token_id"):
+            out[k] = v
+    _per_layer_lists(values, out)
+    for k in NESTED:
+        if isinstance(values.get(k), dict):
+            nested = dict(values[k])
+            nested.update(shrink(nested))
+            out[k] = nested
+    return out
+
+
+def tiny_config(model_type):
+    """The type's default config with the common fields made tiny (transformers only,
+    never remote code)."""
+    from transformers import AutoConfig
+
+    default = AutoConfig.for_model(model_type)
+    return AutoConfig.for_model(model_type, **shrink(default.to_dict()))
+
+
+def build_model(model_type):
+    """The seeded tiny model of `model_type` (seed 0), in eval mode: the same weights in
+    the recording process and in the CLI's worker."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    config = tiny_config(model_type)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, trust_remote_code=False)
+    return model.eval()
+
+
+FACTORY = '''# Generated by tests/realmodels/sweep.py: the tiny seeded {model_type!r} model.
+import sys
+sys.path.insert(0, {here!r})
+import sweep
+
+
+def make():
+    return sweep.build_model({model_type!r})
+'''
+
+
+def write_factory(folder, model_type):
+    name = "arch_" + re.sub(r"\W", "_", model_type) + ".py"
+    path = pathlib.Path(folder) / name
+    path.write_text(FACTORY.format(model_type=model_type, here=str(HERE)))
+    return path
+
+
+# ------------------------------------------------------------------ decisive lines
+
+# A transformers or torch source line as the CLI prints a decision (`.../transformers/x.py:12: ...`)
+# and as a traceback frame (`File ".../torch/y.py", line 34, in f`).
+WHY_LINE = re.compile(r"\S*?((?:transformers|torch)/[\w./-]+\.py):(\d+): (.*)")
+FRAME_LINE = re.compile(r'File "\S*?((?:transformers|torch)/[\w./-]+\.py)", line (\d+)')
+
+
+def one_line(text, limit=160):
+    """`text` as one terminal-safe line of at most `limit` characters (control
+    characters escaped); `cell` makes it a Markdown table cell."""
+    out = []
+    for ch in str(text):
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append(" ")
+        elif ord(ch) < 32 or 127 <= ord(ch) < 160:
+            out.append("\\x%02x" % ord(ch))
+        else:
+            out.append(ch)
+    line = "".join(out).strip()
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def short_path(filename):
+    """`transformers/...` or `torch/...` of an installed file, else the path as given."""
+    path = filename.replace(os.sep, "/")
+    for lib in ("transformers/", "torch/"):
+        if "/" + lib in path:
+            return lib + path.rsplit("/" + lib, 1)[1]
+    return path
+
+
+def exception_line(exc):
+    """`FILE:LINE: Type: message`: the innermost frame in transformers or torch."""
+    where = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        short = short_path(frame.filename)
+        if short.startswith(("transformers/", "torch/")):
+            where = "%s:%d" % (short, frame.lineno)
+    message = (str(exc).strip().splitlines() or [""])[0]
+    head = "%s: %s" % (type(exc).__name__, message)
+    return "%s: %s" % (where, head) if where else head
+
+
+def _failure_place(stderr, head):
+    """Where the failure `head` (`KIND: MESSAGE`) happened, from the block the CLI printed
+    for it: the innermost transformers/torch frame of its traceback, else the first model
+    line torch named for it."""
+    at = stderr.rfind("export failed: " + head)
+    if at < 0:
+        return ""
+    block = stderr[at:].split("\nexport failed: ", 1)[0]
+    frames = FRAME_LINE.findall(block)
+    if frames:
+        return "%s:%s" % (short_path(frames[-1][0]), frames[-1][1])
+    why = WHY_LINE.search(block)
+    return "%s:%s: %s" % why.groups() if why else ""
+
+
+def cli_line(stdout, stderr, report):
+    """The CLI's decisive line. A failed export: its kind and message and where (the
+    innermost transformers/torch frame, or the model line torch named). Otherwise the
+    first decision naming a transformers/torch FILE:LINE, else the CLI's own one-line
+    summary (`fix loop: ...`, `calls ... are served by no exported program ...`)."""
+    failure = (report or {}).get("failure") or {}
+    if failure.get("message"):
+        line = "%s: %s" % (failure.get("kind"), (failure["message"].strip().splitlines() or [""])[0])
+        place = _failure_place(stderr, line)
+        return "%s (at %s)" % (line, place) if place else line
+    for line in (stderr + "\n" + stdout).splitlines():
+        why = WHY_LINE.match(line.strip())
+        if why:
+            return "%s:%s: %s" % why.groups()
+    for line in (stderr + "\n" + stdout).splitlines():
+        if line.startswith(("fix loop: ", "calls ")) or "served by no exported program" in line:
+            return line.strip()
+    tail = [line for line in stderr.splitlines() if line.strip()]
+    return tail[-1].strip() if tail else ""
+
+
+# ------------------------------------------------------------------ one architecture (worker)
+
+
+def prompt(length):
+    """Left-padded batch: row 0 has 2 pad tokens (id 0)."""
+    import torch
+
+    g = torch.Generator().manual_seed(length)
+    ids = torch.randint(3, TINY["vocab"], (BATCH, length), generator=g)
+    mask = torch.ones(BATCH, length, dtype=torch.long)
+    ids[0, :2] = 0
+    mask[0, :2] = 0
+    return ids, mask
+
+
+def run_generate(model):
+    for length in PROMPT_LENGTHS:
+        ids, mask = prompt(length)
+        model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
+                       do_sample=False, pad_token_id=0)
+
+
+class Row(dict):
+    def fail(self, cls, line):
+        self["failure"] = cls
+        self["line"] = one_line(line)
+        return self
+
+
+def work_one(model_type, folder, cli, cli_args, save):
+    """Builds, records and exports one architecture; `save(row)` after each stage so
+    that the parent knows how far a worker that was killed got."""
+    import torch
+    from dimscope.capture import InputRecorder
+
+    row = Row(architecture=model_type, built=False, generate=False, recorded=False, calls=0, served=0,
+              programs=0, failure="", line="", seconds={})
+    started = time.monotonic()
+    try:
+        model = build_model(model_type)
+        row["built"] = True
+    except Exception as exc:  # noqa: BLE001 - one row per architecture, whatever failed
+        return row.fail("build_failed", exception_line(exc))
+    finally:
+        row["seconds"]["build"] = round(time.monotonic() - started, 1)
+        save(row)
+    started = time.monotonic()
+    capture = pathlib.Path(folder) / "capture.safetensors"
+    rec = InputRecorder(store_n_calls=64)
+    try:
+        with torch.no_grad(), rec(model):
+            run_generate(model)
+        row["generate"] = True
+        if rec.num_calls == 0:
+            return row.fail("record_failed", "generate() ran, but the recorder saw no call of the model")
+        rec.save(capture)
+        row["recorded"] = True
+        row["calls"] = rec.num_calls
+    except Exception as exc:  # noqa: BLE001
+        line = exception_line(exc)
+        if not row["generate"]:
+            try:  # the recorder or the model? generate() alone tells
+                with torch.no_grad():
+                    run_generate(model)
+                row["generate"] = True
+            except Exception as plain:  # noqa: BLE001
+                line = exception_line(plain)
+        return row.fail("record_failed" if row["generate"] else "generate_failed", line)
+    finally:
+        row["seconds"]["generate+record"] = round(time.monotonic() - started, 1)
+        save(row)
+    return export_one(row, model_type, folder, capture, cli, cli_args)
+
+
+def export_one(row, model_type, folder, capture, cli, cli_args):
+    folder = pathlib.Path(folder)
+    factory = write_factory(folder, model_type)
+    report_path = folder / "export.json"
+    started = time.monotonic()
+    done = subprocess.run([cli, "export", "--model", "%s:make" % factory, "--capture", str(capture), "--fix-loop",
+                           "--json", str(report_path), "-o", str(folder / "model.pt2"), *cli_args],
+                          capture_output=True, text=True)
+    row["seconds"]["export"] = round(time.monotonic() - started, 1)
+    (folder / "export.stdout").write_text(done.stdout)
+    (folder / "export.stderr").write_text(done.stderr)
+    try:
+        report = json.loads(report_path.read_text())
+    except (OSError, ValueError):
+        report = None
+    served = set()
+    for program in (report or {}).get("programs", []):
+        served.update(program.get("calls") or [])
+    row["served"] = len(served)
+    row["programs"] = len((report or {}).get("programs", []))
+    row["exit"] = done.returncode
+    line = cli_line(done.stdout, done.stderr, report)
+    if report is None or (not row["programs"] and (report.get("failure") or done.returncode)):
+        kind = ((report or {}).get("failure") or {}).get("kind") or "no report, exit %d" % done.returncode
+        return row.fail("export_failed", line if line.startswith(kind) else "%s: %s" % (kind, line))
+    if row["served"] < row["calls"]:
+        return row.fail("not_all_served", line)
+    if done.returncode != 0 or not report.get("ok"):
+        return row.fail("export_not_ok", line)
+    return row
+
+
+def worker_main(model_type, folder, cli, cli_args):
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = folder / "row.json"
+
+    def save(row):
+        tmp = result.with_suffix(".tmp")
+        tmp.write_text(json.dumps(row))
+        os.replace(tmp, result)
+
+    save(work_one(model_type, folder, cli, cli_args, save))
+    return 0
+
+
+# ------------------------------------------------------------------ the sweep (parent)
+
+
+def run_one(model_type, work, cli, cli_args, timeout):
+    """One architecture in its own interpreter, in its own process group (killed whole on
+    timeout); the row it saved last, or a timeout/crash row from where it got."""
+    folder = pathlib.Path(work) / re.sub(r"[^\w.-]", "_", model_type)
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [str(REPO / "scripts" / "torch-python"), str(pathlib.Path(__file__).resolve()), "--worker", model_type,
+               "--work", str(folder), "--cli", cli, *(["--cli-arg=" + a for a in cli_args])]
+    started = time.monotonic()
+    with open(folder / "worker.log", "w") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = None
+    try:
+        row = json.loads((folder / "row.json").read_text())
+    except (OSError, ValueError):
+        row = dict(architecture=model_type, built=False, generate=False, recorded=False, calls=0, served=0,
+                   programs=0, failure="", line="", seconds={})
+    row["seconds"]["total"] = round(time.monotonic() - started, 1)
+    if rc is None:
+        row["failure"], row["line"] = "timeout", one_line("no result after %d s (%s)" % (timeout, stage(row)))
+    elif rc != 0 or not row.get("failure") and not served_all(row):
+        tail = [l for l in (folder / "worker.log").read_text(errors="replace").splitlines() if l.strip()]
+        row["failure"], row["line"] = "crashed", one_line("exit %s after %s: %s" % (rc, stage(row), tail[-1] if tail else ""))
+    return row
+
+
+def stage(row):
+    for key, name in (("recorded", "recording"), ("generate", "generate"), ("built", "build")):
+        if row.get(key):
+            return "after " + name
+    return "before the model was built"
+
+
+def served_all(row):
+    return row.get("recorded") and row.get("calls", 0) > 0 and row.get("served") == row.get("calls")
+
+
+def totals(rows):
+    ran = [r for r in rows if r.get("generate")]
+    good = [r for r in ran if not r.get("failure")]
+    return dict(architectures=len(rows), built=sum(1 for r in rows if r.get("built")), generate_ok=len(ran),
+                served_all=len(good), percent=round(100.0 * len(good) / len(ran), 1) if ran else 0.0)
+
+
+def cell(text):
+    return one_line(text).replace("|", "\\|")
+
+
+def yes(flag):
+    return "yes" if flag else "no"
+
+
+def markdown(rows, header):
+    t = header["totals"]
+    lines = [
+        "# Causal-LM architectures: the sweep",
+        "",
+        "Every entry of transformers' `MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`, built tiny from its type's default config "
+        "(2 layers, hidden 64, 4 heads, vocabulary 1000, seed 0), two `generate()` calls (batch 2, left padding, "
+        "prompts of 5 and 8 tokens, 4 new tokens) recorded with `InputRecorder`, then one "
+        "`dimscope-cli export --fix-loop` (tests/realmodels/sweep.py, `scripts/sweep-architectures`).",
+        "",
+        "- date: %s" % header["date"],
+        "- torch %s, transformers %s, dimscope-cli export args: %s" % (
+            header["torch"], header["transformers"], " ".join(header["cli_args"]) or "(defaults)"),
+        "- machine: %d CPUs (nproc), %d job(s) at once, %d s timeout per architecture, %.0f s in all" % (
+            header["nproc"], header["jobs"], header["timeout"], header["seconds"]),
+        "- %d architectures, %d built, %d whose generate() runs; of those, %d (%.1f %%) record and export with "
+        "every call served" % (t["architectures"], t["built"], t["generate_ok"], t["served_all"], t["percent"]),
+        "",
+        "| architecture | built | generate | recorded | served (programs) | failure | decisive line |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        served = "%d of %d (%d)" % (r.get("served", 0), r.get("calls", 0), r.get("programs", 0)) if r.get("recorded") else "-"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            cell(r["architecture"]), yes(r.get("built")), yes(r.get("generate")), yes(r.get("recorded")), served,
+            r.get("failure") or "", cell(r.get("line") or "")))
+    return "\n".join(lines) + "\n"
+
+
+def write_atomically(path, text):
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def architectures(only, limit):
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    names = list(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+    if only:
+        unknown = [n for n in only if n not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES]
+        if unknown:
+            raise SystemExit("sweep: not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES: %s" % ", ".join(unknown))
+        names = [n for n in names if n in only]
+    return names[:limit] if limit else names
+
+
+def sweep_main(args):
+    import torch
+    import transformers
+
+    names = architectures([n for n in (args.only or "").split(",") if n], args.limit)
+    work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="dimscope-sweep-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print("sweep: %d architecture(s), work folder %s" % (len(names), work), flush=True)
+    started = time.monotonic()
+    rows = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_one, n, work, args.cli, args.cli_arg, args.timeout): n for n in names}
+        for future in concurrent.futures.as_completed(futures):
+            row = future.result()
+            rows[row["architecture"]] = row
+            print("sweep: %-28s %-16s %6.1f s  %s" % (row["architecture"], row.get("failure") or "served",
+                                                      row["seconds"].get("total", 0), row.get("line", "")), flush=True)
+    ordered = [rows[n] for n in names]
+    header = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                  torch=torch.__version__, transformers=transformers.__version__, nproc=os.cpu_count() or 0,
+                  jobs=args.jobs, timeout=args.timeout, cli_args=args.cli_arg,
+                  seconds=round(time.monotonic() - started, 1), totals=totals(ordered))
+    text = markdown(ordered, header)
+    data = json.dumps(dict(header=header, rows=ordered), indent=1) + "\n"
+    out = pathlib.Path(args.out) if args.out else work / "architectures.md"
+    write_atomically(out, text)
+    write_atomically(out.with_suffix(".json"), data)
+    print("sweep: %s and %s; %s" % (out, out.with_suffix(".json"), header["totals"]), flush=True)
+    return 0
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", help="comma-separated model types (a subset of the mapping)")
+    p.add_argument("--limit", type=int, default=0, help="the first N architectures only")
+    p.add_argument("--jobs", type=int, default=1, help="architectures at once (default 1)")
+    p.add_argument("--timeout", type=int, default=300, help="seconds per architecture (default 300)")
+    p.add_argument("--work", help="folder for captures, exports and logs (default: a new temporary folder)")
+    p.add_argument("--out", help="the Markdown page (a .json of the rows beside it); default WORK/architectures.md")
+    p.add_argument("--cli", default=os.environ.get("DIMSCOPE_CLI", ""), help="dimscope-cli (default $DIMSCOPE_CLI)")
+    p.add_argument("--cli-arg", action="append", default=[], help="one more argument for dimscope-cli export")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if not args.cli:
+        p.error("no dimscope-cli: pass --cli or set DIMSCOPE_CLI")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv if argv is not None else sys.argv[1:])
+    if args.worker:
+        return worker_main(args.worker, args.work, args.cli, args.cli_arg)
+    return sweep_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The architecture sweep's pieces that need no export (issue 20 item 1, sweep.py): the
+generic tiny config of a model type and the table it writes. Cheap (configs only, no
+model is built, nothing exported); the sweep itself runs by hand (scripts/README.md)."""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+pytest.importorskip("transformers", reason="the sweep's configs need transformers (sid runtime)")
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import sweep  # noqa: E402
+
+
+def test_llama_config_is_made_tiny_from_its_default():
+    cfg = sweep.tiny_config("llama")
+    assert (cfg.num_hidden_layers, cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads) == (2, 64, 4, 2)
+    assert (cfg.intermediate_size, cfg.vocab_size, cfg.max_position_embeddings) == (128, 1000, 256)
+    assert (cfg.pad_token_id, cfg.bos_token_id, cfg.eos_token_id) == (0, 1, 2)
+
+
+def test_gpt2_names_its_fields_otherwise_and_gets_the_same_sizes():
+    cfg = sweep.tiny_config("gpt2")
+    assert (cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.vocab_size, cfg.n_positions) == (2, 64, 4, 1000, 256)
+    assert cfg.bos_token_id < cfg.vocab_size and cfg.eos_token_id < cfg.vocab_size
+
+
+def test_a_hybrid_keeps_one_layer_of_each_kind():
+    # Qwen3-Next's default is three linear-attention layers to one full-attention layer:
+    # the first two layers would be linear only.
+    cfg = sweep.tiny_config("qwen3_next")
+    assert cfg.num_hidden_layers == 2
+    assert sorted(cfg.layer_types) == ["full_attention", "linear_attention"], cfg.layer_types
+
+
+def test_a_failure_row_is_one_escaped_line_in_the_table(tmp_path):
+    error = "modeling_x.py:12: RuntimeError: bad | shape\n  second line\x1b[31m" + "x" * 300
+    rows = [dict(architecture="llama", built=True, generate=True, recorded=True, calls=8, served=8, programs=2,
+                 failure="", line=""),
+            dict(architecture="odd", built=True, generate=True, recorded=True, calls=8, served=5, programs=1,
+                 failure="not_all_served", line=sweep.one_line(error)),
+            dict(architecture="musicgen", built=False, generate=False, recorded=False, calls=0, served=0,
+                 programs=0, failure="build_failed", line="x")]
+    header = dict(date="2026-11-26 19:00 UTC", torch="2.14", transformers="5.12.1", nproc=2, jobs=1, timeout=300,
+                  cli_args=[], seconds=12.0, totals=sweep.totals(rows))
+    assert header["totals"] == dict(architectures=3, built=2, generate_ok=2, served_all=1, percent=50.0)
+    page = sweep.markdown(rows, header)
+    row = [line for line in page.splitlines() if line.startswith("| odd |")]
+    assert len(row) == 1, page
+    assert "bad \\| shape\\n  second line\\x1b[31m" in row[0]
+    assert len(sweep.one_line(error)) == 160 and sweep.one_line(error).endswith("…")
+    assert "| llama | yes | yes | yes | 8 of 8 (2) |  |  |" in page
+    assert "| musicgen | no | no | no | - | build_failed | x |" in page
+    assert "of those, 1 (50.0 %) record and export with every call served" in page
+    out = tmp_path / "architectures.md"
+    sweep.write_atomically(out, page)
+    sweep.write_atomically(out.with_suffix(".json"), json.dumps(rows))
+    assert out.read_text() == page and sorted(p.name for p in tmp_path.iterdir()) == ["architectures.json",
+                                                                                      "architectures.md"]
+
+
+def test_the_decisive_line_is_the_one_naming_a_library_file():
+    stderr = "[export] round 1\nwhy: torch's shape decisions:\n  /x/site-packages/transformers/masking_utils.py:208: " \
+             "guard: past_len - total_len + 1 <= 0\nfix loop: stopped\n"
+    assert sweep.cli_line("", stderr, None) == "transformers/masking_utils.py:208: guard: past_len - total_len + 1 <= 0"
+    report = dict(failure=dict(kind="save_failed", message="torch could not write the archive\nmore"))
+    assert sweep.cli_line("", "plain\n", report) == "save_failed: torch could not write the archive"
+    # A failure with a traceback: where in torch it was raised (the innermost frame).
+    stderr = ('export failed: export_failed: KeyError: "b"\nTraceback (most recent call last):\n'
+              '  File "/w/python/dimscope/worker/exporter.py", line 359, in verify\n'
+              '  File "/r/dist-packages/torch/export/_unlift.py", line 593, in f\n'
+              '  File "/r/dist-packages/torch/nn/modules/module.py", line 573, in register_buffer\n'
+              'KeyError: "b"\n\nexport failed: constraint_violation: other\n')
+    report = dict(failure=dict(kind="export_failed", message='KeyError: "b"'))
+    assert sweep.cli_line("", stderr, report) == 'export_failed: KeyError: "b" (at torch/nn/modules/module.py:573)'
