@@ -108,6 +108,8 @@ def shrink(values):
     put(EXPERTS, TINY["experts"])
     put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
     put(("n_groups", "mamba_n_groups"), 1)
+    if "is_decoder" in values:
+        out["is_decoder"] = True  # a causal LM is the decoder (BERT-like and Reformer LM heads refuse otherwise)
     if isinstance(values.get("head_dim"), int):
         # A state-space model's heads span hidden * expand (Mamba-2's check).
         expand = values.get("expand") if isinstance(values.get("expand"), int) else 1
@@ -208,7 +210,9 @@ def exception_line(exc):
         short = short_path(frame.filename)
         if short.startswith(("transformers/", "torch/")):
             where = "%s:%d" % (short, frame.lineno)
-    message = (str(exc).strip().splitlines() or [""])[0]
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()] or [""]
+    # "Validation error for field 'x':" says what only with the line after it.
+    message = " ".join(lines[:2]) if lines[0].endswith(":") else lines[0]
     head = "%s: %s" % (type(exc).__name__, message)
     return "%s: %s" % (where, head) if where else head
 
@@ -439,8 +443,9 @@ def markdown(rows, header):
         "`dimscope-cli export --fix-loop` (tests/realmodels/sweep.py, `scripts/sweep-architectures`).",
         "",
         "- date: %s" % header["date"],
-        "- torch %s, transformers %s, dimscope-cli export args: %s" % (
-            header["torch"], header["transformers"], " ".join(header["cli_args"]) or "(defaults)"),
+        "- torch %s, transformers %s, dimscope %s, `dimscope-cli export` arguments added: %s" % (
+            header["torch"], header["transformers"], header.get("dimscope", "unknown"),
+            " ".join(header["cli_args"]) or "none"),
         "- machine: %d CPUs (nproc), %d job(s) at once, %d s timeout per architecture, %.0f s in all" % (
             header["nproc"], header["jobs"], header["timeout"], header["seconds"]),
         "- %d architectures, %d built, %d whose generate() runs; of those, %d (%.1f %%) record and export with "
@@ -482,6 +487,14 @@ def architectures(only, limit):
     return names[:limit] if limit else names
 
 
+def dimscope_commit():
+    try:
+        done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
 def sweep_main(args):
     import torch
     import transformers
@@ -501,7 +514,8 @@ def sweep_main(args):
                                                       row["seconds"].get("total", 0), row.get("line", "")), flush=True)
     ordered = [rows[n] for n in names]
     header = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                  torch=torch.__version__, transformers=transformers.__version__, nproc=os.cpu_count() or 0,
+                  torch=torch.__version__, transformers=transformers.__version__, dimscope=dimscope_commit(),
+                  nproc=os.cpu_count() or 0,
                   jobs=args.jobs, timeout=args.timeout, cli_args=args.cli_arg,
                   seconds=round(time.monotonic() - started, 1), totals=totals(ordered))
     text = markdown(ordered, header)

@@ -77,3 +77,9 @@ def test_the_decisive_line_is_the_one_naming_a_library_file():
               'KeyError: "b"\n\nexport failed: constraint_violation: other\n')
     report = dict(failure=dict(kind="export_failed", message='KeyError: "b"'))
     assert sweep.cli_line("", stderr, report) == 'export_failed: KeyError: "b" (at torch/nn/modules/module.py:573)'
+
+
+def test_an_encoder_family_lm_head_is_made_a_decoder():
+    # BERT's causal-LM head in the mapping is a decoder; its default config says it is not.
+    cfg = sweep.tiny_config("bert")
+    assert cfg.is_decoder is True and (cfg.num_hidden_layers, cfg.hidden_size) == (2, 64)
