@@ -16,8 +16,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
+#include <QScrollBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace dimscope {
 
@@ -63,7 +66,7 @@ void DimsPanel::setUpTable()
                              | QAbstractItemView::AnyKeyPressed);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    fitColumns();
     m_table->setAlternatingRowColors(true);
     auto *delegate = new DimEditDelegate(this);
     m_table->setItemDelegate(delegate);
@@ -149,12 +152,11 @@ void DimsPanel::followModel(ProjectDocument *document)
         updateActions();
         announceSelection();
     });
-    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] { m_wasEmpty = m_model->rowCount() == 0; });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        // Fit the columns to a new capture's Dims only: refitting after a rename or a
-        // merge made the columns jump under the user's eyes.
-        if (m_wasEmpty)
-            m_table->resizeColumnsToContents();
+        // New Dims (another capture, a rename, a merge): ask for the width they need
+        // when the panel is narrower (the window decides).
+        if (m_model->rowCount() > 0 && neededWidth() > width())
+            emit wantsWidth(neededWidth());
         applyFilter();
         updateActions();
         // A reset (another document, the selected Dim deleted) drops the current row
@@ -165,6 +167,43 @@ void DimsPanel::followModel(ProjectDocument *document)
 }
 
 DimsPanel::~DimsPanel() = default;
+
+// Dim names are never elided: every column but Status fits its contents (a rename
+// refits the name column); Status takes the width left and wraps, up to three lines
+// (the whole text in its tooltip).
+void DimsPanel::fitColumns()
+{
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setStretchLastSection(true);
+    for (int c = 0; c < DimsModel::StatusColumn; ++c)
+        header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(DimsModel::StatusColumn, QHeaderView::Stretch);
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideRight);
+    QHeaderView *rows = m_table->verticalHeader();
+    rows->setMinimumSectionSize(fontMetrics().height() + 8);
+    rows->setMaximumSectionSize(3 * fontMetrics().lineSpacing() + 8);
+    rows->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
+// The width that shows every column whole with Status on one line: the content
+// columns as fitted, plus the longest Status (at most 40 characters' worth).
+int DimsPanel::neededWidth() const
+{
+    int width = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < DimsModel::StatusColumn; ++c) {
+        int column = m_table->horizontalHeader()->sectionSizeHint(c);
+        for (int r = 0; r < m_model->rowCount(); ++r)
+            column = std::max(column, m_table->sizeHintForIndex(m_model->index(r, c)).width() + 1); // + the grid line
+        width += column;
+    }
+    int status = m_table->horizontalHeader()->sectionSizeHint(DimsModel::StatusColumn);
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        status = std::max(status, fontMetrics().horizontalAdvance(m_model->index(r, DimsModel::StatusColumn).data().toString()) + 12);
+    width += std::min(status, fontMetrics().averageCharWidth() * 40);
+    const QMargins margins = layout()->contentsMargins();
+    return width + margins.left() + margins.right();
+}
 
 void DimsPanel::announceSelection()
 {

@@ -37,8 +37,13 @@ public:
     // Focuses the Dims table (for a "focus the Dims dock" shortcut of the window).
     void focusTable();
 
+    // The width that shows every column of the Dims whole (Status on one line).
+    int neededWidth() const;
+
 signals:
     void dimSelected(const QString &name); // empty when none
+    // The Dims after a reset need `width` pixels, more than the panel has (neededWidth()).
+    void wantsWidth(int width);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -46,6 +51,7 @@ protected:
 private:
     void setUpFilter();
     void setUpTable();
+    void fitColumns();
     void setUpProblemLabel();
     QToolBar *makeToolBar();
     void layOut(QToolBar *bar);
@@ -68,7 +74,6 @@ private:
     QAction *m_rename;
     QAction *m_delete;
     QAction *m_merge;
-    bool m_wasEmpty = true; // the table had no Dims before the model's last reset
     QString m_announced;    // the Dim last sent with dimSelected
 };
 

@@ -120,6 +120,15 @@ void MainWindow::createDocks()
     dims->setObjectName(QStringLiteral("dimsDock"));
     dims->setWidget(m_dims);
     dims->setMinimumWidth(260);
+    // Dims that do not fit (a new capture's, a longer name) widen their dock as far as
+    // defaultDimsWidth() allows; nothing narrows it.
+    // Deferred: the table lays its new rows out first.
+    connect(m_dims, &DimsPanel::wantsWidth, this, [this, dims] {
+        QTimer::singleShot(0, this, [this, dims] {
+            if (dims->isVisible() && !dims->isFloating() && dims->width() < defaultDimsWidth())
+                resizeDocks({dims}, {defaultDimsWidth()}, Qt::Horizontal);
+        });
+    });
     auto *plot = new QDockWidget(tr("Plot"), this);
     plot->setObjectName(QStringLiteral("plotDock"));
     plot->setWidget(m_plot);

@@ -129,6 +129,8 @@ private:
     void createToolBar();
     void arrangeDocks();
     void applyDefaultDockSizes();
+    int defaultDimsWidth() const;
+    void giveWhyItsShare();
     void createFocusActions(QMenu *view);
     void focusPanel(QWidget *panel);
     void releaseTabFromViews();

@@ -17,6 +17,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QTimer>
 #include <QFileInfo>
 
 namespace dimscope {
@@ -86,7 +87,10 @@ void MainWindow::createExplanationsDock()
     ExportResults *results = m_document->exportResults();
     connect(results, &ExportResults::changed, this, [this, results, dock] {
         m_explanations->setExplanations(results->explanations());
+        const bool appears = dock->isHidden() && !results->explanations().isEmpty() && !m_welcomeMode;
         dock->setVisible(!results->explanations().isEmpty());
+        if (appears && !dock->isFloating())
+            QTimer::singleShot(0, this, &MainWindow::giveWhyItsShare); // once the layout has placed it
     });
     connect(m_dims, &DimsPanel::dimSelected, m_explanations, &ExplanationsPanel::showDim);
 }

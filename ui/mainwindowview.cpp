@@ -208,12 +208,31 @@ void MainWindow::applyDefaultDockSizes()
     auto dock = [this](const char *name) { return findChild<QDockWidget *>(QLatin1String(name)); };
     QDockWidget *dims = dock("dimsDock");
     QDockWidget *why = dock("explanationsDock");
-    resizeDocks({dims}, {std::max(430, width() * 3 / 10)}, Qt::Horizontal);
+
+    resizeDocks({dims}, {defaultDimsWidth()}, Qt::Horizontal);
     const int bottom = width() - 8;
     resizeDocks({dock("detailsDock"), dock("plotDock")}, {bottom * 11 / 20, bottom * 9 / 20}, Qt::Horizontal);
     resizeDocks({dock("detailsDock")}, {std::min(260, height() / 3)}, Qt::Vertical);
     if (why->isVisible())
-        resizeDocks({dims, why}, {3, 2}, Qt::Vertical);
+        giveWhyItsShare();
+}
+
+// What the Dims need to show whole (DimsPanel::neededWidth), at least 430 px or 30 % of
+// the window, at most half of it (the inputs tree keeps the rest).
+int MainWindow::defaultDimsWidth() const
+{
+    const int least = std::max(430, width() * 3 / 10);
+    return std::max(least, std::min(m_dims->neededWidth(), width() / 2));
+}
+
+// The Why dock under the Dims: two fifths of the column, the Dims three (Qt splits a
+// dock that appears evenly, which left the Dims half their rows).
+void MainWindow::giveWhyItsShare()
+{
+    auto *dims = findChild<QDockWidget *>(QStringLiteral("dimsDock"));
+    auto *why = findChild<QDockWidget *>(QStringLiteral("explanationsDock"));
+    const int column = dims->height() + why->height();
+    resizeDocks({dims, why}, {column * 3 / 5, column * 2 / 5}, Qt::Vertical);
 }
 
 void MainWindow::resetLayout()

@@ -248,13 +248,15 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
     case Qt::EditRole:
         switch (index.column()) {
         case NameColumn: return d.name;
+        // A derived Dim's range is its root's through the relation in the Derived column
+        // (a dash: "(from ROOT)" twice took a fifth of the panel's width).
         case MinColumn:
             if (d.isDerived())
-                return role == Qt::DisplayRole ? tr("(from %1)").arg(d.root) : QVariant();
+                return role == Qt::DisplayRole ? QStringLiteral("–") : QVariant();
             return boundText(d.min, role == Qt::DisplayRole ? tr("default") : QString());
         case MaxColumn:
             if (d.isDerived())
-                return role == Qt::DisplayRole ? tr("(from %1)").arg(d.root) : QVariant();
+                return role == Qt::DisplayRole ? QStringLiteral("–") : QVariant();
             return role == Qt::DisplayRole ? RangeText::upper(d.max) : boundText(d.max, QString());
         case DerivedColumn: return d.isDerived() ? d.relationText() : QString();
         case ObservedColumn:
