@@ -152,6 +152,12 @@ void DimsPanel::followModel(ProjectDocument *document)
         updateActions();
         announceSelection();
     });
+    // A renamed Dim stays selected (the rename resets the model, which drops the
+    // selection; a reset for another document must drop it, issue 28 problem 4).
+    connect(m_model, &DimsModel::dimRenamed, this, [this](const QString &, const QString &to) {
+        if (currentDim().isEmpty())
+            selectDim(to);
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         // New Dims (another capture, a rename, a merge): ask for the width they need
         // when the panel is narrower (the window decides).
@@ -260,8 +266,13 @@ void DimsPanel::mergeSelected()
         drop = selected.at(0) == keep ? selected.at(1) : selected.at(0);
     else
         drop = askWhichToMerge(keep);
-    if (!drop.isEmpty())
-        showProblem(m_model->mergeDims(keep, drop));
+    if (drop.isEmpty())
+        return;
+    const QString error = m_model->mergeDims(keep, drop);
+    showProblem(error);
+    if (error.isEmpty())
+        selectDim(keep); // the merge reset the model and with it the selection
+
 }
 
 QString DimsPanel::askWhichToMerge(const QString &keep)

@@ -458,6 +458,7 @@ bool DimsModel::setData(const QModelIndex &index, const QVariant &value, int rol
     if (role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable))
         return false;
     QString error;
+    const QString from = m_rows.at(index.row()).decl.name;
     const auto op = editFor(index, value.toString(), &error);
     if (op) {
         const QString name = m_rows.at(index.row()).decl.name;
@@ -471,6 +472,8 @@ bool DimsModel::setData(const QModelIndex &index, const QVariant &value, int rol
         emit editRejected(error);
         return false;
     }
+    if (index.column() == NameColumn && from != value.toString().trimmed())
+        emit dimRenamed(from, value.toString().trimmed());
     return true;
 }
 
@@ -492,7 +495,10 @@ QString DimsModel::addDim(QString *name)
 
 QString DimsModel::renameDim(const QString &from, const QString &to)
 {
-    return m_document->edit(tr("Rename Dim %1 to %2").arg(from, to), [&](ConstraintSet &s) { return s.renameDim(from, to); });
+    const QString error = m_document->edit(tr("Rename Dim %1 to %2").arg(from, to), [&](ConstraintSet &s) { return s.renameDim(from, to); });
+    if (error.isEmpty() && from != to)
+        emit dimRenamed(from, to);
+    return error;
 }
 
 QString DimsModel::deleteDim(const QString &name)

@@ -63,6 +63,8 @@ public:
 
 signals:
     void editRejected(const QString &reason);
+    // A rename was applied (the model was reset with the new name): views keep the Dim selected.
+    void dimRenamed(const QString &from, const QString &to);
 
 private:
     QVariant explanationTip(const QString &name) const;

@@ -52,6 +52,7 @@ private slots:
     void mergeDialogSaysWhatHappens();
     void autoDimHasARowWithTheWarningOfAnalyze();
     void autoDimCountsForTheExampleCallAdvice();
+    void selectionSurvivesRenameAndMerge();
 
 private:
     // A generate() capture as a Llama's: call 0 the prefill (5 tokens, an empty cache),
@@ -491,6 +492,36 @@ void TestDimsPanel::autoDimCountsForTheExampleCallAdvice()
     QVERIFY(hints.calls().at(0).zeroOrOne.contains(QStringLiteral("past_len = 0")));
     const ExampleCallAdvice advice = ExampleCallAdvice::make(hints, 0);
     QVERIFY2(!advice.isValid(), qPrintable(advice.text()));
+}
+
+void TestDimsPanel::selectionSurvivesRenameAndMerge()
+{
+    // Given the demo's panel with seq_len selected
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.selectDim(QStringLiteral("seq_len"));
+    QCOMPARE(panel.currentDim(), QStringLiteral("seq_len"));
+
+    // When it is renamed in its cell (as the cell editor commits)
+    DimsModel *model = panel.model();
+    QVERIFY(model->setData(model->index(model->rowOf(QStringLiteral("seq_len")), DimsModel::NameColumn), QStringLiteral("q_len")));
+    // Then the renamed Dim is still the selected one
+    QCOMPARE(panel.currentDim(), QStringLiteral("q_len"));
+    QCOMPARE(panel.table()->selectionModel()->selectedRows().size(), 1);
+
+    // And when past_len is merged into the selected total_len (two rows selected)
+    panel.selectDim(QStringLiteral("past_len"));
+    panel.table()->selectionModel()->setCurrentIndex(model->index(model->rowOf(QStringLiteral("total_len")), 0),
+                                                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QCOMPARE(panel.currentDim(), QStringLiteral("total_len"));
+    panel.mergeAction()->trigger();
+    QVERIFY(!document.constraints().dim(QStringLiteral("past_len")));
+    // Then the Dim merged into stays selected
+    QCOMPARE(panel.currentDim(), QStringLiteral("total_len"));
 }
 
 QTEST_MAIN(TestDimsPanel)
