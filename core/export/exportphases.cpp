@@ -263,6 +263,36 @@ QStringList keepWhatVariesOverTheCapture(const Capture &capture, const QVector<i
     return notes;
 }
 
+// A size that another phase has at 0 grows from empty: a cache's length is 0 in the
+// prefill, 1 in the decode step after a 1-token prompt, then 2, 3, ... A phase whose
+// calls all have it >= 2 would get torch's default minimum of 2 and reject that step
+// (issue 27 item 1: `attention_mask.size()[1] >= 3` on a decode program). Such a root
+// Dim of the phase is declared from 1: torch traces it as >= 2 all the same, and the
+// step at 1 is a call of this phase, not of the one at 0. Returns what was widened.
+QStringList declareGrowingDimsFromOne(const Capture &capture, const QVector<int> &group, ConstraintSet *set)
+{
+    QVector<int> others;
+    const QSet<int> inPhase(group.begin(), group.end());
+    for (int c = 0; c < capture.calls.size(); ++c) {
+        if (!inPhase.contains(c))
+            others << c;
+    }
+    const Capture phase = ExportPhases::subset(capture, group);
+    const Capture rest = ExportPhases::subset(capture, others);
+    QStringList notes;
+    for (const DimDecl &dim : QVector<DimDecl>(set->dims())) {
+        if (dim.isDerived() || (dim.min && *dim.min < 2))
+            continue;
+        const QVector<qint64> here = ExportPhases::valuesOfDim(phase, *set, dim.name);
+        const QVector<qint64> there = ExportPhases::valuesOfDim(rest, *set, dim.name);
+        const bool atLeastTwo = std::all_of(here.begin(), here.end(), [](qint64 v) { return v == -1 || v >= 2; });
+        const bool emptyElsewhere = std::any_of(there.begin(), there.end(), [](qint64 v) { return v == 0; });
+        if (atLeastTwo && emptyElsewhere && set->setRange(dim.name, 1, dim.max).isEmpty())
+            notes << QStringLiteral("%1 from 1 (0 in calls of another phase: it grows from empty)").arg(dim.name);
+    }
+    return notes;
+}
+
 // Every call has one structure and one of them has every varying dim >= 2 (the demo's
 // second turn: 3 new tokens over a cache of 8): a program traced from it may serve the
 // calls on the 0/1 boundary too (torch checks a lower bound at run time only above 2),
@@ -346,7 +376,8 @@ QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, c
         } else {
             const InferenceResult inferred = CaptureAnalysis::infer(calls, options);
             phase.constraints = inferred.constraints;
-            const QStringList kept = keepWhatVariesOverTheCapture(capture, group, proposal, &phase.constraints);
+            const QStringList kept = keepWhatVariesOverTheCapture(capture, group, proposal, &phase.constraints)
+                + declareGrowingDimsFromOne(capture, group, &phase.constraints);
             phase.source = kept.isEmpty()
                 ? QStringLiteral("inferred from its calls")
                 : QStringLiteral("inferred from its calls; %1").arg(kept.join(QStringLiteral("; ")));
