@@ -269,27 +269,20 @@ def test_held_out_calls_replay_through_the_programs_in_the_fresh_process(workdir
     """A second generate() run (batch 1, a 13-token prompt with 6 new tokens, then a
     1-token prompt) replayed through Llama's programs in the interpreter that checked the
     archive: each call served by the first program that accepts it and agreeing with the
-    eager model, or named with every program's guard; none served wrong."""
+    eager model. (A rejected call's report, with each program's guard, is
+    test_program_archive's.)"""
     _, result = run_family("llama", workdir)
     report = json.loads((workdir / "llama.export.json").read_text())["held_out"]
     assert report["replayed"] and report["file"] == str(workdir / "llama.heldout.safetensors"), report
     calls = report["calls"]
     assert [c["call"] for c in calls] == list(range(8)), calls
     assert report["wrong"] == 0 and not [c for c in calls if c["status"] not in ("served", "rejected")], calls
-    # The batch-1 generation past every recorded prompt length: served, as the eager model.
-    for c in calls[:6]:
+    # The batch-1 generation past every recorded prompt length, and the 1-token prompt with
+    # the decode step after it (a cache of 1: the decode program declares the cache length
+    # from 1, issue 27 item 1): served, as the eager model.
+    for c in calls:
         assert c["status"] == "served" and c["program"] in report["programs"] and c["max_abs"] < 1e-4, c
-    for c in calls:
-        if c["status"] == "rejected":  # each program's guard, in the archive's order
-            assert [r["program"] for r in c["rejections"]] == report["programs"] and all(
-                r["guard"] for r in c["rejections"]), c
-    served = [c["call"] for c in calls if c["status"] == "served"]
-    assert "held-out llama.heldout.safetensors: %d of 8 calls served (" % len(served) in result.stdout, \
-        result.stdout[-3000:]
-    for c in calls:
-        if c["status"] == "rejected":
-            assert re.search(r"^held-out llama\.heldout\.safetensors: calls? [0-9, -]*\b%d\b[0-9, -]* rejected by every "
-                             r"program: model: " % c["call"], result.stdout, re.M), result.stdout[-3000:]
+    assert "held-out llama.heldout.safetensors: 8 of 8 calls served (" in result.stdout, result.stdout[-3000:]
     # Replayed in the archive's one new interpreter, not in one of their own.
     assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
 
