@@ -107,6 +107,11 @@ void MainWindow::createEditMenu()
     QAction *redo = undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("actionRedo"));
     redo->setShortcut(QKeySequence::Redo);
+    // The toolbar's buttons say Undo / Redo: with the command's text their width changed
+    // with every edit and moved Export on CPU. The command is in the Edit menu and the
+    // tooltip (which follows the text).
+    undo->setIconText(tr("Undo"));
+    redo->setIconText(tr("Redo"));
     // Undo is an edit too: not while another capture is being opened into the document
     // (the stack only changes through edits, which wait, so canUndo holds meanwhile).
     connect(m_document, &ProjectDocument::loadingChanged, this, [this, undo, redo](bool loading) {

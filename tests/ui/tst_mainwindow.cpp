@@ -29,6 +29,9 @@
 #include "deterministictestmain.h"
 #include "throwawaysettings.h"
 #include <QTreeView>
+#include <QToolBar>
+#include <QToolButton>
+#include "models/dimsmodel.h"
 
 using namespace dimscope;
 
@@ -53,6 +56,7 @@ private slots:
     void statisticsUnavailableInMemory();
     void documentIsReadOnlyWhileACaptureOpens();
     void menusHoldTheControllersActions();
+    void undoButtonsKeepTheirWidth();
 
 private:
     static QString demoCapture()
@@ -434,4 +438,34 @@ void TestMainWindow::menusHoldTheControllersActions()
 }
 
 DIMSCOPE_TEST_MAIN(TestMainWindow)
+// Undo and Redo on the toolbar keep their width whatever the command (issue 28 problem
+// 10): the command is in the tooltip and the Edit menu, so Export on CPU stays put.
+void TestMainWindow::undoButtonsKeepTheirWidth()
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.showCapture(test::kvCapture(3, 2), QStringLiteral("in-memory"));
+    QTRY_VERIFY(window.document()->hasCapture());
+    auto *bar = window.findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+    auto *undo = window.findChild<QAction *>(QStringLiteral("actionUndo"));
+    auto *exportCpu = window.findChild<QAction *>(QStringLiteral("actionExportCpu"));
+    QVERIFY(bar && undo && exportCpu);
+    QTest::qWait(20);
+    const int before = bar->widgetForAction(exportCpu)->x();
+
+    // When a Dim gets a long name (the undo command names it)
+    DimsModel *dims = window.dimsPanel()->model();
+    const QString from = dims->dimName(0);
+    const QString longName = QStringLiteral("a_rather_long_dim_name_for_the_prompt_length");
+    QCOMPARE(dims->renameDim(from, longName), QString());
+    QTest::qWait(20);
+
+    // Then the buttons say Undo, the tooltip says what, and Export on CPU has not moved
+    QCOMPARE(bar->widgetForAction(exportCpu)->x(), before);
+    QVERIFY2(undo->toolTip().contains(longName), qPrintable(undo->toolTip()));
+    QVERIFY2(undo->text().contains(longName), qPrintable(undo->text())); // the Edit menu
+    QVERIFY(!qobject_cast<QToolButton *>(bar->widgetForAction(undo))->text().contains(longName));
+}
+
 #include "tst_mainwindow.moc"
