@@ -191,6 +191,8 @@ int ExportPrinter::finishPhases(const ExportReport &report)
         m_out << "\nexported " << outcome.programText(i) << " (" << r.device << (r.strict ? ", strict" : ", non-strict")
               << ", example call " << r.exampleCall << (p.synthesized.isEmpty() ? "" : " of its synthesized calls")
               << ") serving calls " << p.callsText() << "\n";
+        if (!p.constraintsSource.isEmpty()) // what the plan chose for it, and why (issue 27 item 1)
+            m_out << "  constraints: " << TerminalText::escaped(p.constraintsSource) << "\n";
         const int specialized = printExportReadBack(m_out, m_err, outcome.programText(i), report.readBacks.value(i));
         printSuccessExplanations(r, specialized > 0);
     }

@@ -95,6 +95,9 @@ QJsonObject ExportReport::toJson() const
             calls.append(c);
         program.insert(QStringLiteral("calls"), calls);
         program.insert(QStringLiteral("synthesized"), p.synthesized.isEmpty() ? QJsonValue() : QJsonValue(p.synthesized));
+        // Where its constraints came from, and what the plan changed in them (issue 27
+        // item 1: "past_len from 1 (0 in calls of another phase: it grows from empty)").
+        program.insert(QStringLiteral("constraints_source"), p.constraintsSource);
         programsJson.append(program);
     }
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},

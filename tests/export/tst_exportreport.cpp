@@ -139,6 +139,8 @@ void TestExportReport::programsGiveTheirPhaseAndTheContinuationItsSynthesizedCal
     ExportedProgram decode, continuation;
     decode.calls = {1, 2};
     decode.description = QStringLiteral("input_ids dim 1 = 1");
+    decode.constraintsSource = QStringLiteral("inferred from its calls; past_len from 1 (0 in calls of another phase: "
+                                              "it grows from empty)");
     continuation.description = QStringLiteral("continuation: several new tokens on a non-empty cache");
     continuation.synthesized = QStringLiteral("verified on 3 call(s) synthesized from call 0: 2 + 6, 2 + 5, 3 + 5 "
                                               "tokens, cached + new");
@@ -148,6 +150,7 @@ void TestExportReport::programsGiveTheirPhaseAndTheContinuationItsSynthesizedCal
     QCOMPARE(programs.at(0).toObject().value(QLatin1String("phase")).toString(), decode.description);
     QCOMPARE(programs.at(0).toObject().value(QLatin1String("calls")).toArray(), (QJsonArray{1, 2}));
     QVERIFY(programs.at(0).toObject().value(QLatin1String("synthesized")).isNull());
+    QCOMPARE(programs.at(0).toObject().value(QLatin1String("constraints_source")).toString(), decode.constraintsSource);
     QCOMPARE(programs.at(1).toObject().value(QLatin1String("phase")).toString(), continuation.description);
     QCOMPARE(programs.at(1).toObject().value(QLatin1String("calls")).toArray(), QJsonArray());
     QCOMPARE(programs.at(1).toObject().value(QLatin1String("synthesized")).toString(), continuation.synthesized);
