@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QPainter>
 
+#include <algorithm>
+
 namespace dimscope {
 
 ShapeDelegate::ShapeDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
@@ -58,6 +60,18 @@ void ShapeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
             break;
     }
     painter->restore();
+}
+
+QSize ShapeDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    const QSize hint = QStyledItemDelegate::sizeHint(option, index);
+    QStyleOptionViewItem withIcon(option);
+    initStyleOption(&withIcon, index);
+    withIcon.features |= QStyleOptionViewItem::HasDecoration;
+    withIcon.decorationSize = option.decorationSize;
+    const QStyle *style = option.widget ? option.widget->style() : QApplication::style();
+    const QSize iconRow = style->sizeFromContents(QStyle::CT_ItemViewItem, &withIcon, QSize(), option.widget);
+    return QSize(hint.width(), std::max(hint.height(), iconRow.height()));
 }
 
 } // namespace dimscope

@@ -15,6 +15,9 @@ public:
     ~ShapeDelegate() override;
 
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    // At least as high as a row with an icon (a violation's, in the name column): the
+    // tree's rows are uniform, and one icon appearing made every row jump in height.
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 };
 
 } // namespace dimscope

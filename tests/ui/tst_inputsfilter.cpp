@@ -27,6 +27,7 @@ private slots:
     void filterCountsAndSaysWhenNothingMatches();
     void clearingTheFilterKeepsExpansionAndSelection();
     void staticButVaryingDimsAreGreyNotADimColour();
+    void rowsKeepTheirHeightWhenAViolationAppears();
 
 private:
     static QString demoCapture() { return QStringLiteral(DIMSCOPE_SOURCE_DIR "/resources/demo/demo-capture.safetensors"); }
@@ -149,6 +150,33 @@ void TestInputsFilter::staticButVaryingDimsAreGreyNotADimColour()
         QVERIFY(palette.colour(QStringLiteral("d%1").arg(i)) != staticVarying);
         QVERIFY(palette.colour(QStringLiteral("d%1").arg(i)) != autoColour);
     }
+}
+
+// A violation's icon on a leaf does not change the tree's row height (issue 28 problem
+// 10: every row jumped when the first icon appeared).
+void TestInputsFilter::rowsKeepTheirHeightWhenAViolationAppears()
+{
+    ProjectDocument document;
+    InputsView view;
+    view.setDocument(&document);
+    load(document);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto rowHeight = [&] { return view.tree()->visualRect(proxyIndex(view, QStringLiteral("input_ids"))).height(); };
+    const int before = rowHeight();
+    QVERIFY(before > 0);
+
+    // When a range makes input_ids violate (seq_len at most 2; the demo has 5)
+    QCOMPARE(document.edit(QStringLiteral("narrow"),
+                           [](ConstraintSet &s) { return s.setRange(QStringLiteral("seq_len"), std::nullopt, 2); }),
+             QString());
+    const QModelIndex name = proxyIndex(view, QStringLiteral("input_ids"));
+    QVERIFY(name.data(Qt::DecorationRole).isValid()); // the violation's icon
+    QCoreApplication::processEvents();
+
+    // Then the rows are as high as before
+    QCOMPARE(rowHeight(), before);
 }
 
 QTEST_MAIN(TestInputsFilter)
