@@ -849,7 +849,15 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
         QStringList calls;
         for (int c : p.calls)
             calls << QString::number(c);
-        QCOMPARE(accepted, calls);
+        if (p.synthesized.isEmpty()) {
+            QCOMPARE(accepted, calls);
+        } else {
+            // The continuation program (issue 27 item 2) serves no captured call; its rows
+            // are the synthesized calls it was verified on, every one accepted.
+            QVERIFY(calls.isEmpty());
+            QVERIFY(!accepted.isEmpty());
+            QCOMPARE(accepted.size(), verification->rowCount());
+        }
         QVERIFY(view->programView()->inputsModel()->rowCount() > 0);
     }
     // The cache length stays symbolic in the program that serves the decode calls.
