@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/verificationmodel.h"
 
+#include "models/dimcolours.h"
+
 #include "text/unservedadvice.h"
 
 #include <QColor>
+#include <QGuiApplication>
+#include <QPalette>
 #include <QStringList>
 
 namespace dimscope {
@@ -93,8 +97,13 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
         return lines.join(QLatin1Char('\n'));
     }
     case Qt::ForegroundRole:
-        if (index.column() == StatusColumn)
-            return QColor(v.ok() ? QColor(0x1b, 0x7f, 0x2a) : QColor(Qt::red));
+        // Lightened on a dark base until it reads (4.5:1), as the Dim colours are; no
+        // palette without a GUI (the guiless tests read the colours as chosen).
+        if (index.column() == StatusColumn) {
+            const QColor colour = v.ok() ? QColor(0x1b, 0x7f, 0x2a) : QColor(Qt::red);
+            const auto *gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
+            return gui ? DimColours::readableOn(colour, QGuiApplication::palette().color(QPalette::Base)) : colour;
+        }
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == MaxAbsColumn || index.column() == MaxRelColumn || index.column() == CallColumn)

@@ -11,6 +11,8 @@
 #include "document/projectdocument.h"
 #include "tableactions.h"
 #include "tablefilter.h"
+#include "models/verificationmodel.h"
+#include "themeapplier.h"
 
 #include "capturebuilder.h"
 #include "verificationanswer.h"
@@ -19,6 +21,9 @@
 #include "inference/shapeinference.h"
 
 #include <QAction>
+#include <QPalette>
+#include <QScopeGuard>
+#include <cmath>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -58,6 +63,7 @@ private slots:
     void copyPutsSelectedRowsWithHeaderOnTheClipboard();
     void exportCsvFromTheContextMenuWritesShownRows();
     void optionsDialogHintsMergesAndZeroOrOneCalls();
+    void verificationColoursReadInTheDarkTheme();
 };
 
 void TestResultTables::searchHidesRowsAndCounts()
@@ -221,6 +227,43 @@ void TestResultTables::optionsDialogHintsMergesAndZeroOrOneCalls()
     plain.setCapture(QStringLiteral("/tmp/plain.safetensors"), one, ShapeInference::infer(one));
     ExportOptionsDialog plainDialog(&plain);
     QVERIFY(!plainDialog.findChild<QLabel *>(QStringLiteral("mergeHints"))->isVisibleTo(&plainDialog));
+}
+
+// The verification's status colours come from the palette's base: in the dark theme
+// both "accepted" and a failure read at 4.5:1 (issue 28 problem 10: #1b7f2a on #1e1e1e
+// was 3.3:1).
+void TestResultTables::verificationColoursReadInTheDarkTheme()
+{
+    const auto contrast = [](const QColor &a, const QColor &b) {
+        const auto luminance = [](const QColor &c) {
+            const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+            return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+        };
+        const double la = luminance(a), lb = luminance(b);
+        return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+    };
+    ThemeApplier::apply(Theme::Dark);
+    const auto restore = qScopeGuard([] { ThemeApplier::apply(Theme::System); });
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    document.exportResults()->setOutcome(verificationOutcome(), {});
+    QTableView *table = verificationTable(view);
+    QVERIFY(table);
+    const QColor base = QApplication::palette().color(QPalette::Base);
+    int coloured = 0;
+    bool sawAccepted = false;
+    for (int r = 0; r < table->model()->rowCount(); ++r) {
+        const QModelIndex status = table->model()->index(r, VerificationModel::StatusColumn);
+        const QVariant colour = status.data(Qt::ForegroundRole);
+        if (!colour.isValid())
+            continue;
+        ++coloured;
+        sawAccepted = sawAccepted || status.data().toString() == QLatin1String("accepted");
+        const QColor c = colour.value<QColor>();
+        QVERIFY2(contrast(c, base) >= 4.5, qPrintable(QStringLiteral("%1 %2 on %3").arg(status.data().toString(), c.name(), base.name())));
+    }
+    QVERIFY(coloured >= 2);
+    QVERIFY(sawAccepted);
 }
 
 DIMSCOPE_TEST_MAIN(TestResultTables)
