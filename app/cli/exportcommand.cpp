@@ -86,16 +86,11 @@ bool parse(const QStringList &args, Options *o, QString *error)
         *error = QStringLiteral("--model, --capture and -o are required");
         return false;
     }
-    // "dimscope./../x.py:f" is no module of dimscope's package: refused before
-    // anything starts, as the worker and the GUI refuse it (docs/security.md).
-    const QString disguised = ModelReference::disguise(o->model);
-    if (!disguised.isEmpty()) {
-        *error = QStringLiteral("--model: %1").arg(disguised);
+    // "dimscope./../x.py:f" is no module of dimscope's package (docs/security.md).
+    const std::optional<QString> model = ModelReference::fromCommandLine(o->model, QDir::current(), error);
+    if (!model)
         return false;
-    }
-    // The worker runs in a private folder (docs/worker-protocol.md, "Isolation"): a
-    // file or folder typed relative is the one in the folder the CLI was started in.
-    o->model = ModelReference::absoluteIn(o->model, QDir::current());
+    o->model = *model;
     return true;
 }
 

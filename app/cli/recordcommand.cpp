@@ -92,13 +92,10 @@ bool parse(const QStringList &args, Options *o, QString *error)
         *error = QStringLiteral("give either --prompts FILE or one or more --prompt TEXT");
         return false;
     }
-    const QString disguised = ModelReference::disguise(o->model);
-    if (!disguised.isEmpty()) {
-        *error = QStringLiteral("--model: %1").arg(disguised);
+    const std::optional<QString> model = ModelReference::fromCommandLine(o->model, QDir::current(), error);
+    if (!model)
         return false;
-    }
-    // The worker runs in a private folder: a relative folder or file is the one here.
-    o->model = ModelReference::absoluteIn(o->model, QDir::current());
+    o->model = *model;
     return true;
 }
 

@@ -134,6 +134,16 @@ std::optional<ModelReference> ModelReference::resolve(const QString &text, const
     return ref;
 }
 
+std::optional<QString> ModelReference::fromCommandLine(const QString &text, const QDir &cwd, QString *error)
+{
+    const QString disguised = disguise(text);
+    if (!disguised.isEmpty()) {
+        *error = QStringLiteral("--model: %1").arg(disguised);
+        return std::nullopt;
+    }
+    return absoluteIn(text, cwd);
+}
+
 QString ModelReference::absoluteIn(const QString &text, const QDir &base)
 {
     if (text.isEmpty() || !disguise(text).isEmpty())

@@ -40,6 +40,12 @@ public:
     // Why `text` claims dimscope's own package ("dimscope.…") but holds a path ('/',
     // '\\' or ".."); empty when it does not. Such a reference is never run.
     static QString disguise(const QString &text);
+    // A reference typed on a command line (dimscope-cli export and record): refused with
+    // *error when disguised (before anything starts, as the worker and the GUI refuse
+    // it), else absolute against `cwd`, because the worker runs in a private folder
+    // (docs/worker-protocol.md, "Isolation") and a relative file or folder is the one
+    // in the folder the command was started in.
+    static std::optional<QString> fromCommandLine(const QString &text, const QDir &cwd, QString *error);
 
     Kind kind() const { return m_kind; }
     // File: the .py path; Folder: the folder; absolute and clean (symbolic links kept,
