@@ -3,8 +3,10 @@
 sees it: whole processes, alternated in one run, on one capture of two `generate()` calls.
 
 Sides (each a fresh process, timed from start to exit):
-- dimscope: `dimscope-cli export --fix-loop --model REF --capture CAPTURE -o OUT.pt2
-  --json OUT.json`, exactly as a user runs it;
+- dimscope: `dimscope-cli export --fix-loop --no-continuation --model REF --capture
+  CAPTURE -o OUT.pt2 --json OUT.json`, as a user runs it for the same two programs the
+  floor writes (the continuation program, issue 27 item 2, is a third program the floor
+  does not make: with it the sides would not compare the same work);
 - floor: handwritten_export.py, a user's own script: load the model and the capture,
   export the same programs (prefill and decode) with a hand-written `dynamic_shapes`,
   save each with torch.export.save, replay each recorded call once through its program;
@@ -101,7 +103,7 @@ def run_dimscope(cli, ref, capture, out):
     cpu = children_cpu()
     t0 = time.perf_counter()
     with open(os.path.join(out, "stderr.txt"), "w") as err:
-        proc = subprocess.Popen([cli, "export", "--fix-loop", "--model", ref, "--capture", capture,
+        proc = subprocess.Popen([cli, "export", "--fix-loop", "--no-continuation", "--model", ref, "--capture", capture,
                                  "-o", os.path.join(out, "model.pt2"), "--json", report],
                                 stdout=subprocess.PIPE, stderr=err, text=True)
         stages, stage, since, lines = {}, "start", t0, []
