@@ -4,6 +4,7 @@
 #include "export/exportphases.h"
 #include "document/exportresults.h"
 #include "text/failureadvice.h"
+#include "models/dimcolours.h"
 #include "models/programsmodel.h"
 #include "models/verificationmodel.h"
 #include "pt2programview.h"
@@ -30,6 +31,20 @@
 #include <algorithm>
 
 namespace dimscope {
+
+namespace {
+
+// The headline's verdict ("Exported", "Export failed") in bold green or red that reads
+// on the window's background: lightened in the dark theme to 4.5:1, as the verification
+// table's status colours are (issue 28 problem 10: #1b7f2a on #1e1e1e read at 3.3:1).
+QString verdict(const QWidget *on, bool ok, const QString &text)
+{
+    const QColor colour = ok ? QColor(0x1b, 0x7f, 0x2a) : QColor(0xc0, 0x39, 0x2b);
+    const QColor readable = DimColours::readableOn(colour, on->palette().color(QPalette::Window));
+    return QStringLiteral("<b style='color:%1'>%2</b>").arg(readable.name(), text);
+}
+
+} // namespace
 
 ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent)
     : QWidget(parent), m_results(results), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)),
@@ -279,12 +294,14 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
     const int accepted = m_verification->acceptedCount();
     QString text;
     if (result.ok)
-        text = tr("<b style='color:#1b7f2a'>Exported</b> %1 on %2 (%3) — every captured call replays (%4 of %5).")
+        text = verdict(m_headline, true, tr("Exported"))
+            + tr(" %1 on %2 (%3) — every captured call replays (%4 of %5).")
                    .arg(result.output.toHtmlEscaped(), result.device, result.strict ? tr("strict") : tr("non-strict"))
                    .arg(accepted)
                    .arg(result.verification.size());
     else
-        text = tr("<b style='color:#c0392b'>Exported, but the program rejects captured calls</b> (%1 of %2 accepted): %3")
+        text = verdict(m_headline, false, tr("Exported, but the program rejects captured calls"))
+            + tr(" (%1 of %2 accepted): %3")
                    .arg(accepted)
                    .arg(result.verification.size())
                    .arg(result.failure.message.toHtmlEscaped());
@@ -354,9 +371,9 @@ QString ExportResultView::outcomeHeadline() const
     const PhasedExportOutcome &outcome = m_results->outcome();
     const ExportedProgram &shown = outcome.programs.at(m_selected);
     QString text = outcome.servesEveryCall()
-                       ? tr("<b style='color:#1b7f2a'>Exported %n program(s)</b>", nullptr, int(outcome.programs.size()))
-                       : tr("<b style='color:#c0392b'>Exported %n program(s), but not every captured call is served</b>",
-                            nullptr, int(outcome.programs.size()));
+                       ? verdict(m_headline, true, tr("Exported %n program(s)", nullptr, int(outcome.programs.size())))
+                       : verdict(m_headline, false, tr("Exported %n program(s), but not every captured call is served",
+                                                       nullptr, int(outcome.programs.size())));
     text += QStringLiteral(" — ") + outcome.summary().toHtmlEscaped() + QLatin1Char('.');
     if (!outcome.unserved.isEmpty() && !outcome.firstAttempt.failure.message.isEmpty())
         text += QStringLiteral("<br>") + tr("The program for every call failed: %1")
@@ -498,7 +515,7 @@ void ExportResultView::showFailure(const WorkerFailure &failure)
         details << tr("torch's message:\n%1").arg(failure.raw.trimmed());
     m_details->setPlainText(details.join(QStringLiteral("\n\n")));
 
-    m_headline->setText(tr("<b style='color:#c0392b'>Export failed</b> (%1): %2")
+    m_headline->setText(verdict(m_headline, false, tr("Export failed")) + tr(" (%1): %2")
                             .arg(failure.kind.toHtmlEscaped(), failure.message.toHtmlEscaped()));
     m_pages->setCurrentIndex(2);
     refreshFilter();
