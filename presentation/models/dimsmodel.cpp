@@ -259,11 +259,7 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
                 return role == Qt::DisplayRole ? QStringLiteral("–") : QVariant();
             return role == Qt::DisplayRole ? RangeText::upper(d.max) : boundText(d.max, QString());
         case DerivedColumn: return d.isDerived() ? d.relationText() : QString();
-        case ObservedColumn:
-            if (row.observedMin < 0)
-                return QStringLiteral("–");
-            return row.observedMin == row.observedMax ? QString::number(row.observedMin)
-                                                      : QStringLiteral("%1..%2").arg(row.observedMin).arg(row.observedMax);
+        case ObservedColumn: return observedText(row);
         case UsesColumn: return row.uses;
         case StatusColumn: return statusText(row);
         }
@@ -316,6 +312,15 @@ QVariant DimsModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
+// The sizes the Dim's dimensions took over the captured calls: "5", "1..8", or "–".
+QString DimsModel::observedText(const Row &row)
+{
+    if (row.observedMin < 0)
+        return QStringLiteral("–");
+    return row.observedMin == row.observedMax ? QString::number(row.observedMin)
+                                              : QStringLiteral("%1..%2").arg(row.observedMin).arg(row.observedMax);
+}
+
 // A Dim.AUTO row: read-only, in the auto style (DimColours::unnamedDynamicColour, italic name).
 QVariant DimsModel::autoData(const Row &row, int column, int role) const
 {
@@ -325,11 +330,7 @@ QVariant DimsModel::autoData(const Row &row, int column, int role) const
         case NameColumn: return row.decl.name;
         case MinColumn:
         case MaxColumn: return tr("auto");
-        case ObservedColumn:
-            if (row.observedMin < 0)
-                return QStringLiteral("–");
-            return row.observedMin == row.observedMax ? QString::number(row.observedMin)
-                                                      : QStringLiteral("%1..%2").arg(row.observedMin).arg(row.observedMax);
+        case ObservedColumn: return observedText(row);
         case UsesColumn: return row.uses;
         case StatusColumn: return statusText(row);
         }

@@ -86,6 +86,7 @@ private:
     QVariant autoData(const Row &row, int column, int role) const;
     void refreshStatus();
     QString statusText(const Row &row) const;
+    static QString observedText(const Row &row);
     // The edit `text` in `index` makes, as an operation on a ConstraintSet.
     std::function<QString(ConstraintSet &)> editFor(const QModelIndex &index, const QString &text, QString *error) const;
 
