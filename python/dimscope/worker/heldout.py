@@ -21,9 +21,8 @@ import time
 import traceback
 
 from .errors import WorkerError, parse_guard_failure
-
-# The file names freshcheck uses for one call's folder (its _INPUTS, _SPEC, _OUTPUTS).
-_INPUTS, _SPEC, _OUTPUTS = "inputs.pt", "inputs_spec.json", "outputs.pt"
+# One call's folder is laid out as the fresh check lays out its own call's.
+from .freshcheck import _INPUTS, _OUTPUTS, _SPEC
 
 
 def _noop(*_args, **_kwargs):
