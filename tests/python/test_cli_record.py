@@ -96,6 +96,17 @@ def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path
     assert "every captured call (6) replays" in done.stdout, done.stdout[-3000:]
 
 
+
+def test_export_loads_a_folder_as_the_class_recording_used(tmp_path):
+    """The worker's export loads a model folder through the same auto class as record
+    (modelref.auto_class): a T5 folder is a T5ForConditionalGeneration for both, where
+    export used to fall back to AutoModel's T5Model (no LM head: another model than the
+    one recorded)."""
+    from dimscope.worker import modelref
+
+    t5 = modelfolders.t5(str(tmp_path / "tiny-t5"))
+    assert type(modelref._load_hf(t5)).__name__ == "T5ForConditionalGeneration"
+
 def test_an_encoder_decoder_folder_records_with_beams(tmp_path):
     """T5: the seq2seq auto class, the tokenizer's own (right) padding, two beams."""
     t5 = modelfolders.t5(str(tmp_path / "tiny-t5"))

@@ -36,6 +36,38 @@ def _check_module(obj, ref):
     return obj
 
 
+# The classes a Hugging Face folder is loaded as, for recording (its generate()) and for
+# export alike, so that the exported model is the recorded one (a T5 folder is a
+# T5ForConditionalGeneration for both, not a T5Model for export).
+AUTO_CLASSES = ("AutoModelForCausalLM", "AutoModelForSeq2SeqLM", "AutoModelForImageTextToText",
+                "AutoModelForSpeechSeq2Seq")
+
+
+def auto_class(config, transformers):
+    """The transformers auto class for the folder's config: the first of AUTO_CLASSES
+    that maps its config class to one of config.architectures, else the first that maps
+    the config class at all."""
+    architectures = list(getattr(config, "architectures", None) or [])
+    candidates = []
+    for name in AUTO_CLASSES:
+        cls = getattr(transformers, name, None)
+        mapping = getattr(cls, "_model_mapping", None)
+        if mapping is None:
+            continue
+        try:
+            model_class = mapping[type(config)]
+        except KeyError:
+            continue
+        if getattr(model_class, "__name__", None) in architectures:
+            return cls
+        candidates.append(cls)
+    if candidates:
+        return candidates[0]
+    raise WorkerError("model_load", "no transformers auto class (%s) generates with a %s (architectures: %s)"
+                      % (", ".join(AUTO_CLASSES), type(config).__name__, ", ".join(architectures) or "none"),
+                      field="architectures")
+
+
 def _load_hf(directory):
     if importlib.util.find_spec("transformers") is None:
         raise WorkerError("transformers_missing",
@@ -45,14 +77,20 @@ def _load_hf(directory):
     import transformers
 
     errors = []
-    for cls_name in ("AutoModelForCausalLM", "AutoModel"):
-        cls = getattr(transformers, cls_name)
+    # The class recording uses (auto_class), else AutoModel for a model that generates
+    # nothing. Off, not unset: unset, transformers asks on stdin (the protocol's channel)
+    # whether to run a folder's auto_map code whose model type it does not know.
+    try:
+        classes = [auto_class(transformers.AutoConfig.from_pretrained(directory, trust_remote_code=False),
+                              transformers)]
+    except (WorkerError, ValueError, KeyError, OSError) as e:
+        errors.append("AutoConfig: %s" % e)
+        classes = []
+    for cls in classes + [transformers.AutoModel]:
         try:
-            # Off, not unset: unset, transformers asks on stdin (the protocol's channel)
-            # whether to run a folder's auto_map code whose model type it does not know.
             return cls.from_pretrained(directory, trust_remote_code=False)
         except (ValueError, KeyError, OSError) as e:
-            errors.append("%s: %s" % (cls_name, e))
+            errors.append("%s: %s" % (cls.__name__, e))
     raise WorkerError("model_load", "transformers could not load %s:\n%s" % (directory, "\n".join(errors)))
 
 

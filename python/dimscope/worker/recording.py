@@ -27,8 +27,6 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model",
                    "vocab.json", "vocab.txt", "sentencepiece.bpe.model")
 # The auto classes a folder's architecture is looked up in, in this order (issue 21:
 # causal LM first). Each is one transformers knows; none runs a folder's code.
-AUTO_CLASSES = ("AutoModelForCausalLM", "AutoModelForSeq2SeqLM", "AutoModelForImageTextToText",
-                "AutoModelForSpeechSeq2Seq")
 MAX_PROMPT_CHARS = 1 << 20  # one prompt of more than a MiB is not a prompt
 
 
@@ -227,31 +225,6 @@ def consent_to_remote_code(folder, settings, log):
                       field="auto_map", file=sources[0], code_files=files)
 
 
-def auto_class(config, transformers):
-    """The transformers auto class for the folder's config: the first of AUTO_CLASSES
-    that maps its config class to one of config.architectures, else the first that maps
-    the config class at all."""
-    architectures = list(getattr(config, "architectures", None) or [])
-    candidates = []
-    for name in AUTO_CLASSES:
-        cls = getattr(transformers, name, None)
-        mapping = getattr(cls, "_model_mapping", None)
-        if mapping is None:
-            continue
-        try:
-            model_class = mapping[type(config)]
-        except KeyError:
-            continue
-        if getattr(model_class, "__name__", None) in architectures:
-            return cls
-        candidates.append(cls)
-    if candidates:
-        return candidates[0]
-    raise WorkerError("model_load", "no transformers auto class (%s) generates with a %s (architectures: %s)"
-                      % (", ".join(AUTO_CLASSES), type(config).__name__, ", ".join(architectures) or "none"),
-                      field="architectures")
-
-
 def load_folder(folder, settings, log):
     """(model, config, auto class name, trusted) of a Hugging Face folder."""
     if not os.path.isfile(os.path.join(folder, "config.json")):
@@ -264,7 +237,7 @@ def load_folder(folder, settings, log):
 
     try:
         config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=trusted)
-        cls = auto_class(config, transformers)
+        cls = modelref.auto_class(config, transformers)
         model = cls.from_pretrained(folder, trust_remote_code=trusted)
     except WorkerError:
         raise
