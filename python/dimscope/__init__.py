@@ -3,8 +3,9 @@
 
 ``import dimscope`` does not import torch; the names below load on first use:
 ``InputRecorder``, ``load_capture``, ``read_manifest`` (dimscope.capture),
-``register_capture_flattening`` (dimscope.caches), ``load_program`` and ``program_names``
-(dimscope.program),
+``register_capture_flattening`` (dimscope.caches), ``load_program``, ``save_program`` and
+``program_names`` (dimscope.program), ``load_model`` (a model reference as the export
+worker loads it: dimscope.worker.modelref),
 and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureError``, ...).
 
 Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
@@ -29,6 +30,8 @@ _LAZY = {
     "register_capture_flattening": "caches",
     "register_key_value_cache": "caches",
     "load_program": "program",
+    "save_program": "program",
+    "load_model": "worker.modelref",
     "program_names": "program",
 }
 

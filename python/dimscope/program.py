@@ -144,6 +144,63 @@ def extra_files(*programs: Any) -> Dict[str, str]:
     return {EXTRA_FILE: json.dumps(record, sort_keys=True)}
 
 
+_WEIGHTS_ONLY_LEAVES = (int, float, bool, str, type(None))
+
+
+def _weights_only_loadable(value):
+    """Whether torch.load(weights_only=True) reads `value` back without a class of
+    its own: tensors, numbers, strings and None in plain tuples, lists and dicts."""
+    import torch
+
+    if type(value) in (torch.Tensor, torch.nn.Parameter) or type(value) in _WEIGHTS_ONLY_LEAVES:
+        return True
+    if type(value) in (tuple, list):
+        return all(_weights_only_loadable(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _weights_only_loadable(v) for k, v in value.items())
+    return False
+
+
+@contextlib.contextmanager
+def example_inputs_only_if_weights_only(program):
+    """torch.export.save stores the program's example inputs with full pickle; a cache
+    object among them (DynamicCache) makes torch.export.load unpickle it (torch 2.6
+    always, torch 2.14 after a failed weights_only load, printing a logging error).
+    Such example inputs are left out of the archive (ep.example_inputs is then None);
+    the capture holds every call anyway."""
+    kept = getattr(program, "_example_inputs", None)
+    drop = kept is not None and not _weights_only_loadable(kept)
+    if drop:
+        program._example_inputs = None  # the setter refuses None on torch 2.6
+    try:
+        yield
+    finally:
+        if drop:
+            program._example_inputs = kept
+
+
+def save_program(program: Any, pt2_path: "os.PathLike[str] | str") -> None:
+    """Saves ``program`` the way dimscope's export does, so that `load_program` reads it
+    in another process: the flattening record of its classes as an extra file, and its
+    example inputs left out when they hold an object torch would pickle whole (a cache).
+    Atomic: written in a private folder beside ``pt2_path`` under its final name (the
+    archive inside is named like the file), then renamed into place."""
+    import shutil
+    import tempfile
+
+    import torch
+
+    path = os.fspath(pt2_path)
+    staging = tempfile.mkdtemp(prefix=".dimscope-save-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        tmp = os.path.join(staging, os.path.basename(path))
+        with example_inputs_only_if_weights_only(program):
+            torch.export.save(program, tmp, extra_files=extra_files(program))
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 # ---------------------------------------------------------------------------- load side
 
 

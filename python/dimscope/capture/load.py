@@ -45,6 +45,32 @@ class CapturedCall:
             kwargs.update(self.constant_kwargs)
         return tuple(args), kwargs
 
+    def input_leaf(self, path: str) -> Any:
+        """The value of the input leaf at the capture key path ``path``
+        (``"past_key_values.key_cache[0]"``, docs/capture-format.md) as it is inside
+        ``kwargs``: the very object, also inside a cache class, so that
+        ``torch.export.ShapesCollection`` finds it when export flattens the call. Found
+        by flattening ``kwargs`` with torch's pytree (a cache class must be registered,
+        as export needs it anyway) beside the manifest's leaves. Raises CaptureError
+        naming the call and the path when the call has no such leaf or the two
+        flattenings disagree."""
+        import torch.utils._pytree as pytree
+
+        where = f"{self._capture.path}: call {self.index}"
+        recorded = [leaf for leaf in self.leaves() if leaf.get("kind") != "none"]  # None has no pytree leaf
+        values = pytree.tree_leaves(self.kwargs)
+        if len(values) != len(recorded):
+            raise CaptureError(f"{where}: its inputs flatten to {len(values)} leaves in this process, the capture "
+                               f"records {len(recorded)} (is every cache class registered with torch's pytree?)")
+        for leaf, value in zip(recorded, values):
+            if leaf.get("path") != path:
+                continue
+            if leaf.get("kind") == "tensor" and list(getattr(value, "shape", [])) != leaf.get("shape"):
+                raise CaptureError(f"{where}, leaf {path!r}: the capture records shape {leaf.get('shape')}, the "
+                                   f"rebuilt inputs hold {type(value).__name__} {list(getattr(value, 'shape', []))}")
+            return value
+        raise CaptureError(f"{where}: no input leaf {path!r}")
+
     def leaves(self, outputs: bool = False) -> List[Dict[str, Any]]:
         """The manifest's leaf nodes of this call, in flattening order."""
         root = self.entry["outputs"] if outputs else self.entry["inputs"]

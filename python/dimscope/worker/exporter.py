@@ -601,41 +601,6 @@ def _make_staging_folder(folder):
     return staging
 
 
-_WEIGHTS_ONLY_LEAVES = (int, float, bool, str, type(None))
-
-
-def _weights_only_loadable(value):
-    """Whether torch.load(weights_only=True) reads `value` back without a class of
-    its own: tensors, numbers, strings and None in plain tuples, lists and dicts."""
-    import torch
-
-    if type(value) in (torch.Tensor, torch.nn.Parameter) or type(value) in _WEIGHTS_ONLY_LEAVES:
-        return True
-    if type(value) in (tuple, list):
-        return all(_weights_only_loadable(v) for v in value)
-    if type(value) is dict:
-        return all(type(k) is str and _weights_only_loadable(v) for k, v in value.items())
-    return False
-
-
-@contextlib.contextmanager
-def _example_inputs_only_if_weights_only(program):
-    """torch.export.save stores the program's example inputs with full pickle; a cache
-    object among them (DynamicCache) makes torch.export.load unpickle it (torch 2.6
-    always, torch 2.14 after a failed weights_only load, printing a logging error).
-    Such example inputs are left out of the archive (ep.example_inputs is then None);
-    the capture holds every call anyway."""
-    kept = getattr(program, "_example_inputs", None)
-    drop = kept is not None and not _weights_only_loadable(kept)
-    if drop:
-        program._example_inputs = None  # the setter refuses None on torch 2.6
-    try:
-        yield
-    finally:
-        if drop:
-            program._example_inputs = kept
-
-
 def save_atomically(program, output, inputs=(), check=None, programs=None):
     """Saves into a private folder beside `output` under its final name (so the archive
     inside is named like the file), then renames it into place: an interrupted save
@@ -652,15 +617,15 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
         staging = _make_staging_folder(folder)
         tmp = os.path.join(staging, os.path.basename(output))
         # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
-        from ..program import extra_files
+        from ..program import example_inputs_only_if_weights_only, extra_files
         if programs is not None:
             from . import archive
             with contextlib.ExitStack() as stack:
                 for each in programs.values():
-                    stack.enter_context(_example_inputs_only_if_weights_only(each))
+                    stack.enter_context(example_inputs_only_if_weights_only(each))
                 shared = archive.write(tmp, programs, extra_files=extra_files(*programs.values()))
         else:
-            with _example_inputs_only_if_weights_only(program):
+            with example_inputs_only_if_weights_only(program):
                 torch.export.save(program, tmp, extra_files=extra_files(program))
         if check is not None:
             check(tmp)
