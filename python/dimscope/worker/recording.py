@@ -17,9 +17,10 @@ import json
 import os
 import resource
 import shutil
+import sys
 import time
 
-from . import exporter, modelref
+from . import audio, exporter, inputsscript, modelref
 from .errors import WorkerError
 
 # Files a transformers tokenizer is read from; a folder with none of them has no tokenizer.
@@ -39,10 +40,20 @@ class Settings:
         self.tokenizer = params.get("tokenizer")
         if self.tokenizer is not None and not isinstance(self.tokenizer, str):
             raise WorkerError("bad_request", "record: 'tokenizer' must be a folder path, got %r" % (self.tokenizer,))
-        self.batches = _batches(params.get("batches"))
-        self.images = _images(params.get("images"), self.batches)
-        self.max_new_tokens = _positive(params, "max_new_tokens", 8)
-        self.num_beams = _positive(params, "num_beams", 1)
+        self.inputs_script = params.get("inputs_script")
+        self.inputs_script_sha256 = params.get("inputs_script_sha256")
+        if self.inputs_script is not None:
+            _nothing_a_script_replaces(params)
+            self.batches = self.images = self.audio = None
+        else:
+            self.batches = _batches(params.get("batches"))
+            self.images = _per_prompt(params.get("images"), self.batches, "images", "image")
+            self.audio = _per_prompt(params.get("audio"), self.batches, "audio", "WAV file")
+            if self.images is not None and self.audio is not None:
+                raise WorkerError("record_input", "record takes 'images' or 'audio', not both", field="audio")
+        scripted = self.inputs_script is not None
+        self.max_new_tokens = None if scripted else _positive(params, "max_new_tokens", 8)
+        self.num_beams = None if scripted else _positive(params, "num_beams", 1)
         self.max_calls = params.get("calls")
         if self.max_calls is not None:
             self.max_calls = _positive(params, "calls", None)
@@ -83,19 +94,30 @@ def _batches(batches):
     return batches
 
 
-def _images(images, batches):
-    """None, or one image path per prompt: a list per batch, like `batches`."""
-    if images is None:
+def _per_prompt(files, batches, key, what):
+    """None, or one file path per prompt (`images`, `audio`): a list per batch, like `batches`."""
+    if files is None:
         return None
-    if not isinstance(images, list) or len(images) != len(batches):
-        raise WorkerError("record_input", "'images' must be a list with one list of image paths per batch (%d), "
-                          "got %r" % (len(batches), images), field="images")
-    for b, (paths, batch) in enumerate(zip(images, batches)):
+    if not isinstance(files, list) or len(files) != len(batches):
+        raise WorkerError("record_input", "%r must be a list with one list of %s paths per batch (%d), got %r"
+                          % (key, what, len(batches), files), field=key)
+    for b, (paths, batch) in enumerate(zip(files, batches)):
         if not isinstance(paths, list) or len(paths) != len(batch) or not all(
                 isinstance(path, str) and path for path in paths):
-            raise WorkerError("record_input", "images[%d] must hold one image path per prompt of batches[%d] (%d)"
-                              % (b, b, len(batch)), field="images[%d]" % b, batch=b)
-    return images
+            raise WorkerError("record_input", "%s[%d] must hold one %s path per prompt of batches[%d] (%d)"
+                              % (key, b, what, b, len(batch)), field="%s[%d]" % (key, b), batch=b)
+    return files
+
+
+# What an inputs script does itself: the request may not also ask for it.
+_SCRIPT_RUNS = ("batches", "images", "audio", "max_new_tokens", "num_beams")
+
+
+def _nothing_a_script_replaces(params):
+    given = [key for key in _SCRIPT_RUNS if params.get(key) is not None]
+    if given:
+        raise WorkerError("bad_request", "record: an 'inputs_script' runs the model itself; %s cannot be given with "
+                          "it" % ", ".join(repr(k) for k in given), field=given[0])
 
 
 # --- the output -------------------------------------------------------------------
@@ -328,9 +350,12 @@ def open_image(path, b, p):
                           field="images[%d][%d]" % (b, p), batch=b, prompt=p, file=path) from e
 
 
-def _encode(prepare, settings, b):
-    """One batch through the tokenizer, or the processor with its images."""
+def _encode(prepare, settings, b, log):
+    """One batch through the tokenizer, the processor with its images, or the feature
+    extractor with its audio."""
     batch = settings.batches[b]
+    if settings.audio is not None:
+        return _encode_audio(prepare, settings, b, log)
     if settings.images is None:
         return prepare(batch, return_tensors="pt", padding=True)
     images = [open_image(path, b, p) for p, path in enumerate(settings.images[b])]
@@ -338,22 +363,48 @@ def _encode(prepare, settings, b):
         return prepare(text=batch, images=images, return_tensors="pt", padding=True)
     except (ValueError, TypeError, KeyError, IndexError) as e:
         raise WorkerError("bad_image", "images[%d]: the processor rejected batches[%d] with its images: %s"
-                          % (b, b, str(e).splitlines()[0] if str(e) else type(e).__name__),
-                          field="images[%d]" % b, batch=b) from e
+                          % (b, b, _first_line(e)), field="images[%d]" % b, batch=b) from e
 
 
-def encode_batches(prepare, model, config, settings, where):
-    """The prepared batches (`prepare`: the tokenizer, or the processor for prompts with
-    images), each prompt checked against the model's position limit."""
+def _first_line(e):
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def load_feature_extractor(folder, trusted):
+    """The folder's feature extractor (preprocessor_config.json), which turns audio into
+    the speech model's input features."""
+    import transformers
+
+    try:
+        return transformers.AutoFeatureExtractor.from_pretrained(folder, trust_remote_code=trusted)
+    except (ValueError, KeyError, OSError, ImportError, TypeError) as e:
+        raise WorkerError("no_processor", "%s: transformers could not load its feature extractor, which prepares "
+                          "the audio: %s" % (folder, e), field="feature_extractor", file=folder) from e
+
+
+def _encode_audio(extractor, settings, b, log):
+    rate = getattr(extractor, "sampling_rate", None)
+    clips = [audio.read_wav(path, b, p, rate, log) for p, path in enumerate(settings.audio[b])]
+    try:
+        return extractor(clips, sampling_rate=rate, return_tensors="pt", return_attention_mask=True)
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        raise WorkerError("bad_audio", "audio[%d]: the feature extractor rejected the audio of batches[%d]: %s"
+                          % (b, b, _first_line(e)), field="audio[%d]" % b, batch=b) from e
+
+
+def encode_batches(prepare, model, config, settings, where, log):
+    """The prepared batches (`prepare`: the tokenizer, the processor for prompts with
+    images, the feature extractor for audio), each prompt's tokens checked against the
+    model's position limit."""
     import inspect
 
     accepted = set(inspect.signature(model.forward).parameters)
     field, limit = max_positions(config)
     encoded = []
     for b, batch in enumerate(settings.batches):
-        enc = dict(_encode(prepare, settings, b))
+        enc = dict(_encode(prepare, settings, b, log))
         enc = {k: v for k, v in enc.items() if k in accepted or k in ("input_ids", "attention_mask")}
-        if limit is not None:
+        if limit is not None and "input_ids" in enc:
             for p, prompt in enumerate(batch):
                 # the tokens the model sees: an image's placeholder expanded, no padding
                 n = int(enc["attention_mask"][p].sum()) if "attention_mask" in enc else int(enc["input_ids"].shape[1])
@@ -369,22 +420,30 @@ def encode_batches(prepare, model, config, settings, where):
 
 class ForwardCounter:
     """Progress per forward call: a forward hook on the model (the recorder wraps the
-    instance's forward; a hook runs around it on every call generate() makes)."""
+    instance's forward; a hook runs around it on every call generate() or the inputs
+    script makes). `what` names the part running ("generate() call 1 of 2")."""
 
     def __init__(self, settings, progress):
         self.settings, self.progress = settings, progress
-        self.seen, self.batch = 0, 0
+        self.seen, self.what = 0, ""
 
     def __call__(self, module, args, output):
         self.seen += 1
         cap = self.settings.max_calls
         kept = self.seen if cap is None else min(self.seen, cap)
-        self.progress("record", "generate() call %d of %d: forward call %d (%d kept)"
-                      % (self.batch + 1, len(self.settings.batches), self.seen, kept), None)
+        self.progress("record", "%s: forward call %d (%d kept)" % (self.what, self.seen, kept), None)
 
 
 # torch's allocator failure (CUDA, large CPU tensors) and Python's own.
 _OUT_OF_MEMORY = (MemoryError,)
+
+
+def _batch_text(enc):
+    """'2 prompt(s), 6 token(s) each', or for audio '2 clip(s), 100 feature frame(s) each'."""
+    if "input_ids" in enc:
+        return "%d prompt(s), %d token(s) each" % tuple(enc["input_ids"].shape[:2])
+    features = next(v for k, v in enc.items() if k != "attention_mask")
+    return "%d clip(s), %d feature frame(s) each" % (features.shape[0], features.shape[-1])
 
 
 def run_generate(model, encoded, settings, counter, progress, where):
@@ -393,75 +452,154 @@ def run_generate(model, encoded, settings, counter, progress, where):
     out_of_memory = tuple(getattr(torch, n) for n in ("OutOfMemoryError",) if hasattr(torch, n)) + _OUT_OF_MEMORY
     pad_id = getattr(model.generation_config, "pad_token_id", None)
     for b, enc in enumerate(encoded):
-        counter.batch = b
-        progress("generate", "generate() call %d of %d: %d prompt(s), %d token(s) each"
-                 % (b + 1, len(encoded), enc["input_ids"].shape[0], enc["input_ids"].shape[1]),
-                 b / len(encoded))
+        counter.what = "generate() call %d of %d" % (b + 1, len(encoded))
+        progress("generate", "%s: %s" % (counter.what, _batch_text(enc)), b / len(encoded))
         try:
             with torch.no_grad():
                 model.generate(**enc, max_new_tokens=settings.max_new_tokens, num_beams=settings.num_beams,
                                do_sample=False, pad_token_id=pad_id)
         except out_of_memory as e:
-            raise WorkerError("out_of_memory", "batches[%d]: generate() ran out of memory on %s (%d prompt(s) of %d "
-                              "tokens, %d new, %d beam(s)): %s" % (b, where, enc["input_ids"].shape[0],
-                                                                   enc["input_ids"].shape[1], settings.max_new_tokens,
-                                                                   settings.num_beams, str(e).splitlines()[0]),
+            raise WorkerError("out_of_memory", "batches[%d]: generate() ran out of memory on %s (%s, %d new "
+                              "token(s), %d beam(s)): %s" % (b, where, _batch_text(enc), settings.max_new_tokens,
+                                                             settings.num_beams, _first_line(e)),
                               field="batches[%d]" % b, batch=b) from e
     progress("generate", "%d generate() call(s) done" % len(encoded), 1.0)
+
+
+class PeakMemory:
+    """The worker's peak resident memory over one request. Linux resets a process's
+    high-water mark (VmHWM) when "5" is written to /proc/self/clear_refs: the peak is
+    then this request's, not that of an export the same worker ran before (`scope`
+    "request"). Elsewhere, or where that is refused, it is the process's peak since it
+    started (getrusage; `scope` "process")."""
+
+    def __init__(self):
+        self.scope = "process"
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            self.scope = "request"
+        except OSError:
+            pass
+
+    def peak_bytes(self):
+        if self.scope == "request":
+            try:
+                with open("/proc/self/status") as f:
+                    for line in f:
+                        if line.startswith("VmHWM:"):
+                            return int(line.split()[1]) * 1024
+            except (OSError, ValueError, IndexError):
+                pass
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
+
+
+def load_model(settings, resolved, log):
+    """(model, config, auto class name or None, trusted, tokenizer folder or None)."""
+    if resolved.kind == "folder":
+        model, config, auto_name, trusted = load_folder(resolved.target, settings, log)
+        return model, config, auto_name, trusted, settings.tokenizer or resolved.target
+    model = modelref.load_model(settings.model)
+    model.eval()
+    return model, getattr(model, "config", None), None, False, settings.tokenizer
+
+
+def record_generate(model, config, settings, folder, trusted, where, recorder, counter, progress, log):
+    """generate() on each batch, under the recorder; what the recording's metadata adds."""
+    if not hasattr(model, "generate"):
+        raise WorkerError("model_load", "%s is a %s, which has no generate(): record drives generate() (an inputs "
+                          "script can run it otherwise)" % (settings.model, type(model).__name__), field="model")
+    if settings.audio is not None:
+        prepare, padding_side = load_feature_extractor(folder or settings.model, trusted), None
+    else:
+        tokenizer = load_tokenizer(folder, trusted, settings.model)
+        processor = load_processor(folder, trusted) if settings.images is not None else None
+        if processor is not None and getattr(processor, "tokenizer", None) is not None:
+            tokenizer = processor.tokenizer  # the one the processor pads with
+        prepare_tokenizer(tokenizer, model, not getattr(config, "is_encoder_decoder", False), log)
+        prepare, padding_side = processor or tokenizer, tokenizer.padding_side
+    encoded = encode_batches(prepare, model, config, settings, where, log)
+    with recorder(model):
+        run_generate(model, encoded, settings, counter, progress, "cpu")
+    return {"padding_side": padding_side, "generate_calls": len(encoded)}
+
+
+def script_processor(folder, trusted):
+    """What an inputs script gets besides the model: the folder's processor, its
+    tokenizer when it has none, or None (no folder, or nothing loads)."""
+    if folder is None or not any(os.path.isfile(os.path.join(folder, name))
+                                 for name in TOKENIZER_FILES + ("processor_config.json", "preprocessor_config.json")):
+        return None
+    try:
+        return load_processor(folder, trusted)
+    except WorkerError:
+        return load_tokenizer(folder, trusted, folder)
+
+
+def record_script(model, settings, script, folder, trusted, recorder, counter, progress):
+    processor = script_processor(folder, trusted)
+    inputsscript.load(script)
+    counter.what = "inputs script"
+    progress("run_script", "running %s on %s" % (script.ref, type(model).__name__), None)
+    with recorder(model):
+        inputsscript.run(script, model, processor)
+    return {"padding_side": getattr(processor, "padding_side", None), "generate_calls": None,
+            "processor_class": None if processor is None else type(processor).__name__}
 
 
 def record(params, progress, log):
     """Serves a `record` request; returns its result (docs/worker-protocol.md)."""
     from ..capture import InputRecorder
 
-    started = time.perf_counter()
+    started, memory = time.perf_counter(), PeakMemory()
     settings = Settings(params)
     resolved = modelref.resolve(settings.model)
-    check_output(settings, [("the model", os.path.join(resolved.target, "config.json"))
-                            if resolved.kind == "folder" else ("the model file", resolved.origin or "")])
+    script = (inputsscript.resolve(settings.inputs_script, settings.inputs_script_sha256)
+              if settings.inputs_script is not None else None)
+    inputs = [("the model", os.path.join(resolved.target, "config.json")) if resolved.kind == "folder"
+              else ("the model file", resolved.origin or "")]
+    check_output(settings, inputs + ([("the inputs script", script.origin or "")] if script else []))
     progress("load_model", "loading %s" % settings.model, None)
-    if resolved.kind == "folder":
-        model, config, auto_name, trusted = load_folder(resolved.target, settings, log)
-        tokenizer_folder = settings.tokenizer or resolved.target
-    else:
-        model, auto_name, trusted = modelref.load_model(settings.model), None, False
-        model.eval()
-        config = getattr(model, "config", None)
-        tokenizer_folder = settings.tokenizer
-    if not hasattr(model, "generate"):
-        raise WorkerError("model_load", "%s is a %s, which has no generate(): record drives generate()"
-                          % (settings.model, type(model).__name__), field="model")
-    tokenizer = load_tokenizer(tokenizer_folder, trusted, settings.model)
-    processor = load_processor(tokenizer_folder, trusted) if settings.images is not None else None
-    if processor is not None and getattr(processor, "tokenizer", None) is not None:
-        tokenizer = processor.tokenizer  # the one the processor pads with
-    decoder_only = not getattr(config, "is_encoder_decoder", False)
-    prepare_tokenizer(tokenizer, model, decoder_only, log)
+    model, config, auto_name, trusted, folder = load_model(settings, resolved, log)
     where = os.path.join(resolved.target, "config.json") if resolved.kind == "folder" else settings.model
-    encoded = encode_batches(processor or tokenizer, model, config, settings, where)
     recorder = InputRecorder(store_n_calls=settings.max_calls or (1 << 30))
     counter = ForwardCounter(settings, progress)
     hook = model.register_forward_hook(counter)
     try:
-        with recorder(model):
-            run_generate(model, encoded, settings, counter, progress, "cpu")
+        if script is not None:
+            ran = record_script(model, settings, script, folder, trusted, recorder, counter, progress)
+        else:
+            ran = record_generate(model, config, settings, folder, trusted, where, recorder, counter, progress, log)
     finally:
         hook.remove()
     if recorder.num_calls == 0:
-        raise WorkerError("record_input", "generate() made no forward call: nothing was recorded", field="batches")
+        raise WorkerError("record_input", "%s made no forward call of the model: nothing was recorded"
+                          % ("the inputs script" if script else "generate()"),
+                          field="inputs_script" if script else "batches")
     recording = {
         "model": settings.model, "model_kind": resolved.kind, "auto_class": auto_name,
         "model_class": "%s.%s" % (type(model).__module__, type(model).__qualname__),
-        "tokenizer": tokenizer_folder, "padding_side": tokenizer.padding_side, "batches": settings.batches,
-        "images": settings.images,
+        "tokenizer": folder, "padding_side": ran["padding_side"], "batches": settings.batches,
+        "images": settings.images, "audio": settings.audio,
+        "inputs_script": settings.inputs_script,
+        "inputs_script_sha256": _sha256_of(script.origin) if script and script.origin else None,
         "max_new_tokens": settings.max_new_tokens, "num_beams": settings.num_beams,
-        "max_calls": settings.max_calls, "forward_calls": counter.seen, "generate_calls": len(encoded),
+        "max_calls": settings.max_calls, "forward_calls": counter.seen, "generate_calls": ran["generate_calls"],
         "trust_remote_code": trusted,
     }
     progress("save", "writing %s" % settings.output, None)
     write_capture(recorder, settings, recording)
     return {"output": settings.output, "calls": recorder.num_calls, "forward_calls": counter.seen,
-            "generate_calls": len(encoded), "model_class": recording["model_class"], "auto_class": auto_name,
-            "padding_side": tokenizer.padding_side, "seconds": time.perf_counter() - started,
-            "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+            "generate_calls": ran["generate_calls"], "model_class": recording["model_class"], "auto_class": auto_name,
+            "padding_side": ran["padding_side"], "inputs_script": settings.inputs_script,
+            "seconds": time.perf_counter() - started, "max_rss_bytes": memory.peak_bytes(),
+            "max_rss_scope": memory.scope}
 
+
+def _sha256_of(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
