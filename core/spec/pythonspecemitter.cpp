@@ -12,20 +12,12 @@ namespace dimscope {
 
 namespace {
 
-// Dim names that would shadow what the snippet itself uses get a prefix.
-QString variable(const QString &dim)
-{
-    if (dim == QLatin1String("torch") || dim == QLatin1String("Dim") || dim == QLatin1String("dynamic_shapes"))
-        return QStringLiteral("dim_") + dim;
-    return dim;
-}
-
 QString entry(const DimAssignment &a)
 {
     switch (a.kind) {
     case DimAssignment::Kind::Auto: return QStringLiteral("Dim.AUTO");
     case DimAssignment::Kind::Dynamic: return QStringLiteral("Dim.DYNAMIC");
-    case DimAssignment::Kind::Named: return variable(a.dim);
+    case DimAssignment::Kind::Named: return PythonSpecEmitter::variable(a.dim);
     case DimAssignment::Kind::Static: return QStringLiteral("Dim.STATIC");
     }
     return {};
@@ -54,6 +46,7 @@ const SpecSyntax kPythonSyntax{QLatin1String("None"), 4, true, &tensorText, &ope
 
 QString declaration(const DimDecl &d)
 {
+    const auto variable = &PythonSpecEmitter::variable;
     if (d.isDerived()) {
         QString expr = d.a == 1 ? variable(d.root) : QStringLiteral("%1 * %2").arg(d.a).arg(variable(d.root));
         if (d.b > 0)
@@ -72,6 +65,36 @@ QString declaration(const DimDecl &d)
 
 } // namespace
 
+// Dim names that would shadow what the snippet (or SpecScript's script) itself uses get
+// a prefix.
+QString PythonSpecEmitter::variable(const QString &dim)
+{
+    // What SpecScript's scripts name besides the Dims.
+    static const QStringList taken = QStringLiteral("torch Dim dynamic_shapes dimscope model capture call args kwargs "
+                                                    "program shapes additional bounded index")
+                                         .split(QLatin1Char(' '));
+    if (taken.contains(dim))
+        return QStringLiteral("dim_") + dim;
+    return dim;
+}
+
+QString PythonSpecEmitter::declarations(const ConstraintSet &set, const QStringList &used)
+{
+    QString roots, derived;
+    for (const QString &name : used) {
+        const DimDecl *d = set.dim(name);
+        (d->isDerived() ? derived : roots) += declaration(*d);
+    }
+    return roots + derived;
+}
+
+QString PythonSpecEmitter::assignment(const SpecNode &tree)
+{
+    QString out = QStringLiteral("dynamic_shapes = ");
+    writeSpecNode(tree, kPythonSyntax, 0, &out);
+    return out + QLatin1Char('\n');
+}
+
 QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet &set, int exampleCall)
 {
     const int call = capture.calls.isEmpty() ? 0 : SpecTree::resolveCall(capture, set, exampleCall);
@@ -84,17 +107,9 @@ QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet 
                       .arg(capture.modelClass.isEmpty() ? QString() : QStringLiteral(" for ") + TerminalText::field(capture.modelClass))
                       .arg(call);
     out += QLatin1String("import torch\nfrom torch.export import Dim\n\n");
-    QString roots, derived;
-    for (const QString &name : used) {
-        const DimDecl *d = set.dim(name);
-        (d->isDerived() ? derived : roots) += declaration(*d);
-    }
     if (!used.isEmpty())
-        out += roots + derived + QLatin1Char('\n');
-    out += QLatin1String("dynamic_shapes = ");
-    writeSpecNode(tree, kPythonSyntax, 0, &out);
-    out += QLatin1Char('\n');
-    return out;
+        out += declarations(set, used) + QLatin1Char('\n');
+    return out + assignment(tree);
 }
 
 } // namespace dimscope

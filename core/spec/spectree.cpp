@@ -32,6 +32,7 @@ SpecNode buildNode(const CallTree &tree, int index, const ConstraintSet &set)
     case NodeKind::Tensor: {
         s.kind = SpecNode::Kind::Tensor;
         const Leaf &leaf = tree.leaves[n.leaf];
+        s.path = leaf.path;
         if (const LeafConstraint *lc = set.leaf(leaf.path)) {
             for (int d = 0; d < leaf.shape.size() && d < lc->dims.size(); ++d) {
                 if (!lc->dims[d].isStatic())

@@ -23,6 +23,7 @@ struct SpecNode {
     QStringList keys;                          // Dict
     QVector<SpecNode> children;                // Dict, List, Tuple
     QVector<QPair<int, DimAssignment>> dims;   // Tensor: non-static dimensions only
+    QString path;                              // Tensor: the leaf's key path
 };
 
 class SpecTree
