@@ -149,6 +149,8 @@ class Worker:
     def hello(self, params):
         import torch
 
+        from . import rootlaunch
+
         cuda = torch.cuda.is_available()
         transformers_version = None
         if importlib.util.find_spec("transformers") is not None:
@@ -160,7 +162,7 @@ class Worker:
         return {
             "protocol": PROTOCOL_VERSION,
             "pid": os.getpid(),
-            "executable": sys.executable,
+            "executable": rootlaunch.interpreter,  # not the launcher it routes subprocesses through
             "python": platform.python_version(),
             "torch": torch.__version__,
             "transformers": transformers_version,
@@ -415,6 +417,14 @@ class Worker:
 
         return recording.record(params, self.progress, self.log)
 
+    def aoti(self, params):
+        """Compiles the programs of a .pt2 with AOTInductor and replays the capture's calls
+        and range probes through program and package in a new interpreter (aoti.py;
+        docs/worker-protocol.md, "aoti")."""
+        from . import aoti
+
+        return aoti.run(params, self.progress, self.log)
+
     def shutdown(self, params):
         return {"bye": True}
 
@@ -472,7 +482,7 @@ class Worker:
 
 
 METHODS = ("hello", "load_model", "describe", "export", "write_archive", "synthesize_continuation", "record",
-           "shutdown")
+           "aoti", "shutdown")
 
 
 def _qualname(t):
@@ -484,6 +494,13 @@ def main():
     sys.stdout = LogStream(channel, "stdout")
     sys.stderr = LogStream(channel, "stderr")
     worker = Worker(channel)
+    # In a provisioned runtime, what this Python starts by sys.executable (the resource
+    # tracker, inductor's compile workers) starts through the root's loader (rootlaunch.py).
+    try:
+        from .rootlaunch import route_subprocesses
+        route_subprocesses()
+    except OSError as e:
+        channel.send("log", rid=None, stream="warning", text="cannot route subprocesses through the loader: %s" % e)
     t = time.perf_counter()
     try:
         import torch  # imported once, here: the point of staying warm
