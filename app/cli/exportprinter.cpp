@@ -193,6 +193,11 @@ int ExportPrinter::finishPhases(const ExportReport &report)
               << ") serving calls " << p.callsText() << "\n";
         if (!p.constraintsSource.isEmpty()) // what the plan chose for it, and why (issue 27 item 1)
             m_out << "  constraints: " << TerminalText::escaped(p.constraintsSource) << "\n";
+        // Calls outside a narrowed range are served only if another program takes them
+        // (issue 24 item 2): a warning, the exit code stays as it is.
+        for (const QString &line : p.narrowed)
+            m_err << "  warning: " << outcome.programText(i) << " is narrower than its constraints asked: "
+                  << TerminalText::escaped(line) << "\n";
         const int specialized = printExportReadBack(m_out, m_err, outcome.programText(i), report.readBacks.value(i));
         printSuccessExplanations(r, specialized > 0);
     }

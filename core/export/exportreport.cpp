@@ -98,6 +98,8 @@ QJsonObject ExportReport::toJson() const
         // Where its constraints came from, and what the plan changed in them (issue 27
         // item 1: "past_len from 1 (0 in calls of another phase: it grows from empty)").
         program.insert(QStringLiteral("constraints_source"), p.constraintsSource);
+        // Where the fix loop left it narrower than the constraints it started from.
+        program.insert(QStringLiteral("narrowed"), QJsonArray::fromStringList(p.narrowed));
         programsJson.append(program);
     }
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},

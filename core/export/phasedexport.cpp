@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/phasedexport.h"
 
+#include "export/programnarrowing.h"
+
 #include "export/exportclient.h"
 #include "export/exportphases.h"
 #include "export/fixloop.h"
@@ -177,6 +179,7 @@ void PhasedExport::runNext()
 void PhasedExport::runAttempt(const Attempt &attempt)
 {
     m_current = attempt;
+    m_currentAsked = attempt.constraints;
     m_currentFixes.clear();
     m_splitDims.clear();
     m_justSplit.clear();
@@ -384,7 +387,9 @@ void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
     if (!served.isEmpty())
         m_outcome.programs.append(ExportedProgram{last, m_current.constraints, synthetic ? QVector<int>() : served,
                                                   m_current.description, m_currentFixes, m_current.source, traces,
-                                                  failed, synthetic ? m_syntheticText : QString()});
+                                                  failed, synthetic ? m_syntheticText : QString(),
+                                                  ProgramNarrowing::find(m_currentAsked, m_current.constraints,
+                                                                         ShapeTable(m_currentCapture))});
     // The log says how many traces this program took (the common case: one).
     emit attemptFinished(m_attempt, !served.isEmpty(),
                          QStringLiteral("%1 (torch.export calls: %2%3)")

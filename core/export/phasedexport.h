@@ -131,6 +131,7 @@ private:
     Options m_options;
     QVector<Attempt> m_queue;
     Attempt m_current;
+    ConstraintSet m_currentAsked; // m_current's constraints before the fix loop changed them
     Capture m_currentCapture; // m_capture restricted to the current attempt's calls
     int m_currentExampleCall = 0; // in m_currentCapture
     QStringList m_currentFixes;

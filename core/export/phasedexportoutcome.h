@@ -25,6 +25,9 @@ struct ExportedProgram {
     // continuation program, issue 27 item 2): it serves none of the captured calls
     // (`calls` is empty); this says which calls it was verified on instead.
     QString synthesized;
+    // Where its constraints ended narrower than those its export started from
+    // (ProgramNarrowing): "pixel_values dim 0 is 2 only (asked: batch [2, oo])".
+    QStringList narrowed;
 
     // "0-3, 5" or, for a synthesized program, "none recorded (…)".
     QString callsText() const;
