@@ -16,6 +16,8 @@ QString PythonLiteral::string(const QString &text)
         }
         if (c == '\\' || c == '"') {
             out += QLatin1Char('\\') + QLatin1Char(char(c));
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            out += c == '\n' ? QLatin1String("\\n") : c == '\r' ? QLatin1String("\\r") : QLatin1String("\\t");
         } else if (TerminalText::isEscaped(c)) {
             const uint code = uint(c);
             if (code < 0x100)
