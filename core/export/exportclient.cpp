@@ -138,7 +138,11 @@ int ExportClient::record(const RecordRequest &request)
 
 int ExportClient::synthesizeContinuation(const QString &model, const QString &capture, const QString &output)
 {
-    QJsonObject p{{QStringLiteral("capture"), capture}, {QStringLiteral("output"), output}};
+    // Absolute, like every path a request carries: the worker runs in a private folder
+    // (docs/worker-protocol.md, "Isolation"), where `dimscope-cli export --capture c.safetensors`
+    // named no file and the continuation program was skipped ("capture file … does not exist").
+    QJsonObject p{{QStringLiteral("capture"), QDir(capture).absolutePath()},
+                  {QStringLiteral("output"), QDir(output).absolutePath()}};
     if (!model.isEmpty())
         p.insert(QStringLiteral("model"), model);
     return request(QStringLiteral("synthesize_continuation"), p);

@@ -61,12 +61,12 @@ def torch_python(*args, **kwargs):
                           text=True, env=env, timeout=600, **kwargs)
 
 
-def cli(*args, timeout=900):
+def cli(*args, timeout=900, cwd=None):
     """Runs the built dimscope-cli with tests/python importable: the worker imports the
     test models' cache classes (capture_models) by name."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HERE) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
 
 
 def model_file(path, source):

@@ -90,10 +90,16 @@ def test_inspect_shows_the_calls_and_what_made_them(recorded, folder):
 
 
 def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path):
-    _, _, capture, _ = recorded
-    done = cli("export", "--model", folder, "--capture", capture, "--fix-loop", "-o", tmp_path / "llama.pt2")
+    """`record` then `export`, as a user types them in the capture's folder: relative
+    --capture and -o (the continuation program's request carried the relative capture
+    into the worker's private folder: 'phase skipped: … capture file … does not exist')."""
+    _, out, capture, _ = recorded
+    os.symlink(capture, tmp_path / capture.name)
+    done = cli("export", "--model", folder, "--capture", capture.name, "--fix-loop", "-o", "llama.pt2", cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert "every captured call (6) replays" in done.stdout, done.stdout[-3000:]
+    assert "phase skipped" not in done.stderr, done.stderr[-3000:]
+    assert "continuation: several new tokens on a non-empty cache" in done.stdout + done.stderr, done.stdout[-3000:]
 
 
 
