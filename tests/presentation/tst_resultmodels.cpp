@@ -61,7 +61,29 @@ private slots:
     void verificationRowRebuiltDiffers();
     void programsNamedByFileAndProgram();
     void synthesizedProgramServesNoCapturedCall();
+    void aNarrowedProgramSaysSoInItsPhase();
 };
+
+// A program the fix loop left narrower than its constraints (issue 24 item 2): the
+// Phase column says so and its tooltip names what, as the CLI's warning does.
+void TestResultModels::aNarrowedProgramSaysSoInItsPhase()
+{
+    ProgramsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ExportedProgram decode, prefill;
+    decode.result.output = prefill.result.output = QStringLiteral("/out/llava.pt2");
+    decode.result.program = QStringLiteral("model");
+    decode.description = QStringLiteral("input_ids dim 1 = 1");
+    prefill.result.program = QStringLiteral("phase2");
+    prefill.description = QStringLiteral("with pixel_values");
+    prefill.narrowed = QStringList{QStringLiteral("pixel_values dim 0 is 2 only (asked: batch [2, oo])")};
+    model.setPrograms({decode, prefill});
+    QCOMPARE(model.index(0, ProgramsModel::PhaseColumn).data().toString(), QStringLiteral("input_ids dim 1 = 1"));
+    QCOMPARE(model.index(1, ProgramsModel::PhaseColumn).data().toString(),
+             QStringLiteral("with pixel_values (narrower than asked)"));
+    QVERIFY(model.index(1, ProgramsModel::PhaseColumn).data(Qt::ToolTipRole).toString().contains(
+        QStringLiteral("pixel_values dim 0 is 2 only (asked: batch [2, oo])")));
+}
 
 // The continuation program (issue 27 item 2) is one more row with its phase; it serves
 // none of the captured calls and says which synthesized calls it was verified on.
