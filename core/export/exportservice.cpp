@@ -10,7 +10,8 @@
 namespace dimscope {
 
 ExportService::ExportService(const PythonRuntime &runtime, QObject *parent)
-    : QObject(parent), m_client(new ExportClient(this)), m_run(new ExportRun(m_client, this))
+    : QObject(parent), m_client(new ExportClient(this)), m_run(new ExportRun(m_client, this)),
+      m_recording(new RecordingRun(m_client, this))
 {
     m_client->setRuntime(runtime);
     connectClient();
@@ -23,6 +24,8 @@ ExportService::~ExportService()
     // service.
     m_client->disconnect(this);
     m_run->disconnect(this);
+    m_recording->disconnect(this);
+    delete m_recording;
     delete m_run;
     delete m_client;
 }
@@ -35,6 +38,7 @@ QString ExportService::stateName(WorkerState state)
     case WorkerState::Idle: return tr("idle");
     case WorkerState::Exporting: return tr("exporting");
     case WorkerState::Crashed: return tr("crashed");
+    case WorkerState::Recording: return tr("recording");
     }
     return {};
 }
@@ -70,7 +74,7 @@ void ExportService::connectClient()
         emit workerFailedToStart(failure.message);
     });
     connect(m_client, &ExportClient::progress, this, [this](int id, const QString &stage, const QString &text, double fraction) {
-        if (id != m_helloId && isExporting())
+        if (id != m_helloId && isBusy())
             emit progress(stage, text, fraction);
     });
     connect(m_client, &ExportClient::logLine, this,
@@ -105,6 +109,7 @@ void ExportService::connectRun()
     connect(m_run, &ExportRun::attemptFinished, this,
             [this](int attempt, bool, const QString &why) { emit step(tr("attempt %1: %2").arg(attempt).arg(why)); });
     connect(m_run, &ExportRun::finished, this, &ExportService::onRunFinished);
+    connect(m_recording, &RecordingRun::finished, this, &ExportService::onRecordingFinished);
 }
 
 void ExportService::setState(WorkerState state)
@@ -172,7 +177,7 @@ void ExportService::onHello(const QJsonObject &result)
 {
     m_environment = result;
     m_stateDetail.clear();
-    setState(isExporting() ? WorkerState::Exporting : WorkerState::Idle);
+    setState(isExporting() ? WorkerState::Exporting : isRecording() ? WorkerState::Recording : WorkerState::Idle);
     emit environmentChanged();
 }
 
@@ -187,11 +192,29 @@ void ExportService::start(const Capture &capture, const ConstraintSet &constrain
 
 bool ExportService::isExporting() const { return m_run->isRunning(); }
 
+void ExportService::startRecording(const RecordRequest &request, const QString &projectPath)
+{
+    m_cancelling = false;
+    ensureWorker();
+    m_recording->start(request, projectPath);
+    setState(WorkerState::Recording);
+}
+
+bool ExportService::isRecording() const { return m_recording->isRunning(); }
+
+void ExportService::onRecordingFinished(const RecordingOutcome &outcome)
+{
+    if (m_state == WorkerState::Recording)
+        setState(m_client->isWorkerRunning() ? WorkerState::Idle : WorkerState::NotStarted);
+    emit recordingFinished(outcome);
+}
+
 void ExportService::cancel()
 {
-    if (!isExporting() && m_helloId < 0)
+    if (!isBusy() && m_helloId < 0)
         return;
     m_cancelling = true;
+    m_recording->cancel(); // kills the worker: no capture is left
     m_run->cancel(); // fails the export with kind "cancelled"; the run finishes
     m_client->cancel(); // and a hello still pending
     m_cancelling = false;

@@ -7,6 +7,7 @@
 #include "export/phasedexport.h"
 #include "export/phasedexportoutcome.h"
 #include "export/programreadback.h"
+#include "export/recordingrun.h"
 #include "constraints/constraintset.h"
 
 #include <QJsonObject>
@@ -27,13 +28,15 @@ class ExportService : public QObject
 {
     Q_OBJECT
 public:
-    enum class WorkerState { NotStarted, Starting, Idle, Exporting, Crashed };
+    enum class WorkerState { NotStarted, Starting, Idle, Exporting, Crashed, Recording };
     Q_ENUM(WorkerState)
 
     explicit ExportService(const PythonRuntime &runtime, QObject *parent = nullptr);
     ~ExportService() override;
 
     ExportClient *client() const { return m_client; }
+    // The pipeline's steps as they happen (phases, fix rounds): the GUI's progress line.
+    ExportRun *run() const { return m_run; }
     WorkerState state() const { return m_state; }
     static QString stateName(WorkerState state);
     // Why the worker crashed or did not start (empty otherwise).
@@ -56,6 +59,15 @@ public:
     void start(const Capture &capture, const ConstraintSet &constraints, const ExportRequest &request,
                const PhasedExport::Options &options);
     bool isExporting() const;
+    // Records a capture on the same warm worker (issue 21: the worker's `record`
+    // request, then the project `projectPath`; RecordingRun); recordingFinished()
+    // follows, also when it fails or is cancelled. Progress and log lines come as an
+    // export's. Not while an export or another recording runs (isBusy()).
+    void startRecording(const RecordRequest &request, const QString &projectPath);
+    bool isRecording() const;
+    // Exporting or recording: the worker is busy with the user's request.
+    bool isBusy() const { return isExporting() || isRecording(); }
+    // Stops the export or the recording.
     void cancel();
 
 signals:
@@ -69,6 +81,7 @@ signals:
     // What the export produced, and its programs read back (parallel to
     // outcome.programs; empty when none exported).
     void finished(const dimscope::PhasedExportOutcome &outcome, const QVector<dimscope::ProgramReadBack> &readBacks);
+    void recordingFinished(const dimscope::RecordingOutcome &outcome);
 
 private:
     void setState(WorkerState state);
@@ -76,9 +89,11 @@ private:
     void connectRun();
     void onHello(const QJsonObject &result);
     void onRunFinished(const ExportReport &report);
+    void onRecordingFinished(const RecordingOutcome &outcome);
 
     ExportClient *m_client;
     ExportRun *m_run;
+    RecordingRun *m_recording;
     WorkerState m_state = WorkerState::NotStarted;
     QString m_stateDetail;
     QJsonObject m_environment;

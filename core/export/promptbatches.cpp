@@ -75,6 +75,32 @@ PromptBatches PromptBatches::oneBatch(const QStringList &prompts, const QString 
     return out;
 }
 
+std::optional<PromptBatches> PromptBatches::fromBoxes(const QStringList &boxes, QString *error)
+{
+    PromptBatches out;
+    for (int b = 0; b < boxes.size(); ++b) {
+        QVector<Prompt> batch;
+        const QStringList lines = boxes.at(b).split(QLatin1Char('\n'));
+        for (int i = 0; i < lines.size(); ++i) {
+            QString line = lines.at(i);
+            if (line.endsWith(QLatin1Char('\r')))
+                line.chop(1);
+            if (!isBlank(line))
+                batch.append({line, QStringLiteral("box %1, line %2").arg(b + 1).arg(i + 1)});
+        }
+        if (batch.isEmpty()) {
+            *error = QStringLiteral("prompt box %1 is empty: give it a prompt (one a line) or remove the box").arg(b + 1);
+            return std::nullopt;
+        }
+        out.m_batches.append(batch);
+    }
+    if (out.m_batches.isEmpty()) {
+        *error = QStringLiteral("no prompt box: add one");
+        return std::nullopt;
+    }
+    return out;
+}
+
 int PromptBatches::promptCount() const
 {
     int n = 0;

@@ -30,6 +30,9 @@ public:
     static std::optional<PromptBatches> readFile(const QString &path, QString *error);
     // Prompts given one by one (repeated --prompt): one batch.
     static PromptBatches oneBatch(const QStringList &prompts, const QString &placePrefix);
+    // The GUI's prompt boxes (issue 21): each box one batch, each line of it that is not
+    // blank a prompt ("box 2, line 3"). A box with no prompt is an error naming it.
+    static std::optional<PromptBatches> fromBoxes(const QStringList &boxes, QString *error);
 
     const QVector<QVector<Prompt>> &batches() const { return m_batches; }
     int promptCount() const;

@@ -17,7 +17,8 @@ QJsonObject RecordRequest::toParams() const
         {QStringLiteral("num_beams"), numBeams},
         {QStringLiteral("output"), QDir(output).absolutePath()},
         {QStringLiteral("overwrite"), overwrite},
-        {QStringLiteral("trust_remote_code"), trustRemoteCode},
+        {QStringLiteral("trust_remote_code"),
+         remoteCodeConsent.isEmpty() ? QJsonValue(trustRemoteCode) : QJsonValue(remoteCodeConsent)},
     };
     if (!tokenizer.isEmpty())
         p.insert(QStringLiteral("tokenizer"), QDir(tokenizer).absolutePath());

@@ -24,6 +24,10 @@ struct RecordRequest {
     QString output;       // the capture, written atomically
     bool overwrite = false;
     bool trustRemoteCode = false; // the user's consent to a folder's auto_map code
+    // The user's consent to exactly these files of the folder ({file: sha256}, as
+    // RemoteCodeFiles lists them; the GUI's question showed them): sent instead of
+    // trustRemoteCode when not empty, so a file changed since is refused by the worker.
+    QJsonObject remoteCodeConsent;
 
     QJsonObject toParams() const;
     // The failure's message, with the place of the prompt or batch it names first

@@ -96,6 +96,27 @@ private slots:
         QCOMPARE(r.describe(f), QStringLiteral("--prompt 2: too long"));
         f = WorkerFailure::make(QStringLiteral("no_tokenizer"), QStringLiteral("no tokenizer"));
         QCOMPARE(r.describe(f), QStringLiteral("no tokenizer"));
+
+        // The GUI's consent to a folder's code is the files and their hashes it showed.
+        r.remoteCodeConsent = QJsonObject{{QStringLiteral("modeling_x.py"), QStringLiteral("ab12")}};
+        QCOMPARE(r.toParams().value(QLatin1String("trust_remote_code")).toObject(), r.remoteCodeConsent);
+    }
+
+    // The GUI's prompt boxes (issue 21 item 1): a box a batch, its non-blank lines the
+    // prompts with their box and line; an empty box is refused naming it.
+    void promptBoxesAreBatches()
+    {
+        QString error;
+        const std::optional<PromptBatches> p =
+            PromptBatches::fromBoxes({QStringLiteral("the cat sat\n\n a dog ran\r\n"), QStringLiteral("what is")}, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(p->toJson(), (QJsonArray{QJsonArray{QStringLiteral("the cat sat"), QStringLiteral(" a dog ran")},
+                                          QJsonArray{QStringLiteral("what is")}}));
+        QCOMPARE(p->placeOf(0, 1), QStringLiteral("box 1, line 3"));
+        QCOMPARE(p->placeOf(1, -1), QStringLiteral("box 2, line 1"));
+        QVERIFY(!PromptBatches::fromBoxes({QStringLiteral("a"), QStringLiteral("  \n")}, &error));
+        QVERIFY2(error.startsWith(QLatin1String("prompt box 2 is empty")), qPrintable(error));
+        QVERIFY(!PromptBatches::fromBoxes({}, &error));
     }
 };
 
