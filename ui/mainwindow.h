@@ -25,6 +25,7 @@ class ExportController;
 class ExportPanel;
 class ExportResultView;
 class ProjectController;
+class SpecTab;
 class InputsView;
 class LeafDetailsPanel;
 class MessageBanner;
@@ -75,7 +76,8 @@ public:
     // The main area: the welcome page while nothing is open, else the document's tabs.
     WelcomePage *welcomePage() const { return m_welcome; }
     QTabWidget *documentTabs() const { return m_tabs; }
-    enum DocumentTab { InputsTab = 0, ProgramTab = 1 };
+    enum DocumentTab { InputsTab = 0, ProgramTab = 1, SpecScriptTab = 2 };
+    SpecTab *specTab() const { return m_specTab; }
     // View > Reset Layout: every dock back where a first start puts it.
     void resetLayout();
 
@@ -150,6 +152,7 @@ private:
     WelcomePage *m_welcome = nullptr;
     QStackedWidget *m_centre = nullptr;
     QTabWidget *m_tabs = nullptr;
+    SpecTab *m_specTab = nullptr;
     bool m_cudaNoticePending = false;
     bool m_welcomeMode = false;
     bool m_defaultDockSizesPending = false; // no saved layout: size the docks when first shown

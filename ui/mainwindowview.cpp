@@ -15,6 +15,7 @@
 #include "leafdetailspanel.h"
 #include "plotpanel.h"
 #include "projectcontroller.h"
+#include "spectab.h"
 #include "document/projectdocument.h"
 #include "welcomepage.h"
 
@@ -69,8 +70,14 @@ void MainWindow::createCentre(QWidget *banner)
     m_resultView = new ExportResultView(m_document->exportResults());
     connectResultView();
     m_tabs->addTab(m_resultView, tr("Exported Program"));
+    m_specTab = new SpecTab(m_document, m_banner);
+    m_tabs->addTab(m_specTab, tr("Spec"));
     m_tabs->setTabToolTip(InputsTab, tr("Every input leaf of the captured calls, with its dims and their constraints"));
     m_tabs->setTabToolTip(ProgramTab, tr("The exported program: its inputs in Dim names, and each captured call replayed"));
+    m_tabs->setTabToolTip(SpecScriptTab, tr("The export dimscope runs, as a Python script: the dynamic_shapes in the dialect "
+                                            "you choose, torch.export.export and dimscope.load_program"));
+    connect(m_export, &ExportController::environmentChanged, m_specTab,
+            [this] { m_specTab->setTorchVersion(m_export->torchVersion()); });
     m_centre = new QStackedWidget(this);
     m_centre->setObjectName(QStringLiteral("centralStack"));
     // A stacked widget's minimum is its largest page's: the welcome page's two columns
@@ -109,6 +116,7 @@ void MainWindow::updateCentre()
     const bool haveProgram = !m_document->exportResults()->isEmpty();
     m_tabs->setTabVisible(InputsTab, haveCapture);
     m_tabs->setTabVisible(ProgramTab, haveProgram);
+    m_tabs->setTabVisible(SpecScriptTab, haveCapture);
     const bool welcome = !haveCapture && !haveProgram && !m_document->isLoading();
     m_centre->setCurrentWidget(welcome ? static_cast<QWidget *>(m_welcome) : m_tabs);
     setWelcomeMode(welcome);
