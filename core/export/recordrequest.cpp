@@ -8,13 +8,28 @@
 
 namespace dimscope {
 
+namespace {
+
+// One file per prompt, nested like the batches: a list of files per generate() call.
+QJsonArray nestedLikeBatches(const QStringList &files, const PromptBatches &prompts)
+{
+    QJsonArray nested;
+    qsizetype next = 0;
+    for (const auto &batch : prompts.batches()) {
+        QJsonArray inBatch;
+        for (qsizetype i = 0; i < batch.size() && next < files.size(); ++i)
+            inBatch.append(QDir(files.at(next++)).absolutePath());
+        nested.append(inBatch);
+    }
+    return nested;
+}
+
+} // namespace
+
 QJsonObject RecordRequest::toParams() const
 {
     QJsonObject p{
         {QStringLiteral("model"), model},
-        {QStringLiteral("batches"), prompts.toJson()},
-        {QStringLiteral("max_new_tokens"), maxNewTokens},
-        {QStringLiteral("num_beams"), numBeams},
         {QStringLiteral("output"), QDir(output).absolutePath()},
         {QStringLiteral("overwrite"), overwrite},
         {QStringLiteral("trust_remote_code"),
@@ -24,17 +39,19 @@ QJsonObject RecordRequest::toParams() const
         p.insert(QStringLiteral("tokenizer"), QDir(tokenizer).absolutePath());
     if (calls > 0)
         p.insert(QStringLiteral("calls"), calls);
-    if (!images.isEmpty()) { // nested like the batches: one list of files per generate() call
-        QJsonArray nested;
-        qsizetype next = 0;
-        for (const auto &batch : prompts.batches()) {
-            QJsonArray files;
-            for (qsizetype i = 0; i < batch.size() && next < images.size(); ++i)
-                files.append(QDir(images.at(next++)).absolutePath());
-            nested.append(files);
-        }
-        p.insert(QStringLiteral("images"), nested);
+    if (!inputsScript.isEmpty()) { // the script runs the model: no prompts or generation settings
+        p.insert(QStringLiteral("inputs_script"), inputsScript);
+        if (!inputsScriptSha256.isEmpty())
+            p.insert(QStringLiteral("inputs_script_sha256"), inputsScriptSha256);
+        return p;
     }
+    p.insert(QStringLiteral("batches"), prompts.toJson());
+    p.insert(QStringLiteral("max_new_tokens"), maxNewTokens);
+    p.insert(QStringLiteral("num_beams"), numBeams);
+    if (!images.isEmpty())
+        p.insert(QStringLiteral("images"), nestedLikeBatches(images, prompts));
+    if (!audio.isEmpty())
+        p.insert(QStringLiteral("audio"), nestedLikeBatches(audio, prompts));
     return p;
 }
 

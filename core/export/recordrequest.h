@@ -18,6 +18,15 @@ struct RecordRequest {
     QString tokenizer;    // a tokenizer folder for a factory model; empty: the model folder's own
     PromptBatches prompts;
     QStringList images;   // one image file per prompt, in the prompts' order; empty: text only
+    QStringList audio;    // one WAV file per prompt (a speech model), in the prompts' order
+    // A function that runs the model itself (`/abs/file.py:calls`, `package.module:calls`),
+    // called as calls(model, processor); when set, prompts, images, audio, maxNewTokens and
+    // numBeams are not sent (docs/worker-protocol.md, "Inputs script"). A script is code:
+    // set it only to what the user named, or agreed to run (then inputsScriptSha256).
+    QString inputsScript;
+    // Hex SHA-256 of the script's content the user agreed to; the worker refuses a file
+    // that differs. Empty: none sent (the CLI, whose command line names the script).
+    QString inputsScriptSha256;
     int maxNewTokens = 8;
     int numBeams = 1;     // 1: greedy
     int calls = 0;        // forward calls to keep; 0: every one

@@ -102,6 +102,31 @@ private slots:
         QCOMPARE(r.toParams().value(QLatin1String("trust_remote_code")).toObject(), r.remoteCodeConsent);
     }
 
+    // An inputs script runs the model itself: the request carries the script (and the
+    // hash the user agreed to) and no prompts or generation settings; audio files are
+    // nested like the batches, as images are (docs/worker-protocol.md, "record").
+    void inputsScriptAndAudioParams()
+    {
+        RecordRequest r;
+        r.model = QStringLiteral("/models/tiny");
+        r.prompts = PromptBatches::oneBatch({QStringLiteral("a"), QStringLiteral("b")}, QStringLiteral("--prompt"));
+        r.output = QStringLiteral("/out/c.safetensors");
+        r.audio = QStringList{QStringLiteral("/clips/a.wav"), QStringLiteral("/clips/b.wav")};
+        QJsonObject p = r.toParams();
+        QCOMPARE(p.value(QLatin1String("audio")).toArray(),
+                 (QJsonArray{QJsonArray{QStringLiteral("/clips/a.wav"), QStringLiteral("/clips/b.wav")}}));
+        QVERIFY(!p.contains(QLatin1String("images")) && !p.contains(QLatin1String("inputs_script")));
+
+        r.inputsScript = QStringLiteral("/scripts/calls.py:calls");
+        r.inputsScriptSha256 = QStringLiteral("ab12");
+        p = r.toParams();
+        QCOMPARE(p.value(QLatin1String("inputs_script")).toString(), r.inputsScript);
+        QCOMPARE(p.value(QLatin1String("inputs_script_sha256")).toString(), r.inputsScriptSha256);
+        for (const char *key : {"batches", "audio", "images", "max_new_tokens", "num_beams"})
+            QVERIFY2(!p.contains(QLatin1String(key)), key);
+        QCOMPARE(p.value(QLatin1String("output")).toString(), r.output);
+    }
+
     // The GUI's prompt boxes (issue 21 item 1): a box a batch, its non-blank lines the
     // prompts with their box and line; an empty box is refused naming it.
     void promptBoxesAreBatches()
