@@ -3,6 +3,7 @@
 
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
+#include "document/exportprogress.h"
 #include "document/exportresults.h"
 #include "modelconsent.h"
 #include "project/modelreference.h"
@@ -33,8 +34,10 @@ PythonRuntime runtimeFromSettings()
 } // namespace
 
 ExportController::ExportController(ProjectDocument *document, QWidget *window, QObject *parent)
-    : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this))
+    : QObject(parent), m_document(document), m_window(window), m_service(new ExportService(runtimeFromSettings(), this)),
+      m_progress(new ExportProgress(this))
 {
+    m_progress->follow(m_service);
     createActions();
     connectService();
     if (m_document) {
@@ -233,7 +236,9 @@ bool ExportController::startExport(const QString &device, Consent consent)
     options.device = device;
     const ExportRequest request = ExportRequest::make(m_document->modelRef(), m_document->capturePath(), output, options);
     m_lastDevice = device;
-    emit exportStarted(tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output)));
+    const QString title = tr("Exporting %1 on %2 → %3").arg(request.model, device, QDir::toNativeSeparators(output));
+    m_progress->start(title);
+    emit exportStarted(title);
     m_document->exportResults()->follow(m_service);
     // The capture and constraints as they are now: edits made while it runs do not
     // change what it exports nor how its programs are read back.

@@ -15,6 +15,7 @@ class QUndoCommand;
 namespace dimscope {
 
 class ExportClient;
+class ExportProgress;
 class ProjectDocument;
 
 // Export from the menu, the widget side of core's ExportService (the worker, the
@@ -36,6 +37,9 @@ public:
 
     ExportService *service() const { return m_service; }
     ExportClient *client() const { return m_service->client(); }
+    // Where the running export is (phase, round, step), for the Export dock and the
+    // status bar; idle between exports.
+    ExportProgress *progress() const { return m_progress; }
 
     QAction *exportCpuAction() const { return m_cpu; }
     QAction *exportCudaAction() const { return m_cuda; }
@@ -117,6 +121,7 @@ private:
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
     ExportService *m_service;
+    ExportProgress *m_progress;
     QAction *m_cpu;
     QAction *m_cuda;
     QAction *m_openModel;

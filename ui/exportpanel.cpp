@@ -2,6 +2,7 @@
 #include "exportpanel.h"
 
 #include "export/exportservice.h"
+#include "document/exportprogress.h"
 #include "document/exportresults.h"
 
 #include <QFontDatabase>
@@ -15,8 +16,9 @@
 
 namespace dimscope {
 
-ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, QWidget *parent)
-    : QWidget(parent), m_results(results), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
+ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, ExportProgress *progress,
+                         QWidget *parent)
+    : QWidget(parent), m_results(results), m_exportProgress(progress), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
       m_cancel(new QPushButton(tr("Cancel"), this))
 {
     m_stage->setObjectName(QStringLiteral("exportStage"));
@@ -28,7 +30,8 @@ ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, Q
     m_stage->setMinimumWidth(120);
     m_progress->setObjectName(QStringLiteral("exportProgress"));
     m_progress->setRange(0, 100);
-    m_progress->setValue(0);
+    m_progress->setMaximumWidth(160);
+    m_progress->hide(); // only while a job runs: no "0 %" when idle or failed (issue 28, problem 9)
     m_log->setObjectName(QStringLiteral("exportLog"));
     m_log->setReadOnly(true);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -53,11 +56,14 @@ ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, Q
     layout->addWidget(m_log, 1);
     followService(service);
     connect(m_results, &ExportResults::changed, this, &ExportPanel::showResults);
+    connect(m_exportProgress, &ExportProgress::changed, this, &ExportPanel::showProgress);
 }
 
 void ExportPanel::followService(ExportService *service)
 {
-    connect(service, &ExportService::progress, this, &ExportPanel::setProgress);
+    // ExportProgress follows the service's progress itself; the log shows each event.
+    connect(service, &ExportService::progress, this,
+            [this](const QString &stage, const QString &message) { logProgress(stage, message); });
     connect(service, &ExportService::logLine, this, &ExportPanel::appendLog);
     connect(service, &ExportService::step, this, [this](const QString &text) { appendLog(QStringLiteral("dimscope"), text); });
 }
@@ -71,11 +77,25 @@ void ExportPanel::showResults()
         clear();
 }
 
+// While a job runs: its line, and the bar (busy while the step counts nothing). Once
+// it ended the bar goes; the outcome's line (showResults) replaces the job's.
+void ExportPanel::showProgress()
+{
+    m_progress->setVisible(m_exportProgress->isRunning());
+    if (!m_exportProgress->isRunning())
+        return;
+    m_stage->setText(m_exportProgress->text());
+    m_stage->setToolTip(m_exportProgress->detail());
+    const int percent = m_exportProgress->percent();
+    m_progress->setRange(0, percent < 0 ? 0 : 100);
+    m_progress->setValue(qMax(0, percent));
+}
+
 void ExportPanel::clear()
 {
     m_stage->setText(tr("Idle."));
-    m_progress->setRange(0, 100);
-    m_progress->setValue(0);
+    m_stage->setToolTip(QString());
+    m_progress->setVisible(m_exportProgress->isRunning());
     m_cancel->setEnabled(false);
     m_log->clear();
 }
@@ -83,20 +103,18 @@ void ExportPanel::clear()
 void ExportPanel::started(const QString &what)
 {
     m_stage->setText(what);
-    m_progress->setRange(0, 0); // busy until the worker reports a fraction
     m_cancel->setEnabled(true);
     m_log->appendPlainText(QStringLiteral("── %1 %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), what));
 }
 
 void ExportPanel::setProgress(const QString &stage, const QString &message, double fraction)
 {
-    m_stage->setText(message.isEmpty() ? stage : QStringLiteral("%1: %2").arg(stage, message));
-    if (fraction < 0) {
-        m_progress->setRange(0, 0);
-    } else {
-        m_progress->setRange(0, 100);
-        m_progress->setValue(qBound(0, int(fraction * 100 + 0.5), 100));
-    }
+    logProgress(stage, message);
+    m_exportProgress->report(stage, message, fraction);
+}
+
+void ExportPanel::logProgress(const QString &stage, const QString &message)
+{
     m_log->appendPlainText(QStringLiteral("[%1] %2").arg(stage, message));
 }
 
@@ -109,9 +127,10 @@ void ExportPanel::appendLog(const QString &stream, const QString &text)
 
 void ExportPanel::finished(bool ok, const QString &summary)
 {
+    Q_UNUSED(ok) // the summary says it; no bar at 0 % or 100 % once the job ended
     m_stage->setText(summary);
-    m_progress->setRange(0, 100);
-    m_progress->setValue(ok ? 100 : 0);
+    m_stage->setToolTip(QString());
+    m_progress->setVisible(m_exportProgress->isRunning());
     m_cancel->setEnabled(false);
     m_log->appendPlainText(summary);
 }

@@ -10,21 +10,25 @@ class QPushButton;
 
 namespace dimscope {
 
+class ExportProgress;
 class ExportResults;
 class ExportService;
 
-// The Export dock: what the worker is doing (stage, progress), its output streamed
-// line by line (both from the ExportService), the outcome in a line (from the
+// The Export dock: what the worker is doing (ExportProgress: phase, round, step, a
+// bar shown only while a job runs, determinate when the step counts), its output
+// streamed line by line (from the ExportService), the outcome in a line (from the
 // document's ExportResults), and Cancel (kills the worker; the next export starts a
 // fresh one).
 class ExportPanel : public QWidget
 {
     Q_OBJECT
 public:
-    // `service` and `results` outlive the panel.
-    ExportPanel(ExportService *service, const ExportResults *results, QWidget *parent = nullptr);
+    // `service`, `results` and `progress` outlive the panel.
+    ExportPanel(ExportService *service, const ExportResults *results, ExportProgress *progress,
+                QWidget *parent = nullptr);
 
     void started(const QString &what);
+    // A worker progress event: into the log and the progress line.
     void setProgress(const QString &stage, const QString &message, double fraction);
     void appendLog(const QString &stream, const QString &text);
     void finished(bool ok, const QString &summary);
@@ -42,8 +46,11 @@ signals:
 private:
     void followService(ExportService *service);
     void showResults();
+    void showProgress();
+    void logProgress(const QString &stage, const QString &message);
 
     const ExportResults *m_results;
+    ExportProgress *m_exportProgress;
     QLabel *m_stage;
     QProgressBar *m_progress;
     QPlainTextEdit *m_log;

@@ -9,7 +9,9 @@
 #include "dimspanel.h"
 #include "explanationspanel.h"
 #include "exportcontroller.h"
+#include "exportnotifier.h"
 #include "exportpanel.h"
+#include "exportstatusindicator.h"
 #include "document/exportresults.h"
 #include "exportresultview.h"
 #include "messagebanner.h"
@@ -17,6 +19,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QStatusBar>
 #include <QTimer>
 #include <QFileInfo>
 
@@ -24,7 +27,11 @@ namespace dimscope {
 
 void MainWindow::createExportDocks()
 {
-    m_exportPanel = new ExportPanel(m_export->service(), m_document->exportResults());
+    m_exportPanel = new ExportPanel(m_export->service(), m_document->exportResults(), m_export->progress());
+    // The running export's line in the status bar too, before the worker's state; and
+    // its end on the desktop when the window is not the active one.
+    statusBar()->insertPermanentWidget(1, new ExportStatusIndicator(m_export->progress()));
+    new ExportNotifier(this, m_export->service(), m_document->exportResults());
     auto *panelDock = new QDockWidget(tr("Export"), this);
     panelDock->setObjectName(QStringLiteral("exportDock"));
     panelDock->setWidget(m_exportPanel);

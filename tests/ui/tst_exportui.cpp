@@ -6,6 +6,7 @@
 // re-export succeeds. Offscreen; needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"
 #include "export/pythonruntime.h"
+#include "elidedlabel.h"
 #include "exportcontroller.h"
 #include "exportpanel.h"
 #include "explanationspanel.h"
@@ -46,6 +47,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
@@ -353,12 +355,43 @@ void TestExportUi::demoExportOnCpuThroughMenu()
     exporter->setOutputPath(output);
     QCOMPARE(exporter->state(), ExportController::WorkerState::NotStarted);
 
+    // Progress (issue 28, problem 9): the step and its count in the status bar and the
+    // Export dock while it runs, a determinate bar while calls are verified, no bar once
+    // it ended, and a notification of its end (the window, never shown, is not active).
+    auto *statusText = window.findChild<ElidedLabel *>(QStringLiteral("statusExportText"));
+    auto *statusBarProgress = window.findChild<QProgressBar *>(QStringLiteral("statusExportProgress"));
+    QObject *notifier = window.findChild<QObject *>(QStringLiteral("exportNotifier"));
+    QVERIFY(statusText && statusBarProgress && notifier);
+    QVERIFY(!statusBarProgress->isVisibleTo(&window));
+    QVERIFY(!window.exportPanel()->progressBar()->isVisibleTo(window.exportPanel()));
+    QSignalSpy notified(notifier, SIGNAL(notified(QString,QString)));
+    QStringList verifyingTexts;
+    bool determinate = true;
+    connect(exporter->service(), &ExportService::progress, &window, [&](const QString &stage) {
+        if (stage != QLatin1String("verify"))
+            return;
+        verifyingTexts << statusText->fullText();
+        determinate = determinate && statusBarProgress->isVisibleTo(&window) && statusBarProgress->maximum() > 0
+                      && window.exportPanel()->progressBar()->maximum() > 0;
+    });
+
     QSignalSpy done(exporter->service(), &ExportService::finished);
     cpu->trigger();
     QCOMPARE(exporter->state(), ExportController::WorkerState::Exporting);
     QVERIFY(!cpu->isEnabled()); // one export at a time
     QVERIFY(window.exportPanel()->cancelButton()->isEnabled());
+    QVERIFY(statusBarProgress->isVisibleTo(&window));
+    QCOMPARE(statusText->fullText(), QStringLiteral("exporting")); // the pipeline asked the worker at once
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    QVERIFY(!verifyingTexts.isEmpty());
+    QVERIFY2(verifyingTexts.last().contains(QRegularExpression(QStringLiteral("verifying call \\d+ \\((\\d+) of \\1\\)$"))),
+             qPrintable(verifyingTexts.join(QLatin1Char('\n'))));
+    QVERIFY(determinate);
+    QVERIFY(!statusBarProgress->isVisibleTo(&window));
+    QVERIFY(!window.exportPanel()->progressBar()->isVisibleTo(window.exportPanel())); // no "100 %" or "0 %" when idle
+    QTRY_COMPARE(notified.count(), 1);
+    QCOMPARE(notified.first().at(0).toString(), QStringLiteral("dimscope: export finished"));
+    QCOMPARE(notified.first().at(1).toString(), window.document()->exportResults()->summary());
     const ExportResult result = window.document()->exportResults()->lastResult();
     QVERIFY2(result.ok, qPrintable(result.failure.toText() + window.exportPanel()->logView()->toPlainText().right(3000)));
     QVERIFY(QFileInfo(output).isFile());

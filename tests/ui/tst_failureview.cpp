@@ -4,6 +4,7 @@
 // and Dim names, each leaf dim once, the violation's text taking the free width; no
 // "Suggested fixes" box without fixes, and a model that does not import says what to do.
 #include "deterministictestmain.h"
+#include "document/exportprogress.h"
 #include "document/exportresults.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
@@ -166,7 +167,8 @@ void TestFailureView::firstExportCancelledSaysCancelledNeutrally()
     ProjectDocument document;
     ExportResultView view(document.exportResults());
     ExportService service{PythonRuntime()};
-    ExportPanel panel(&service, document.exportResults());
+    ExportProgress progress;
+    ExportPanel panel(&service, document.exportResults(), &progress);
     PhasedExportOutcome cancelled;
     cancelled.cancelled = true;
     cancelled.firstAttempt = ExportResult::fromFailure(
