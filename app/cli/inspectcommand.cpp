@@ -172,6 +172,8 @@ void printRecording(QTextStream &out, const QJsonObject &r)
             prompts << TerminalText::quoted(p.toString());
         out << "  generate() call " << (b + 1) << ": " << prompts.join(QLatin1String(" | ")) << "\n";
     }
+    if (r.value(QLatin1String("inputs_script")).isString()) // the script ran the model: no prompts
+        out << "  inputs script: " << text("inputs_script") << " (sha256 " << text("inputs_script_sha256") << ")\n";
 }
 
 void printHuman(QTextStream &out, const Capture &capture)

@@ -99,6 +99,46 @@ def llava(folder):
     return folder
 
 
+def whisper(folder):
+    """A seeded two-layer Whisper (a speech seq2seq model: AutoModelForSpeechSeq2Seq) with
+    a real WhisperFeatureExtractor config (preprocessor_config.json: 16 mel bins, 1-second
+    chunks of 16 kHz audio, so 100 feature frames) and the trained tokenizer."""
+    import torch
+    from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
+
+    os.makedirs(folder, exist_ok=True)
+    WhisperFeatureExtractor(feature_size=16, sampling_rate=16000, chunk_length=1).save_pretrained(folder)
+    tokenizer(folder)
+    torch.manual_seed(0)
+    config = WhisperConfig(vocab_size=64, num_mel_bins=16, d_model=32, encoder_layers=2, decoder_layers=2,
+                           encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
+                           decoder_ffn_dim=64, max_source_positions=50, max_target_positions=32, pad_token_id=0,
+                           bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    WhisperForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def wav(path, seconds=0.5, rate=16000, width=2, channels=1, pitch=440.0):
+    """A sine tone written with the standard library's wave module: `width` bytes per
+    sample (1: unsigned 8-bit, 2-4: signed), `channels` interleaved."""
+    import math
+    import struct
+    import wave
+
+    top = (1 << (8 * width - 1)) - 1
+    frames = bytearray()
+    for i in range(int(seconds * rate)):
+        value = int(0.5 * top * math.sin(2 * math.pi * pitch * i / rate))
+        sample = struct.pack("<B", value + 128) if width == 1 else struct.pack("<i", value)[:width]
+        frames += sample * channels
+    with wave.open(path, "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        w.writeframes(bytes(frames))
+    return path
+
+
 def image(path, size, colour):
     """A PNG of one colour, written with Pillow."""
     from PIL import Image
@@ -121,4 +161,4 @@ def add_auto_map(folder, marker):
 
 
 if __name__ == "__main__":
-    {"llama": llama, "t5": t5, "llava": llava}[sys.argv[1]](sys.argv[2])
+    {"llama": llama, "t5": t5, "llava": llava, "whisper": whisper}[sys.argv[1]](sys.argv[2])

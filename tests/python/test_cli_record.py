@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""`dimscope-cli record` end to end (issue 21 items 2 and 5): a real tiny Llama folder
-made at test time (seeded config saved with save_pretrained, a word-level tokenizer
-trained with the `tokenizers` library), two prompt blocks recorded by the export
-worker's `record` request, the capture inspected, exported with --fix-loop (every call
-served), and the refusals that must leave no file behind. Nothing is mocked."""
+"""`dimscope-cli record` end to end (issue 21 items 2 and 5): real tiny Llama, T5,
+LLaVA and Whisper folders made at test time (seeded configs saved with save_pretrained,
+a word-level tokenizer trained with the `tokenizers` library, a CLIP image processor, a
+Whisper feature extractor), two prompt blocks (or WAV files, or an inputs script)
+recorded by the export worker's `record` request, the capture inspected, exported with
+--fix-loop (every call served), and the refusals that must leave no file behind. One
+recording per model, shared by the module's tests. Nothing is mocked."""
 
+import hashlib
 import json
 import os
 import re
@@ -56,6 +59,9 @@ def test_record_writes_the_capture_and_the_project(recorded, folder):
     assert re.search(r"^\[record\] generate\(\) call 2 of 2: forward call 6 \(6 kept\)$", done.stderr, re.M), done.stderr
     assert "recorded 6 of 6 forward call(s) in 2 generate() call(s) into %s" % capture in done.stdout, done.stdout
     assert "padding left" in done.stdout
+    # wall time and the worker's peak memory while it recorded (issue 21 item 2)
+    assert re.search(r"^  time \d+\.\d s, peak memory \d+ MiB \(the worker, while recording\)$", done.stdout, re.M), \
+        done.stdout
     # the capture, the project and the prompts: no staging folder or temporary file left
     assert left_in(out) == ["prompts.txt", "tiny-llama.dimscope", "tiny-llama.safetensors"]
     proj = json.loads(project.read_text())
@@ -113,14 +119,21 @@ def test_export_loads_a_folder_as_the_class_recording_used(tmp_path):
     t5 = modelfolders.t5(str(tmp_path / "tiny-t5"))
     assert type(modelref._load_hf(t5)).__name__ == "T5ForConditionalGeneration"
 
-def test_an_encoder_decoder_folder_records_with_beams(tmp_path):
-    """T5: the seq2seq auto class, the tokenizer's own (right) padding, two beams."""
-    t5 = modelfolders.t5(str(tmp_path / "tiny-t5"))
-    prompts = tmp_path / "prompts.txt"
+@pytest.fixture(scope="module")
+def t5_recorded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("t5")
+    t5 = modelfolders.t5(str(out / "tiny-t5"))
+    prompts = out / "prompts.txt"
     prompts.write_text(PROMPTS)
-    capture = tmp_path / "t5.safetensors"
+    capture = out / "t5.safetensors"
     done = cli("record", "--model", t5, "--prompts", prompts, "--max-new-tokens", 2, "--num-beams", 2,
                "-o", capture, timeout=600)
+    return done, t5, capture
+
+
+def test_an_encoder_decoder_folder_records_with_beams(t5_recorded):
+    """T5: the seq2seq auto class, the tokenizer's own (right) padding, two beams."""
+    done, t5, capture = t5_recorded
     assert done.returncode == 0, done.stdout + done.stderr
     assert "padding right" in done.stdout
     info = json.loads(cli("inspect", capture, "--json").stdout)
@@ -130,6 +143,22 @@ def test_an_encoder_decoder_folder_records_with_beams(tmp_path):
     assert [c["shape"] for c in ids["calls"]] == [[4, 1]] * 4, ids["calls"]
     analyzed = cli("analyze", capture)
     assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
+
+
+def exports_every_call(model, capture, out, calls, *extra):
+    """`dimscope-cli export --fix-loop` of a recording (issue 21: "record from each folder
+    ..., then analyze and export --fix-loop: every call served")."""
+    done = cli("export", "--model", model, "--capture", capture, "--fix-loop", *extra, "-o", out / "program.pt2")
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    assert "every captured call (%d) replays" % calls in done.stdout, done.stdout[-3000:]
+    return done
+
+
+def test_the_t5_recording_exports_with_every_call_served(t5_recorded, tmp_path):
+    """An encoder-decoder has no continuation program (--no-continuation: nothing to skip)."""
+    done, t5, capture = t5_recorded
+    assert done.returncode == 0, done.stdout + done.stderr
+    exports_every_call(t5, capture, tmp_path, 4, "--no-continuation")
 
 
 @pytest.fixture(scope="module")
@@ -143,15 +172,23 @@ def llava(tmp_path_factory):
     return model, images
 
 
-def test_a_vision_language_folder_records_an_image_per_prompt(llava, tmp_path):
+@pytest.fixture(scope="module")
+def llava_recorded(llava, tmp_path_factory):
+    model, (red, blue, grey) = llava
+    out = tmp_path_factory.mktemp("llava-recorded")
+    prompts = out / "prompts.txt"
+    prompts.write_text("<image> the cat sat\n<image> a dog\n\n<image> what is the shape of a tensor\n")
+    capture = out / "llava.safetensors"
+    done = cli("record", "--model", model, "--prompts", prompts, "--image", red, "--image", blue, "--image", grey,
+               "--max-new-tokens", 2, "-o", capture, timeout=600)
+    return done, capture
+
+
+def test_a_vision_language_folder_records_an_image_per_prompt(llava, llava_recorded):
     """LLaVA: the image-text-to-text auto class, the folder's processor prepares each
     prompt's image, the prompts are padded on the left."""
     model, (red, blue, grey) = llava
-    prompts = tmp_path / "prompts.txt"
-    prompts.write_text("<image> the cat sat\n<image> a dog\n\n<image> what is the shape of a tensor\n")
-    capture = tmp_path / "llava.safetensors"
-    done = cli("record", "--model", model, "--prompts", prompts, "--image", red, "--image", blue, "--image", grey,
-               "--max-new-tokens", 2, "-o", capture, timeout=600)
+    done, capture = llava_recorded
     assert done.returncode == 0, done.stdout + done.stderr
     assert "padding left" in done.stdout
     info = json.loads(cli("inspect", capture, "--json").stdout)
@@ -164,6 +201,14 @@ def test_a_vision_language_folder_records_an_image_per_prompt(llava, tmp_path):
     assert shapes == [[2, 3, 16, 16], None, [1, 3, 16, 16], None], shapes
     # the image placeholder expands to 5 tokens (4 patches and the class token)
     assert [c["shape"] for c in leaves["input_ids"]["calls"]] == [[2, 8], [2, 1], [1, 12], [1, 1]], leaves["input_ids"]
+
+
+def test_the_llava_recording_exports_with_every_call_served(llava, llava_recorded, tmp_path):
+    """Batch 2 then batch 1, each with its images: the prefill at batch 1 gets a program
+    of its own. No continuation program (the cheapest export that serves every call)."""
+    done, capture = llava_recorded
+    assert done.returncode == 0, done.stdout + done.stderr
+    exports_every_call(llava[0], capture, tmp_path, 4, "--no-continuation")
 
 
 def test_a_missing_image_names_its_prompt(llava, tmp_path):
@@ -342,3 +387,192 @@ def test_interrupt_stops_the_worker_and_leaves_no_file(folder, tmp_path):
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "dimscope-cli record: interrupted by SIGINT: the worker was stopped, nothing was written" in err, err
     assert left_in(out) == [], left_in(out)
+
+
+# --- an inputs script (issue 21 item 1: "for anything else, an inputs script") -------
+
+INPUTS_SCRIPT = '''
+def calls(model, tokenizer):
+    """Forward calls generate() would not make: whole prompts without a cache, at batch 2
+    and then 3."""
+    for batch in (["the cat sat on the mat", "a dog ran"],
+                  ["what is the shape of a tensor", "the bird sang", "a small model reads short prompts"]):
+        enc = tokenizer(batch, return_tensors="pt", padding=True)
+        model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], use_cache=False)
+'''
+
+FAILING_SCRIPT = '''
+def calls(model):
+    model.config.vocab_size  # the model is there
+    raise ValueError("no prompts today\\x1b[2J")
+'''
+
+
+@pytest.fixture(scope="module")
+def script_recorded(folder, tmp_path_factory):
+    """The Llama folder driven by an inputs script named relative to the folder the
+    command runs in, as a user types it."""
+    out = tmp_path_factory.mktemp("scripted")
+    (out / "calls.py").write_text(INPUTS_SCRIPT)
+    done = cli("record", "--model", folder, "--inputs-script", "calls.py:calls", "-o", "scripted.safetensors",
+               timeout=600, cwd=out)
+    return done, out
+
+
+def test_an_inputs_script_records_every_forward_call_it_makes(script_recorded, folder):
+    done, out = script_recorded
+    assert done.returncode == 0, done.stdout + done.stderr
+    script = "%s:calls" % (out / "calls.py")
+    assert "[run_script] running %s on LlamaForCausalLM" % script in done.stderr, done.stderr
+    assert re.search(r"^\[record\] inputs script: forward call 2 \(2 kept\)$", done.stderr, re.M), done.stderr
+    assert "recorded 2 of 2 forward call(s) of the inputs script %s into %s" % (
+        script, out / "scripted.safetensors") in done.stdout, done.stdout
+    assert re.search(r"^  time \d+\.\d s, peak memory \d+ MiB \(the worker, while recording\)$", done.stdout, re.M)
+    info = json.loads(cli("inspect", out / "scripted.safetensors", "--json").stdout)
+    recording = info["recording"]
+    assert recording["inputs_script"] == script and recording["batches"] is None, recording
+    assert recording["inputs_script_sha256"] == hashlib.sha256((out / "calls.py").read_bytes()).hexdigest()
+    assert (recording["max_new_tokens"], recording["generate_calls"]) == (None, None), recording
+    ids = {leaf["path"]: leaf for leaf in info["leaves"]}["input_ids"]
+    assert [c["shape"] for c in ids["calls"]] == [[2, 6], [3, 7]], ids["calls"]
+    human = cli("inspect", out / "scripted.safetensors").stdout
+    assert "  inputs script: %s (sha256 %s)" % (script, recording["inputs_script_sha256"]) in human, human
+
+
+def test_the_inputs_script_recording_exports_with_every_call_served(script_recorded, folder, tmp_path):
+    done, out = script_recorded
+    assert done.returncode == 0, done.stdout + done.stderr
+    exports_every_call(folder, out / "scripted.safetensors", tmp_path, 2)
+
+
+def test_an_inputs_script_that_raises_names_its_line(folder, tmp_path):
+    """The script's exception comes back with its file and line, escaped; exit 1 (the run
+    failed, as a factory that raises), nothing written. A missing script and prompts
+    given with a script are the user's mistakes (exit 2), refused before a model loads."""
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING_SCRIPT)
+    before = left_in(tmp_path)
+    done = cli("record", "--model", folder, "--inputs-script", "%s:calls" % script, "-o", tmp_path / "c.safetensors",
+               timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("dimscope-cli record: inputs_script: inputs script %s:4 in calls(): ValueError: no prompts today\\x1b[2J "
+            "(while calling calls)\n" % script) in done.stderr, done.stderr
+    assert '    raise ValueError("no prompts today\\x1b[2J")' in done.stderr, done.stderr
+    assert "\x1b" not in done.stderr and left_in(tmp_path) == before
+    err = record_fails("--model", folder, "--inputs-script", "%s:calls" % (tmp_path / "gone.py"),
+                       "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: inputs_script: inputs script %s does not exist" % (tmp_path / "gone.py") in err, err
+    err = record_fails("--model", folder, "--inputs-script", "%s:calls" % script, "--prompt", "the cat",
+                       "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: --inputs-script runs the model itself: --prompt cannot be given with it" in err, err
+
+
+def test_the_worker_runs_only_the_script_agreed_to(folder, tmp_path):
+    """`inputs_script_sha256` (a GUI's consent to a script it did not just get from the
+    user): another content is refused before the script is imported; the content agreed
+    to runs, and the result says how long the recording took and its peak memory."""
+    from workerproc import WorkerProcess
+
+    marker = tmp_path / "imported.txt"
+    script = tmp_path / "calls.py"
+    script.write_text("open(%r, 'w').write('ran')\n" % str(marker) + INPUTS_SCRIPT)
+    agreed = hashlib.sha256(script.read_bytes()).hexdigest()
+    worker = WorkerProcess()
+    try:
+        ev, _ = worker.request("record", model=folder, inputs_script="%s:calls" % script, output=str(tmp_path / "c.st"),
+                               inputs_script_sha256="0" * 64)
+        assert ev["event"] == "error" and ev["error"]["kind"] == "inputs_script", ev
+        assert (ev["error"]["stage"], ev["error"]["sha256"]) == ("consent", agreed), ev
+        assert not marker.exists()
+        ev, _ = worker.request("record", model=folder, inputs_script="%s:calls" % script, batches=[["the cat"]],
+                               output=str(tmp_path / "c.st"))
+        assert ev["event"] == "error" and ev["error"]["kind"] == "bad_request", ev
+        ev, _ = worker.request("record", model=folder, inputs_script="%s:calls" % script, output=str(tmp_path / "c.st"),
+                               inputs_script_sha256=agreed)
+        assert ev["event"] == "result", ev
+        result = ev["result"]
+        assert (result["calls"], result["generate_calls"], result["max_rss_scope"]) == (2, None, "request"), result
+        assert result["seconds"] > 0 and result["max_rss_bytes"] > (64 << 20), result
+    finally:
+        worker.close()
+    assert marker.read_text() == "ran"
+
+
+# --- speech: a WAV file per prompt (issue 21 item 1) -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def whisper(tmp_path_factory):
+    out = tmp_path_factory.mktemp("speech")
+    model = modelfolders.whisper(str(out / "tiny-whisper"))
+    clips = [modelfolders.wav(str(out / name), seconds, width=width, channels=channels, pitch=pitch)
+             for name, seconds, width, channels, pitch in (("a16.wav", 0.5, 2, 1, 440.0), ("b8.wav", 0.3, 1, 2, 220.0),
+                                                           ("c24.wav", 0.7, 3, 1, 330.0), ("d32.wav", 0.2, 4, 1, 550.0))]
+    prompts = out / "clips.txt"
+    prompts.write_text("clip one\nclip two\n\nclip three\nclip four\n")
+    capture = out / "whisper.safetensors"
+    done = cli("record", "--model", model, "--prompts", prompts, *[a for c in clips for a in ("--audio", c)],
+               "--max-new-tokens", 3, "-o", capture, timeout=600)
+    return done, model, clips, capture
+
+
+def test_a_speech_folder_records_a_wav_per_prompt(whisper):
+    """Whisper: the speech seq2seq auto class; 8-, 16-, 24- and 32-bit PCM read with the
+    standard library, stereo averaged, the folder's feature extractor prepares them."""
+    done, model, clips, capture = whisper
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[generate] generate() call 1 of 2: 2 clip(s), 100 feature frame(s) each" in done.stderr, done.stderr
+    assert "audio[0][1] %s: 2 channels, averaged into one" % clips[1] in done.stderr, done.stderr
+    info = json.loads(cli("inspect", capture, "--json").stdout)
+    recording = info["recording"]
+    assert recording["auto_class"] == "AutoModelForSpeechSeq2Seq", recording
+    assert recording["audio"] == [clips[:2], clips[2:]] and recording["padding_side"] is None, recording
+    leaves = {leaf["path"]: leaf for leaf in info["leaves"]}
+    # generate() runs the encoder once and passes its outputs: the 100 frames, halved
+    assert [c["shape"] for c in leaves["encoder_outputs.0"]["calls"]] == [[2, 50, 32]] * 6, leaves.keys()
+    assert [c["shape"] for c in leaves["attention_mask"]["calls"]] == [[2, 100]] * 6
+
+
+def test_the_speech_recording_exports_with_every_call_served(whisper, tmp_path):
+    done, model, _, capture = whisper
+    assert done.returncode == 0, done.stdout + done.stderr
+    exports_every_call(model, capture, tmp_path, 6, "--no-continuation")
+
+
+def test_audio_that_cannot_be_used_is_named_with_its_file(whisper, tmp_path):
+    """Each refusal names the prompt's place and the file and leaves nothing behind: a
+    missing file (given alone: --audio files are one batch named by their file names), a
+    file that is no WAV, a sample width the reader does not know (a WAV header that says
+    48 bits), a sampling rate the feature extractor does not take."""
+    _, model, clips, _ = whisper
+    err = record_fails("--model", model, "--audio", clips[0], "--audio", tmp_path / "gone.wav",
+                       "-o", tmp_path / "c.safetensors", out=tmp_path)
+    assert "dimscope-cli record: bad_audio: --audio 2: audio[0][1] %s: no such file" % (tmp_path / "gone.wav") in err, err
+    not_wav = tmp_path / "notes.wav"
+    not_wav.write_text("not audio")
+    fast = modelfolders.wav(str(tmp_path / "fast.wav"), 0.1, rate=44100)
+    wide = tmp_path / "wide.wav"
+    wide.write_bytes(_wav_header(bits=48) + bytes(6 * 10))
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("one\n\ntwo\n\nthree\n")
+    # what the file itself tells is refused before the model loads; the rate needs its feature extractor
+    for clip, problem, loaded in (
+            (not_wav, "not a PCM WAV file the standard library's wave module reads: file does not start with RIFF id",
+             False),
+            (wide, "sample width 6 bytes (48-bit): dimscope reads 8-, 16-, 24- and 32-bit PCM", False),
+            (fast, "sampled at 44100 Hz; the model's feature extractor takes 16000 Hz", True)):
+        err = record_fails("--model", model, "--prompts", prompts, "--audio", clips[0], "--audio", clips[1],
+                           "--audio", clip, "-o", tmp_path / "c.safetensors", out=tmp_path)
+        assert "dimscope-cli record: bad_audio: p.txt:5: audio[2][0] %s: %s" % (clip, problem) in err, err
+        assert ("[load_model]" in err) == loaded, err
+
+
+def _wav_header(bits, rate=16000, channels=1, frames=10):
+    """A PCM WAV header as the standard says, for a sample width `wave` cannot write."""
+    import struct
+
+    width = (bits + 7) // 8
+    data = frames * width * channels
+    fmt = struct.pack("<HHIIHH", 1, channels, rate, rate * width * channels, width * channels, bits)
+    return (b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + data) + b"WAVE" + b"fmt " + struct.pack("<I", len(fmt))
+            + fmt + b"data" + struct.pack("<I", data))

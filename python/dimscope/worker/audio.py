@@ -22,10 +22,12 @@ def _fail(b, p, path, problem, **extra):
                        file=path, **extra)
 
 
-def _read_frames(path, b, p):
+def _read_frames(path, b, p, frames=True):
+    """(channels, sample width, rate, the frames' bytes, or their count when not `frames`)."""
     try:
         with wave.open(path, "rb") as w:
-            return w.getnchannels(), w.getsampwidth(), w.getframerate(), w.readframes(w.getnframes())
+            data = w.readframes(w.getnframes()) if frames else w.getnframes()
+            return w.getnchannels(), w.getsampwidth(), w.getframerate(), data
     except FileNotFoundError as e:
         raise _fail(b, p, path, "no such file") from e
     except IsADirectoryError as e:
@@ -53,16 +55,29 @@ def _samples(frames, width):
     return np.frombuffer(frames, "<i%d" % width).astype(np.float32) / scale
 
 
-def read_wav(path, b, p, sampling_rate, log):
-    """One channel of float32 samples of the WAV file at `path` (prompt `p` of batch `b`),
-    checked against the feature extractor's `sampling_rate` (None: any). Several
-    channels are averaged into one (logged)."""
-    channels, width, rate, frames = _read_frames(path, b, p)
+def check_files(audio):
+    """Before the model loads: every file of `audio` (a list per batch) is a PCM WAV file
+    with samples of a width dimscope reads. The sampling rate is checked once the
+    feature extractor is known (read_wav)."""
+    for b, paths in enumerate(audio):
+        for p, path in enumerate(paths):
+            _check_format(path, b, p, *_read_frames(path, b, p, frames=False))
+
+
+def _check_format(path, b, p, channels, width, rate, frames):
     if width not in _WIDTHS:
         raise _fail(b, p, path, "sample width %d bytes (%d-bit): dimscope reads 8-, 16-, 24- and 32-bit PCM"
                     % (width, 8 * width), sample_width=width)
     if channels < 1 or not frames:
         raise _fail(b, p, path, "holds no samples")
+
+
+def read_wav(path, b, p, sampling_rate, log):
+    """One channel of float32 samples of the WAV file at `path` (prompt `p` of batch `b`),
+    checked against the feature extractor's `sampling_rate` (None: any). Several
+    channels are averaged into one (logged)."""
+    channels, width, rate, frames = _read_frames(path, b, p)
+    _check_format(path, b, p, channels, width, rate, frames)
     if sampling_rate is not None and rate != sampling_rate:
         raise _fail(b, p, path, "sampled at %d Hz; the model's feature extractor takes %d Hz (resample the file "
                     "to %d Hz first: dimscope does not resample)" % (rate, sampling_rate, sampling_rate),

@@ -560,6 +560,8 @@ def record(params, progress, log):
     inputs = [("the model", os.path.join(resolved.target, "config.json")) if resolved.kind == "folder"
               else ("the model file", resolved.origin or "")]
     check_output(settings, inputs + ([("the inputs script", script.origin or "")] if script else []))
+    if settings.audio is not None:
+        audio.check_files(settings.audio)  # a missing or unreadable file is named before a model loads
     progress("load_model", "loading %s" % settings.model, None)
     model, config, auto_name, trusted, folder = load_model(settings, resolved, log)
     where = os.path.join(resolved.target, "config.json") if resolved.kind == "folder" else settings.model
