@@ -392,12 +392,22 @@ def test_interrupt_stops_the_worker_and_leaves_no_file(folder, tmp_path):
 # --- an inputs script (issue 21 item 1: "for anything else, an inputs script") -------
 
 INPUTS_SCRIPT = '''
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class Batch:  # a dataclass looks its module up in sys.modules: the script is imported as a module
+    prompts: list[str]
+
+
 def calls(model, tokenizer):
     """Forward calls generate() would not make: whole prompts without a cache, at batch 2
     and then 3."""
-    for batch in (["the cat sat on the mat", "a dog ran"],
-                  ["what is the shape of a tensor", "the bird sang", "a small model reads short prompts"]):
-        enc = tokenizer(batch, return_tensors="pt", padding=True)
+    for batch in (Batch(["the cat sat on the mat", "a dog ran"]),
+                  Batch(["what is the shape of a tensor", "the bird sang", "a small model reads short prompts"])):
+        enc = tokenizer(batch.prompts, return_tensors="pt", padding=True)
         model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], use_cache=False)
 '''
 
@@ -475,7 +485,8 @@ def test_the_worker_runs_only_the_script_agreed_to(folder, tmp_path):
 
     marker = tmp_path / "imported.txt"
     script = tmp_path / "calls.py"
-    script.write_text("open(%r, 'w').write('ran')\n" % str(marker) + INPUTS_SCRIPT)
+    script.write_text(INPUTS_SCRIPT.replace("import dataclasses\n", "import dataclasses\n\nopen(%r, 'w').write('ran')\n"
+                                            % str(marker)))
     agreed = hashlib.sha256(script.read_bytes()).hexdigest()
     worker = WorkerProcess()
     try:

@@ -90,6 +90,7 @@ def load(script):
                 name = "dimscope_inputs_" + os.path.splitext(os.path.basename(resolved.target))[0]
                 spec = importlib.util.spec_from_file_location(name, resolved.target)
                 module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module  # as an import does: dataclasses and pickle look the module up there
                 spec.loader.exec_module(module)
             else:
                 module = importlib.import_module(resolved.target)
