@@ -10,10 +10,12 @@
 #include "export/aotireport.h"
 #include "export/aotirequest.h"
 #include "export/exportclient.h"
+#include "project/modelreference.h"
 #include "util/atomicfile.h"
 #include "util/outputtarget.h"
 #include "util/terminaltext.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QTextStream>
@@ -21,7 +23,7 @@ using namespace dimscope;
 
 namespace {
 
-const char kUsage[] = "aoti PROGRAM.pt2 --capture CAPTURE [--device cpu|cuda] [-o PACKAGE.pt2 | --package EXISTING.pt2] "
+const char kUsage[] = "aoti PROGRAM.pt2 --capture CAPTURE [--model FOLDER|REF] [--device cpu|cuda] [-o PACKAGE.pt2 | --package EXISTING.pt2] "
                       "[--verify-with CAPTURE] [--check-inputs] [--overwrite] [--json FILE]";
 
 struct Options {
@@ -37,6 +39,7 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
                                        {QStringLiteral("--overwrite"), &r.overwrite}};
     const QHash<QString, QString *> values{
         {QStringLiteral("--capture"), &r.capture}, {QStringLiteral("--device"), &r.device},
+        {QStringLiteral("--model"), &r.model},
         {QStringLiteral("-o"), &r.output},         {QStringLiteral("--output"), &r.output},
         {QStringLiteral("--package"), &r.package}, {QStringLiteral("--verify-with"), &r.heldOut},
         {QStringLiteral("--json"), &o->json}};
@@ -60,11 +63,18 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
     return true;
 }
 
-QString checkInputs(const Options &o)
+QString checkInputs(Options &o)
 {
-    const AotiRequest &r = o.request;
+    AotiRequest &r = o.request;
     if (r.program.isEmpty() || r.capture.isEmpty())
         return QStringLiteral("PROGRAM.pt2 and --capture are required");
+    if (!r.model.isEmpty()) {
+        QString error;
+        const std::optional<QString> model = ModelReference::fromCommandLine(r.model, QDir::current(), &error);
+        if (!model)
+            return error;
+        r.model = *model;
+    }
     if (r.device != QLatin1String("cpu") && r.device != QLatin1String("cuda"))
         return QStringLiteral("--device must be cpu or cuda, not '%1'").arg(TerminalText::escaped(r.device));
     if (!r.package.isEmpty() && !r.output.isEmpty())
@@ -93,7 +103,7 @@ QString checkInputs(const Options &o)
 
 bool isInputFailure(const QString &kind)
 {
-    static const QStringList kinds{QStringLiteral("bad_request"), QStringLiteral("capture"),
+    static const QStringList kinds{QStringLiteral("bad_request"), QStringLiteral("capture"), QStringLiteral("bad_model_ref"),
                                    QStringLiteral("output_exists"), QStringLiteral("no_cuda")};
     return kinds.contains(kind);
 }

@@ -16,6 +16,8 @@ QJsonObject AotiRequest::params() const
         p.insert(QStringLiteral("package"), QFileInfo(package).absoluteFilePath());
     else
         p.insert(QStringLiteral("output"), QFileInfo(output.isEmpty() ? defaultOutput(program) : output).absoluteFilePath());
+    if (!model.isEmpty())
+        p.insert(QStringLiteral("model"), model);
     if (!heldOut.isEmpty())
         p.insert(QStringLiteral("held_out"), QFileInfo(heldOut).absoluteFilePath());
     return p;

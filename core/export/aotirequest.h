@@ -14,6 +14,9 @@ namespace dimscope {
 struct AotiRequest {
     QString program;  // the .pt2 with the exported program(s)
     QString capture;  // the calls to replay
+    // The model whose module defines the classes the calls hold (a cache class): loaded
+    // by the worker first, as `export --model` does; empty: plain tensors need none.
+    QString model;
     QString device = QStringLiteral("cpu"); // cpu or cuda
     QString output;   // the package of the first program; empty: defaultOutput(program)
     QString package;  // an existing package to check instead of compiling one (one program)

@@ -61,6 +61,19 @@ def supported():
     return None
 
 
+def checks_inputs_at_run_time():
+    """Whether this torch's packages check their inputs when AOTI_RUNTIME_CHECK_INPUTS=1
+    is set where they run (torch 2.6 compiles the checks in only with
+    aot_inductor.debug_compile, and reads no such variable)."""
+    try:
+        from torch._inductor.codegen import cpp_wrapper_cpu
+
+        with open(cpp_wrapper_cpu.__file__, encoding="utf-8") as f:
+            return "AOTI_RUNTIME_CHECK_INPUTS" in f.read()
+    except (ImportError, OSError):
+        return False
+
+
 def package_paths(output, names):
     """The package of each program: `output` for the first, `<output stem>.<name>.pt2`
     beside it for the others of an archive."""
@@ -85,6 +98,9 @@ def run(params, progress=_noop, log=_noop):
     if device == "cuda" and not torch.cuda.is_available():
         raise WorkerError("no_cuda", "aoti: CUDA was asked for, but torch %s here sees no CUDA device "
                           "(torch.cuda.is_available() is False)" % torch.__version__)
+    if params.get("check_inputs") and not checks_inputs_at_run_time():
+        log("aoti: torch %s's packages read no AOTI_RUNTIME_CHECK_INPUTS (they check inputs only when compiled "
+            "with aot_inductor.debug_compile): the replay runs them as they are" % torch.__version__, stream="warning")
     names = program_names(program_path)
     given = params.get("package")
     if given is not None and len(names) != 1:
@@ -93,6 +109,9 @@ def run(params, progress=_noop, log=_noop):
     output = given or params.get("output") or (program_path[:-4] if program_path.endswith(".pt2")
                                                else program_path) + ".aoti.pt2"
     packages = {names[0]: os.path.abspath(given)} if given else package_paths(os.path.abspath(output), names)
+    existing = [p for p in packages.values() if os.path.exists(p)] if given is None else []
+    if existing and not params.get("overwrite"):
+        raise WorkerError("output_exists", "aoti: %s exists; ask for overwrite to replace it" % ", ".join(existing))
     calls = []
     for kind, path in (("call", capture_path), ("held_out", params.get("held_out"))):
         if path:
@@ -238,6 +257,11 @@ def _symbol_values(inputs):
     return values
 
 
+def _finite(bound):
+    """A range bound as an int; None for torch's infinities (int_oo is no sympy Integer)."""
+    return int(bound) if getattr(bound, "is_Integer", False) else None
+
+
 def _fits(program, call):
     """Whether the call has the program's structure and sizes in its declared ranges."""
     inputs = _user_inputs(program, call)
@@ -246,7 +270,8 @@ def _fits(program, call):
         return False
     for symbol, value in values.items():
         r = program.range_constraints.get(symbol)
-        if r is not None and not (int(r.lower) <= value and (not r.upper.is_finite or value <= int(r.upper))):
+        lower, upper = (_finite(r.lower) or 0, _finite(r.upper)) if r is not None else (0, None)
+        if value < lower or (upper is not None and value > upper):
             return False
     return True
 
@@ -265,17 +290,17 @@ def _range_probes(program, calls):
         r = program.range_constraints.get(symbol)
         if r is None:
             continue
-        lower = int(r.lower)
+        lower, upper = _finite(r.lower) or 0, _finite(r.upper)
         targets = [lower - 1] if lower >= 1 else []
-        if r.upper.is_finite and int(r.upper) + 1 <= _PROBE_SIZE_CAP:
-            targets.append(int(r.upper) + 1)
+        if upper is not None and upper + 1 <= _PROBE_SIZE_CAP:
+            targets.append(upper + 1)
         where = next("%s.size()[%d]" % (p, d) for p, shape, _ in inputs if shape is not None
                      for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol)
         for target in targets:
             moved = _moved_call(program, base, inputs, {**values, symbol: target})
             if moved is not None:
                 text = "call %d with %s (%s, declared %d..%s) = %d" % (
-                    base.index, _path_text(where), symbol, lower, int(r.upper) if r.upper.is_finite else "oo", target)
+                    base.index, _path_text(where), symbol, lower, "oo" if upper is None else upper, target)
                 probes.append((text,) + moved)
     return probes
 

@@ -423,6 +423,8 @@ class Worker:
         docs/worker-protocol.md, "aoti")."""
         from . import aoti
 
+        if params.get("model"):  # the classes the programs' inputs hold (a cache) come with the model
+            self._ensure_model(params["model"])
         return aoti.run(params, self.progress, self.log)
 
     def shutdown(self, params):
