@@ -21,6 +21,7 @@ class Capture;
 class DimsPanel;
 class ElidedLabel;
 class ExplanationsPanel;
+class CompareController;
 class ExportController;
 class ExportPanel;
 class ExportResultView;
@@ -140,6 +141,7 @@ private:
     ProjectDocument *m_document;
     ProjectController *m_project;
     ExportController *m_export;
+    CompareController *m_compare = nullptr; // Compare Exports… / Compare Captures…
     MessageBanner *m_banner;
     InputsView *m_inputs;
     LeafDetailsPanel *m_details;

@@ -4,6 +4,7 @@
 // export controller (export, cancel, model, output file) and the window's docks.
 #include "mainwindow.h"
 
+#include "comparecontroller.h"
 #include "exportcontroller.h"
 #include "inputsview.h"
 #include "projectcontroller.h"
@@ -79,6 +80,7 @@ void MainWindow::createFileMenu()
     QAction *openProject = namedAction(file, QStringLiteral("actionOpenProject"), tr("Open &Project…"));
     openProject->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openProject, &QAction::triggered, this, &MainWindow::openProjectDialog);
+    file->addAction(m_compare->compareCapturesAction());
     QAction *save = namedAction(file, QStringLiteral("actionSaveProject"), tr("&Save Project"));
     save->setIcon(QIcon::fromTheme(QStringLiteral("document-save")));
     save->setShortcut(QKeySequence::Save);
@@ -168,6 +170,7 @@ void MainWindow::createExportMenu()
     connect(options, &QAction::triggered, m_project, &ProjectController::editExportOptions);
     enableWithCapture(m_document, {copyShapes, saveJson, options}, this);
     menu->addSeparator();
+    menu->addAction(m_compare->compareExportsAction());
     menu->addAction(m_export->outputFileAction());
     // Opening the menu is when CUDA matters: start the worker then, not at launch.
     connect(menu, &QMenu::aboutToShow, m_export, [this] {

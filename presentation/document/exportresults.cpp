@@ -60,7 +60,25 @@ void ExportResults::setOutcome(const PhasedExportOutcome &outcome, const QVector
     m_readBacks.resize(outcome.programs.size());
     m_explanations = ExplanationsModel::collect(outcome);
     previewFixes();
+    remember();
     emit changed();
+}
+
+// The outcome into the history, dropping the oldest beyond kHistorySize. A first
+// export cancelled produced nothing to compare and is not kept.
+void ExportResults::remember()
+{
+    if (m_outcome.cancelled)
+        return;
+    ExportRecord record;
+    record.number = ++m_exportsEnded;
+    record.finished = QDateTime::currentDateTime();
+    record.outcome = m_outcome;
+    record.readBacks = m_readBacks;
+    m_history.append(record);
+    while (m_history.size() > kHistorySize)
+        m_history.removeFirst();
+    emit historyChanged();
 }
 
 // torch's fixes come from the call it traced: what each would change and break in
@@ -80,6 +98,7 @@ void ExportResults::previewFixes()
 void ExportResults::setOpenedProgram(const QString &path, const Pt2Program &program)
 {
     reset();
+    forgetHistory();
     m_openedProgram = program;
     m_openedProgramPath = path;
     emit changed();
@@ -89,7 +108,18 @@ void ExportResults::clear()
 {
     delete m_awaited;
     reset();
+    forgetHistory();
     emit changed();
+}
+
+// The history belongs to the document's exports: another document starts without.
+void ExportResults::forgetHistory()
+{
+    m_exportsEnded = 0;
+    if (m_history.isEmpty())
+        return;
+    m_history.clear();
+    emit historyChanged();
 }
 
 void ExportResults::reset()

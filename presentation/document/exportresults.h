@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "document/exportrecord.h"
 #include "export/exportresult.h"
 #include "export/fixpreview.h"
 #include "export/phasedexportoutcome.h"
@@ -28,7 +29,9 @@ class ProjectDocument;
 // constraints and a better example call; or the .pt2 opened as the document; and
 // torch's shape decisions (the Why dock, the Dims' and leaves' tooltips). The
 // ProjectDocument holds it and clears it when another capture (or none) is opened;
-// the result view, the Export dock and the Why dock follow changed().
+// the result view, the Export dock and the Why dock follow changed(). It also keeps
+// the document's last few export outcomes (history(), for Compare): a re-export adds
+// to them, it does not replace the one before.
 class ExportResults : public QObject
 {
     Q_OBJECT
@@ -67,6 +70,12 @@ public:
     // any (nothing to show). Said neutrally: the user stopped it, nothing failed.
     bool cancelled() const { return m_cancelledOverPrevious || (m_hasOutcome && m_outcome.cancelled); }
 
+    // The document's last exports that ended (not the cancelled ones), oldest first, at
+    // most kHistorySize; the last is the current outcome. Kept for the session, and
+    // cleared with the document.
+    static constexpr int kHistorySize = 5;
+    const QVector<ExportRecord> &history() const { return m_history; }
+
     // `service` is about to export this document: its outcome becomes the results when
     // it finishes, unless clear() (another document) comes first.
     void follow(ExportService *service);
@@ -79,10 +88,14 @@ public:
 
 signals:
     void changed();
+    // history() gained a record (or was cleared).
+    void historyChanged();
 
 private:
     void reset();
     void previewFixes();
+    void remember();
+    void forgetHistory();
 
     ProjectDocument *m_document;
     QPointer<QObject> m_awaited; // the connection to the followed export's finished()
@@ -95,6 +108,8 @@ private:
     QVector<ShapeExplanation> m_explanations;
     std::optional<Pt2Program> m_openedProgram;
     QString m_openedProgramPath;
+    QVector<ExportRecord> m_history;
+    int m_exportsEnded = 0; // numbers the records
 };
 
 } // namespace dimscope
