@@ -511,7 +511,11 @@ def record_generate(model, config, settings, folder, trusted, where, recorder, c
         raise WorkerError("model_load", "%s is a %s, which has no generate(): record drives generate() (an inputs "
                           "script can run it otherwise)" % (settings.model, type(model).__name__), field="model")
     if settings.audio is not None:
-        prepare, padding_side = load_feature_extractor(folder or settings.model, trusted), None
+        if folder is None:
+            raise WorkerError("no_processor", "%s has no feature extractor to prepare the audio: give the folder "
+                              "that has it ('tokenizer', dimscope-cli record --tokenizer FOLDER)" % settings.model,
+                              field="tokenizer")
+        prepare, padding_side = load_feature_extractor(folder, trusted), None
     else:
         tokenizer = load_tokenizer(folder, trusted, settings.model)
         processor = load_processor(folder, trusted) if settings.images is not None else None
