@@ -297,9 +297,17 @@ def test_the_worker_refuses_what_the_cli_would_have(folder, tmp_path):
         assert ev["event"] == "error" and ev["error"]["kind"] == "remote_code", ev
         assert "the consent given was for other files or contents" in ev["error"]["message"], ev
         assert list(ev["error"]["code_files"]) == ["modeling_custom.py"], ev
+        # audio for a factory model: the feature extractor is in the folder 'tokenizer' names
+        factory = tmp_path / "factory.py"
+        factory.write_text(SLOW_FACTORY.replace("time.sleep(1.5)", "None") % folder)
+        clip = modelfolders.wav(str(tmp_path / "a.wav"), 0.1)
+        ev, _ = worker.request("record", model="%s:make" % factory, batches=[["a clip"]], audio=[[clip]],
+                               output=str(tmp_path / "n.st"))
+        assert ev["event"] == "error" and ev["error"]["kind"] == "no_processor", ev
+        assert ev["error"]["field"] == "tokenizer" and "no feature extractor" in ev["error"]["message"], ev
     finally:
         worker.close()
-    assert left_in(tmp_path) == ["c.safetensors", "remote"] and existing.read_text() == "mine"
+    assert left_in(tmp_path) == ["a.wav", "c.safetensors", "factory.py", "remote"] and existing.read_text() == "mine"
     assert not (tmp_path / "ran.txt").exists()
 
 
