@@ -108,12 +108,12 @@ void ExportController::reloadRuntime() { m_service->setRuntime(runtimeFromSettin
 
 void ExportController::updateActions()
 {
-    const bool busy = isExporting();
+    const bool busy = m_service->isBusy(); // an export or a recording
     const bool haveCapture = m_document && m_document->hasCapture();
     const QString noCapture = tr("Open a capture or a project first.");
     m_cpu->setEnabled(haveCapture && !busy);
     m_cpu->setToolTip(!haveCapture ? noCapture
-                      : busy       ? tr("An export is running.")
+                      : busy       ? (isExporting() ? tr("An export is running.") : tr("A recording is running."))
                                    : tr("torch.export on the CPU with the current constraints, then replay every captured call"));
     const QJsonObject environment = m_service->environment();
     const QString cudaReason = cudaUnavailableReason();
@@ -208,8 +208,8 @@ bool ExportController::mayRunModel(Consent consent)
 bool ExportController::startExport(const QString &device, Consent consent)
 {
     m_lastError.clear();
-    if (isExporting()) {
-        fail(tr("An export is already running."));
+    if (m_service->isBusy()) {
+        fail(isExporting() ? tr("An export is already running.") : tr("A recording is running."));
         return false;
     }
     if (!m_document || !m_document->hasCapture()) {

@@ -4,6 +4,7 @@
 #include "export/exportservice.h"
 #include "document/exportprogress.h"
 #include "document/exportresults.h"
+#include "elidedlabel.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -19,6 +20,7 @@ namespace dimscope {
 ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, ExportProgress *progress,
                          QWidget *parent)
     : QWidget(parent), m_results(results), m_exportProgress(progress), m_stage(new QLabel(this)), m_progress(new QProgressBar(this)), m_log(new QPlainTextEdit(this)),
+      m_recording(new ElidedLabel(Qt::ElideRight, this)), m_recordingCalls(new ElidedLabel(Qt::ElideRight, this)),
       m_cancel(new QPushButton(tr("Cancel"), this))
 {
     m_stage->setObjectName(QStringLiteral("exportStage"));
@@ -41,6 +43,10 @@ ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, E
     // hiding the start of every line (issue 28, problem 3).
     m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_log->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    m_recording->setObjectName(QStringLiteral("exportRecording"));
+    m_recordingCalls->setObjectName(QStringLiteral("exportRecordingCalls"));
+    m_recording->hide();
+    m_recordingCalls->hide();
     m_cancel->setObjectName(QStringLiteral("exportCancel"));
     m_cancel->setEnabled(false);
     m_cancel->setToolTip(tr("Stop the export (kills the worker; the next export starts a fresh one)"));
@@ -53,6 +59,8 @@ ExportPanel::ExportPanel(ExportService *service, const ExportResults *results, E
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(row);
+    layout->addWidget(m_recording);
+    layout->addWidget(m_recordingCalls);
     layout->addWidget(m_log, 1);
     followService(service);
     connect(m_results, &ExportResults::changed, this, &ExportPanel::showResults);
@@ -133,6 +141,19 @@ void ExportPanel::finished(bool ok, const QString &summary)
     m_progress->setVisible(m_exportProgress->isRunning());
     m_cancel->setEnabled(false);
     m_log->appendPlainText(summary);
+}
+
+void ExportPanel::setRecording(const QString &summary)
+{
+    // Two lines whatever the prompts: the dock's minimum height must not grow with them.
+    QStringList calls = summary.split(QLatin1Char('\n'));
+    const QString first = calls.takeFirst();
+    m_recording->setFullText(first);
+    m_recording->setFitToolTip(summary);
+    m_recordingCalls->setFullText(calls.join(QStringLiteral(" · ")));
+    m_recordingCalls->setFitToolTip(summary);
+    m_recording->setVisible(!summary.isEmpty());
+    m_recordingCalls->setVisible(!summary.isEmpty());
 }
 
 } // namespace dimscope

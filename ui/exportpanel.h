@@ -10,6 +10,7 @@ class QPushButton;
 
 namespace dimscope {
 
+class ElidedLabel;
 class ExportProgress;
 class ExportResults;
 class ExportService;
@@ -34,8 +35,15 @@ public:
     void finished(bool ok, const QString &summary);
     // Back to idle with an empty log: the exports shown belonged to another document.
     void clear();
+    // What made the open capture when dimscope recorded it (RecordingSummary: model,
+    // settings, prompts), above the log; hidden when empty (issue 21 item 3).
+    void setRecording(const QString &summary);
 
     QLabel *stageLabel() const { return m_stage; }
+    // The recording's model and settings, then its generate() calls' prompts: one
+    // elided line each (the whole summary in their tooltips).
+    ElidedLabel *recordingLabel() const { return m_recording; }
+    ElidedLabel *recordingCallsLabel() const { return m_recordingCalls; }
     QProgressBar *progressBar() const { return m_progress; }
     QPlainTextEdit *logView() const { return m_log; }
     QPushButton *cancelButton() const { return m_cancel; }
@@ -54,6 +62,8 @@ private:
     QLabel *m_stage;
     QProgressBar *m_progress;
     QPlainTextEdit *m_log;
+    ElidedLabel *m_recording;
+    ElidedLabel *m_recordingCalls;
     QPushButton *m_cancel;
 };
 

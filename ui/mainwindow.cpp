@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget *parent)
     createDocks();
     createExportDocks();
     createCentre(m_banner);
+    createRecording();
     createMenus();
     createToolBar();
     arrangeDocks();

@@ -26,6 +26,7 @@ class ExportController;
 class ExportPanel;
 class ExportResultView;
 class ProjectController;
+class RecordingController;
 class SpecTab;
 class InputsView;
 class LeafDetailsPanel;
@@ -64,6 +65,8 @@ public:
     DimsPanel *dimsPanel() const { return m_dims; }
     ExplanationsPanel *explanationsPanel() const { return m_explanations; }
     ProjectController *projectController() const { return m_project; }
+    // File > New Recording… and Record More Calls… (mainwindowrecord.cpp).
+    RecordingController *recordingController() const { return m_recording; }
     MessageBanner *banner() const { return m_banner; }
     QUndoStack *undoStack() const;
     // The open work (capture, constraints, undo history, project file).
@@ -125,6 +128,8 @@ private:
     void createExplanationsDock();
     void noticeCudaProject();
     void connectResultView();
+    // mainwindowrecord.cpp
+    void createRecording();
     // mainwindowview.cpp
     void createCentre(QWidget *banner);
     void updateCentre();
@@ -141,6 +146,7 @@ private:
     ProjectDocument *m_document;
     ProjectController *m_project;
     ExportController *m_export;
+    RecordingController *m_recording = nullptr;
     CompareController *m_compare = nullptr; // Compare Exports… / Compare Captures…
     MessageBanner *m_banner;
     InputsView *m_inputs;

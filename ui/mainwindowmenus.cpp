@@ -8,6 +8,7 @@
 #include "exportcontroller.h"
 #include "inputsview.h"
 #include "projectcontroller.h"
+#include "recordingcontroller.h"
 #include "document/projectdocument.h"
 #include "settings/recentfiles.h"
 #include "settings/settingskeys.h"
@@ -80,6 +81,10 @@ void MainWindow::createFileMenu()
     QAction *openProject = namedAction(file, QStringLiteral("actionOpenProject"), tr("Open &Project…"));
     openProject->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openProject, &QAction::triggered, this, &MainWindow::openProjectDialog);
+    file->addSeparator();
+    file->addAction(m_recording->newRecordingAction());
+    file->addAction(m_recording->recordMoreAction());
+    file->addSeparator();
     file->addAction(m_compare->compareCapturesAction());
     QAction *save = namedAction(file, QStringLiteral("actionSaveProject"), tr("&Save Project"));
     save->setIcon(QIcon::fromTheme(QStringLiteral("document-save")));

@@ -192,4 +192,33 @@ bool ModelConsent::ask(QWidget *parent, const QString &projectPath, const QStrin
     return true;
 }
 
+bool ModelConsent::askRemoteCode(QWidget *parent, const QString &folder, const QStringList &sources,
+                                 const QMap<QString, QString> &files)
+{
+    const auto shown = [](const QString &text) { return TerminalText::escaped(QDir::toNativeSeparators(text)).toHtmlEscaped(); };
+    QStringList askers, code;
+    for (const QString &source : sources)
+        askers << QStringLiteral("<code>%1</code>").arg(shown(QFileInfo(source).fileName()));
+    for (auto it = files.begin(); it != files.end(); ++it)
+        code << (it.value().isEmpty() ? QObject::tr("<li><code>%1</code> (not in the folder: transformers would look "
+                                                    "for it elsewhere)</li>").arg(shown(it.key()))
+                                      : QObject::tr("<li><code>%1</code><br>SHA-256 <code>%2</code></li>").arg(shown(it.key()), it.value()));
+    QMessageBox box(QMessageBox::Warning, QObject::tr("Run the model folder's own code?"),
+                    QObject::tr("This model folder asks transformers to run Python code of its own:"), QMessageBox::Cancel,
+                    parent);
+    box.setObjectName(QStringLiteral("remoteCodeConsentDialog"));
+    box.setInformativeText(QObject::tr("<p><code>%1</code>: %2 name <code>auto_map</code>.</p><ul>%3</ul>"
+                                       "<p>The recording worker would import these files with your permissions "
+                                       "(trust_remote_code). Run them only if you trust where the folder comes "
+                                       "from; otherwise nothing of it is imported and the recording does not "
+                                       "start. dimscope asks again at each recording, and the worker refuses "
+                                       "the files if they change meanwhile.</p>")
+                               .arg(shown(folder), askers.join(QObject::tr(" and ")), code.join(QString())));
+    QPushButton *run = box.addButton(QObject::tr("Run the Folder's Code"), QMessageBox::AcceptRole);
+    run->setObjectName(QStringLiteral("runRemoteCodeButton"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == run;
+}
+
 } // namespace dimscope

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QMap>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 class QWidget;
@@ -46,6 +48,14 @@ public:
     // The question (a modal message box, objectName "modelConsentDialog"); true when the
     // user chose to run the model. Remembers a yes.
     static bool ask(QWidget *parent, const QString &projectPath, const QString &modelRef);
+
+    // A Hugging Face folder whose auto_map names code of its own, before a recording
+    // (issue 21): the question names the JSON files that ask and each Python file with
+    // its SHA-256 (a modal message box, objectName "remoteCodeConsentDialog", button
+    // "runRemoteCodeButton"); true when the user agreed to run exactly these files.
+    // The yes is for this recording only (the worker checks the hashes it was given).
+    static bool askRemoteCode(QWidget *parent, const QString &folder, const QStringList &sources,
+                              const QMap<QString, QString> &files);
 
     static QVector<Approval> approvals();
     // Forgets the approvals whose entry is given; the next export of their project asks.

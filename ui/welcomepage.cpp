@@ -120,6 +120,14 @@ QWidget *WelcomePage::createOpenColumn()
 QWidget *WelcomePage::createRecordColumn()
 {
     auto *column = new QWidget(this);
+    auto *record = button(QStringLiteral("welcomeNewRecording"), tr("New Recording…"), column);
+    record->setToolTip(tr("A Hugging Face model folder and a few prompts in, a capture and a project out: "
+                          "generate() runs in the export worker"));
+    connect(record, &QPushButton::clicked, this, &WelcomePage::newRecordingRequested);
+    auto *fromFolder = new QLabel(tr("From a Hugging Face model folder (or a factory) and a few prompts, without "
+                                     "writing Python. Or record in your own code:"),
+                                  column);
+    fromFolder->setWordWrap(true);
     auto *intro = new QLabel(tr("Record a few real calls of your model into one file, in the Python environment "
                                 "of the model (<code>pip install path/to/dimscope/python</code>), then open it here:"),
                              column);
@@ -146,6 +154,8 @@ QWidget *WelcomePage::createRecordColumn()
     auto *layout = new QVBoxLayout(column);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(heading(tr("Record a capture"), column));
+    layout->addWidget(record, 0, Qt::AlignLeft);
+    layout->addWidget(fromFolder);
     layout->addWidget(intro);
     layout->addWidget(m_snippet);
     layout->addWidget(copy, 0, Qt::AlignLeft);

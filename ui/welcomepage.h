@@ -33,6 +33,8 @@ signals:
     void openFileRequested(const QString &path);
     void openDialogRequested();
     void openProjectDialogRequested();
+    // File > New Recording…: a capture from a model folder and prompts, no Python.
+    void newRecordingRequested();
 
 protected:
     void showEvent(QShowEvent *event) override;
