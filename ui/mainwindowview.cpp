@@ -254,7 +254,7 @@ void MainWindow::resetLayout()
         bar->show();
 }
 
-// View > Go To: a key per panel (Ctrl+1…7), showing and raising its dock first.
+// View > Go To: a key per panel (Ctrl+1…8), showing and raising its dock first.
 void MainWindow::createFocusActions(QMenu *view)
 {
     QMenu *goTo = view->addMenu(tr("&Go To"));
@@ -273,6 +273,7 @@ void MainWindow::createFocusActions(QMenu *view)
          [this] { m_tabs->setCurrentIndex(ProgramTab); return m_resultView; }},
         {"actionFocusLog", tr("Export &Log"), [this] { return m_exportPanel; }},
         {"actionFocusWhy", tr("&Why"), [this] { return m_explanations; }},
+        {"actionFocusSpec", tr("&Spec"), [this] { m_tabs->setCurrentIndex(SpecScriptTab); return m_specTab; }},
     };
     for (int i = 0; i < targets.size(); ++i) {
         const Target &t = targets.at(i);

@@ -160,7 +160,12 @@ void TestSpecTab::hiddenTabCatchesUpWhenShown()
     QSignalSpy changed(window.specTab(), &SpecTab::textChanged);
     QVERIFY(renameDim(window, QStringLiteral("seq_len"), QStringLiteral("q_len")));
     QCOMPARE(changed.count(), 0); // hidden: not written yet
-    window.documentTabs()->setCurrentIndex(MainWindow::SpecScriptTab);
+    // View > Go To > Spec (Ctrl+8) brings it to the front, written anew
+    auto *goTo = window.findChild<QAction *>(QStringLiteral("actionFocusSpec"));
+    QVERIFY(goTo);
+    QCOMPARE(goTo->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_8));
+    goTo->trigger();
+    QCOMPARE(window.documentTabs()->currentIndex(), int(MainWindow::SpecScriptTab));
     QCOMPARE(changed.count(), 1);
     QVERIFY(specText(window).contains(QLatin1String("q_len = Dim(\"q_len\", min=1)\n")));
 }
