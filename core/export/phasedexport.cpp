@@ -389,7 +389,8 @@ void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
                                                   m_current.description, m_currentFixes, m_current.source, traces,
                                                   failed, synthetic ? m_syntheticText : QString(),
                                                   ProgramNarrowing::find(m_currentAsked, m_current.constraints,
-                                                                         ShapeTable(m_currentCapture))});
+                                                                         ShapeTable(synthetic ? m_currentCapture
+                                                                                              : ExportPhases::subset(m_capture, served)))});
     // The log says how many traces this program took (the common case: one).
     emit attemptFinished(m_attempt, !served.isEmpty(),
                          QStringLiteral("%1 (torch.export calls: %2%3)")

@@ -5,6 +5,7 @@
 #include "inference/shapetable.h"
 #include "pt2/torchrangetext.h"
 
+#include <QHash>
 #include <QSet>
 
 #include <algorithm>
@@ -89,8 +90,12 @@ bool wantedDynamic(const DimAssignment &a)
 
 QStringList ProgramNarrowing::find(const ConstraintSet &asked, const ConstraintSet &exported, const ShapeTable &table)
 {
-    QStringList lines;
-    QSet<QString> rangesSaid; // a Dim's narrowed range is said once, not per leaf using it
+    // The dimensions made static, grouped by what was asked and the size they kept (a
+    // Dim's leaves are one line: "input_ids dim 1, attention_mask dim 1 are 5 only"), then
+    // each cut range once per Dim.
+    QStringList staticKeys, ranges;
+    QHash<QString, QStringList> staticDims;
+    QSet<QString> rangesSaid;
     for (const LeafConstraint &leaf : asked.leaves()) {
         for (int d = 0; d < leaf.dims.size(); ++d) {
             const DimAssignment &a = leaf.dims.at(d);
@@ -98,10 +103,10 @@ QStringList ProgramNarrowing::find(const ConstraintSet &asked, const ConstraintS
                 continue;
             const DimAssignment got = exported.assignment(leaf.path, d);
             if (got.isStatic()) {
-                lines << QStringLiteral("%1 dim %2 is %3 only (asked: %4)")
-                             .arg(leaf.path)
-                             .arg(d)
-                             .arg(sizesText(table, leaf.path, d), askedText(asked, a));
+                const QString key = QStringLiteral("%1 only (asked: %2)").arg(sizesText(table, leaf.path, d), askedText(asked, a));
+                if (!staticDims.contains(key))
+                    staticKeys << key;
+                staticDims[key] << QStringLiteral("%1 dim %2").arg(leaf.path).arg(d);
                 continue;
             }
             if (!got.isNamed() || !a.isNamed())
@@ -110,10 +115,16 @@ QStringList ProgramNarrowing::find(const ConstraintSet &asked, const ConstraintS
             if (!before || !after || !narrower(*before, *after) || rangesSaid.contains(got.dim))
                 continue;
             rangesSaid << got.dim;
-            lines << QStringLiteral("%1 %2 (asked: %3 %4)").arg(got.dim, rangeText(*after), a.dim, rangeText(*before));
+            ranges << QStringLiteral("%1 %2 (asked: %3 %4)").arg(got.dim, rangeText(*after), a.dim, rangeText(*before));
         }
     }
-    return lines;
+    QStringList lines;
+    for (const QString &key : std::as_const(staticKeys)) {
+        const QStringList &dims = staticDims.value(key);
+        lines << QStringLiteral("%1 %2 %3").arg(dims.join(QStringLiteral(", ")),
+                                                dims.size() == 1 ? QStringLiteral("is") : QStringLiteral("are"), key);
+    }
+    return lines + ranges;
 }
 
 } // namespace dimscope

@@ -61,6 +61,18 @@ private slots:
                  QStringList{QStringLiteral("pixel_values dim 0 is 2 only (asked: batch [2, oo])")});
     }
 
+    // Mamba's prefill: `for i in range(seq_len)` specializes the prompt length in every
+    // input that has it; one line for the Dim, with the size of the program's one call.
+    void theLeavesOfOneDimAreOneLine()
+    {
+        ConstraintSet got = prefillAsked();
+        QVERIFY(got.specializeDim(QStringLiteral("seq_len")).isEmpty());
+        const Capture first = test::makeCapture(
+            QStringLiteral("input_ids=2x10:i64 pixel_values=2x3x16x16:f32 attention_mask=2x10:i64"));
+        QCOMPARE(ProgramNarrowing::find(prefillAsked(), got, ShapeTable(first)),
+                 QStringList{QStringLiteral("input_ids dim 1, attention_mask dim 1 are 10 only (asked: seq_len [2, oo])")});
+    }
+
     // torch's suggested minimum (Mistral's decode: total_len >= 3 where 2 was asked), and
     // a maximum from a guard (OpenAI GPT: seq_len <= 255), once per Dim.
     void aCutRangeIsNamedOnceWithBothRanges()

@@ -147,18 +147,41 @@ def record(name, path, prompt_lengths=(5, 8), new_tokens=4):
     return rec
 
 
+def held_out_kwargs(name, length, batch, pad):
+    """generate()'s inputs for a held-out call: `batch` prompts of `length` tokens, row 0
+    left-padded by `pad`; LLaVA's with an image per prompt."""
+    if name == "llava":
+        ids, mask = prompt(length + 5, batch=batch, pad=pad, image_tokens=5)
+        g = torch.Generator().manual_seed(length)
+        return dict(input_ids=ids, attention_mask=mask, pixel_values=torch.randn(batch, 3, 16, 16, generator=g))
+    ids, mask = prompt(length, batch=batch, pad=pad)
+    kwargs = dict(input_ids=ids, attention_mask=mask)
+    if name.endswith("_static"):
+        kwargs["cache_implementation"] = "static"
+    return kwargs
+
+
+# (prompt length, batch, left padding of row 0, new tokens) of each held-out generate():
+# batch 1 with a prompt longer than any recorded and a longer generation, batch 4
+# left-padded, and (for decoders of text alone) a 1-token prompt with its decode step.
+HELD_OUT_RUNS = ((13, 1, 0, 6), (7, 4, 3, 3), (1, 1, 0, 2))
+
+
+def held_out_runs(name):
+    return HELD_OUT_RUNS if name not in ("llava", "t5") else HELD_OUT_RUNS[:2]
+
+
 def record_held_out(name, path):
-    """A second recording of `name` for `export --verify-with` (issue 24 item 4): calls the
-    first recording has not seen: batch 1 with a prompt longer than any recorded (13
-    tokens) and a longer generation (6 new tokens), then a 1-token prompt."""
+    """A second recording of `name` for `export --verify-with` (issue 24 item 4, issue 27's
+    held-out check): calls the first recording has not seen (HELD_OUT_RUNS)."""
     from dimscope.capture import InputRecorder
 
     model = FACTORIES[name]()
-    rec = InputRecorder(store_n_calls=8)
+    runs = held_out_runs(name)
+    rec = InputRecorder(store_n_calls=sum(new for *_, new in runs))
     with torch.no_grad(), rec(model):
-        for length, new_tokens in ((13, 6), (1, 2)):
-            ids, mask = prompt(length, batch=1, pad=0)
-            model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens,
+        for length, batch, pad, new_tokens in runs:
+            model.generate(**held_out_kwargs(name, length, batch, pad), max_new_tokens=new_tokens,
                            min_new_tokens=new_tokens, do_sample=False)
     rec.save(path)
     return path
