@@ -18,6 +18,7 @@ class QUndoStack;
 namespace dimscope {
 
 class Capture;
+class AotiController;
 class DimsPanel;
 class ElidedLabel;
 class ExplanationsPanel;
@@ -146,6 +147,7 @@ private:
     ProjectDocument *m_document;
     ProjectController *m_project;
     ExportController *m_export;
+    AotiController *m_aoti = nullptr; // Export > Compile with AOTInductor…
     RecordingController *m_recording = nullptr;
     CompareController *m_compare = nullptr; // Compare Exports… / Compare Captures…
     MessageBanner *m_banner;

@@ -6,6 +6,7 @@
 // area (mainwindowview.cpp).
 #include "mainwindow.h"
 
+#include "aoticontroller.h"
 #include "comparecontroller.h"
 #include "dimspanel.h"
 #include "explanationspanel.h"
@@ -48,6 +49,9 @@ void MainWindow::createExportDocks()
     createExplanationsDock();
     connect(m_export, &ExportController::message, this,
             [this](const QString &text) { m_banner->showMessage(MessageBanner::Kind::Error, text); });
+    // Export > Compile with AOTInductor… (its actions go into the Export menu).
+    m_aoti = new AotiController(m_document, m_export->client(), this);
+    connect(m_aoti, &AotiController::message, this, [this](const QString &text) { statusBar()->showMessage(text); });
     // Compare Exports… and Compare Captures… (their actions go into the menus).
     m_compare = new CompareController(m_document, this);
     connect(m_compare, &CompareController::message, this,

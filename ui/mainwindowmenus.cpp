@@ -4,6 +4,7 @@
 // export controller (export, cancel, model, output file) and the window's docks.
 #include "mainwindow.h"
 
+#include "aoticontroller.h"
 #include "comparecontroller.h"
 #include "exportcontroller.h"
 #include "inputsview.h"
@@ -177,6 +178,9 @@ void MainWindow::createExportMenu()
     menu->addSeparator();
     menu->addAction(m_compare->compareExportsAction());
     menu->addAction(m_export->outputFileAction());
+    menu->addSeparator();
+    menu->addAction(m_aoti->compileAction());
+    menu->addAction(m_aoti->cancelAction());
     // Opening the menu is when CUDA matters: start the worker then, not at launch.
     connect(menu, &QMenu::aboutToShow, m_export, [this] {
         if (m_document->hasCapture())
