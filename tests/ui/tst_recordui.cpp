@@ -84,7 +84,7 @@ private:
 void shot(QWidget *widget, const QString &name)
 {
     const QString folder = qEnvironmentVariable("DIMSCOPE_RECORDUI_SHOTS");
-    if (folder.isEmpty())
+    if (folder.isEmpty() || QFileInfo::exists(QDir(folder).filePath(name))) // the first of a name
         return;
     QTest::qWait(200);
     widget->grab().save(QDir(folder).filePath(name));
