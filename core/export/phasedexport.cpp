@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/phasedexport.h"
 
+#include "export/dimsseenapart.h"
 #include "export/programnarrowing.h"
 
 #include "export/exportclient.h"
@@ -568,10 +569,13 @@ void PhasedExport::onContinuationSynthesized(int id, const QJsonObject &result)
                           .arg(result.value(QLatin1String("from_call")).toInt())
                           .arg(tokens.join(QStringLiteral(", ")));
     ConstraintSet constraints = inferred.constraints;
-    const QStringList raised = raiseSumMinimums(m_synthetic, &constraints);
+    // A few short synthesized calls make dims one Dim that the recording shows apart
+    // (Gemma2's sliding and full layers past the window).
+    const QStringList changes = DimsSeenApart::split(&constraints, ShapeTable(m_capture))
+                                + raiseSumMinimums(m_synthetic, &constraints);
     Attempt attempt{{}, QStringLiteral("continuation: several new tokens on a non-empty cache"), constraints, {}, -1,
                     QStringLiteral("inferred from its synthesized calls (%1)%2")
-                        .arg(m_syntheticText, raised.isEmpty() ? QString() : QStringLiteral(", with ") + raised.join(QStringLiteral(", ")))};
+                        .arg(m_syntheticText, changes.isEmpty() ? QString() : QStringLiteral(", with ") + changes.join(QStringLiteral(", ")))};
     attempt.synthetic = true;
     m_queue.append(attempt);
     runNext();
