@@ -31,7 +31,9 @@ ExportNotifier::~ExportNotifier() = default;
 
 void ExportNotifier::exportEnded()
 {
-    if (!m_window || m_window->isActiveWindow() || !m_results->hasOutcome() || m_results->cancelled())
+    // Any of dimscope's windows active (the main window, a dialog, a floating dock):
+    // the user is here and sees the outcome.
+    if (!m_window || QApplication::activeWindow() || !m_results->hasOutcome() || m_results->cancelled())
         return;
     const bool ok = m_results->succeeded();
     const QString title = ok ? tr("dimscope: export finished") : tr("dimscope: export failed");

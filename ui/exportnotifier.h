@@ -19,8 +19,9 @@ class ExportService;
 // shows messages (QSystemTrayIcon::showMessage: freedesktop notifications on Linux,
 // the notification centre elsewhere; the icon is shown for the message only), and
 // always QApplication::alert on the window (the taskbar entry asks for attention,
-// also where no tray exists). Nothing when the window is active, and nothing for a
-// cancelled export: the user stopped it from the window.
+// also where no tray exists). Nothing while one of dimscope's windows is active (the
+// main window, a dialog, a floating dock), and nothing for a cancelled export: the user
+// stopped it from the window.
 class ExportNotifier : public QObject
 {
     Q_OBJECT

@@ -6,6 +6,7 @@
 #include "deterministictestmain.h"
 #include "document/exportprogress.h"
 #include "document/exportresults.h"
+#include "exportnotifier.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
 #include "document/projectdocument.h"
@@ -15,11 +16,13 @@
 #include "export/pythonruntime.h"
 #include "export/phasedexportoutcome.h"
 
+#include <QDialog>
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QTreeWidget>
 
 using namespace dimscope;
@@ -80,6 +83,7 @@ private slots:
     void violationColumnTakesTheFreeWidth();
     void modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox();
     void firstExportCancelledSaysCancelledNeutrally();
+    void exportEndIsNotifiedOnlyWhenNoWindowIsActive();
 };
 
 void TestFailureView::violationsNameKeyPathsAndDimsOnce()
@@ -185,6 +189,44 @@ void TestFailureView::firstExportCancelledSaysCancelledNeutrally()
     document.exportResults()->setOutcome(failedOutcome(kModelImport), {});
     QVERIFY(view.showsFailure());
     QVERIFY(view.headline()->text().contains(QLatin1String("Export failed")));
+}
+
+// The end of an export is announced (issue 28, problem 9) when none of dimscope's
+// windows is active, never while the user is in one of them (the main window or a
+// dialog of it), and never for a cancelled export. Offscreen there is no system tray:
+// QApplication::alert is how it is announced.
+void TestFailureView::exportEndIsNotifiedOnlyWhenNoWindowIsActive()
+{
+    QWidget window;
+    ProjectDocument document;
+    ExportService service{PythonRuntime()};
+    ExportNotifier notifier(&window, &service, document.exportResults());
+    QSignalSpy notified(&notifier, &ExportNotifier::notified);
+    auto exportEnds = [&](const PhasedExportOutcome &outcome) {
+        document.exportResults()->follow(&service);
+        emit service.finished(outcome, {});
+        QTest::qWait(20); // the notifier looks once the results took the outcome
+    };
+
+    exportEnds(failedOutcome(kModelImport)); // no window shown: none is active
+    QCOMPARE(notified.count(), 1);
+    QCOMPARE(notified.first().at(0).toString(), QStringLiteral("dimscope: export failed"));
+    QCOMPARE(notified.first().at(1).toString(), document.exportResults()->summary());
+    QCOMPARE(notifier.lastMethod(), ExportNotifier::Method::Alert);
+    PhasedExportOutcome cancelled;
+    cancelled.cancelled = true;
+    exportEnds(cancelled);
+    QCOMPARE(notified.count(), 1);
+
+    // A dialog of the window is active, the window itself is not: the user is here.
+    window.show();
+    QDialog dialog(&window);
+    dialog.show();
+    dialog.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&dialog));
+    QVERIFY(!window.isActiveWindow());
+    exportEnds(failedOutcome(kModelImport));
+    QCOMPARE(notified.count(), 1);
 }
 
 DIMSCOPE_TEST_MAIN(TestFailureView)
