@@ -170,7 +170,7 @@ def _compile(program, package, device, calls, log):
 
         config.cpp.cxx = (None, cxx)
     if program.example_inputs is None:
-        served = [c for _, c in calls if _fits(program, c)]
+        served = [c for _, c in calls if _fits(program, c)] or [c for _, c in calls if _runs(program, c)][:1]
         if not served:
             raise WorkerError("aoti", "the program records no example inputs and serves no call of the capture")
         from .exporter import call_arguments
@@ -203,26 +203,38 @@ def _compile(program, package, device, calls, log):
 
 def _user_inputs(program, call):
     """[(key path text, placeholder shape, value)] of the program's user inputs against
-    `call`'s values (matched by the program's input tree), or None when the call's
-    structure is not the program's."""
+    `call`'s values (matched by the program's input tree: by key path, else by position
+    with the keyword arguments in the program's order, for classes registered without
+    key paths), or None when the call's structure is not the program's."""
     from torch.utils import _pytree as pytree
 
     from .exporter import call_arguments
 
     spec = program.call_spec.in_spec
     args, kwargs = call_arguments(call)
+    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    placeholders = [nodes.get(name) for name in program.graph_signature.user_inputs]
+    if None in placeholders:
+        return None
     try:
         values = pytree.tree_flatten_with_path((args, kwargs))[0]
         by_path = {pytree.keystr(p): v for p, v in values}
         paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path(
             pytree.tree_unflatten(list(range(spec.num_leaves)), spec))[0]]
-    except Exception:  # noqa: BLE001 - another structure: not this program's call
+        leaves = [by_path[p] for p in paths] if all(p in by_path for p in paths) else None
+    except Exception:  # noqa: BLE001 - a class without key paths: by position below
+        leaves = None
+    if leaves is None:
+        try:
+            from torch.export._tree_utils import reorder_kwargs
+
+            leaves = pytree.tree_flatten((args, reorder_kwargs(kwargs, spec)))[0]
+        except Exception:  # noqa: BLE001 - another structure: not this program's call
+            return None
+        paths = ["input %d" % n for n in range(len(leaves))]
+    if len(placeholders) != len(leaves):
         return None
-    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    placeholders = [nodes.get(name) for name in program.graph_signature.user_inputs]
-    if len(placeholders) != len(paths) or None in placeholders or any(p not in by_path for p in paths):
-        return None
-    return [(p, getattr(n.meta.get("val"), "shape", None), by_path[p]) for p, n in zip(paths, placeholders)]
+    return [(p, getattr(n.meta.get("val"), "shape", None), v) for p, n, v in zip(paths, placeholders, leaves)]
 
 
 def _path_text(keystr):
@@ -255,6 +267,22 @@ def _symbol_values(inputs):
                 if values.setdefault(expr, actual) != actual:
                     return None
     return values
+
+
+def _runs(program, call):
+    """Whether the program runs the call (its own input check)."""
+    import torch
+
+    from .exporter import _guards_suppressed, call_arguments
+
+    module = program.module()
+    args, kwargs = call_arguments(call)
+    try:
+        with torch.no_grad(), _guards_suppressed(module):
+            module(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - rejected: not this program's call
+        return False
+    return True
 
 
 def _finite(bound):
@@ -331,7 +359,13 @@ def _moved_call(program, call, inputs, values):
                 value = value.index_select(dim, torch.arange(int(target)) % n)
         new[path] = value
     args, kwargs = call_arguments(call)
-    leaves, spec = pytree.tree_flatten_with_path((args, kwargs))
+    if inputs and inputs[0][0].startswith("input "):  # matched by position (_user_inputs)
+        from torch.export._tree_utils import reorder_kwargs
+
+        args, kwargs = args, reorder_kwargs(kwargs, program.call_spec.in_spec)
+        leaves, spec = pytree.tree_flatten((args, kwargs))
+        return pytree.tree_unflatten([new.get("input %d" % n, v) for n, v in enumerate(leaves)], spec)
+    leaves = pytree.tree_flatten_with_path((args, kwargs))[0]
     moved = [new.get(pytree.keystr(p), v) for p, v in leaves]
     return pytree.tree_unflatten(moved, pytree.tree_structure((args, kwargs)))
 
