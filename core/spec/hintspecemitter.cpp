@@ -5,6 +5,7 @@
 #include "spec/pythonspecemitter.h"
 #include "spec/spectree.h"
 #include "spec/torchfeatures.h"
+#include "util/terminaltext.h"
 
 namespace dimscope {
 
@@ -34,7 +35,9 @@ QString hintLine(const DimDecl &d, const TorchFeatures &torch)
         return QStringLiteral("%1 = bounded(Dim.DYNAMIC, %2)\n").arg(var, bounds);
     if (*takes)
         return QStringLiteral("%1 = Dim.DYNAMIC(%2)\n").arg(var, bounds);
-    return QStringLiteral("%1 = Dim.DYNAMIC  # %2: torch %3 takes no range on a hint\n").arg(var, bounds, torch.version());
+    // The version comes from the worker: escaped, it cannot end the comment.
+    return QStringLiteral("%1 = Dim.DYNAMIC  # %2: torch %3 takes no range on a hint\n")
+        .arg(var, bounds, TerminalText::field(torch.version()));
 }
 
 } // namespace

@@ -132,6 +132,10 @@ void TestSpecScript::hintsFollowTheTorchVersion()
 
     const QString old = script(SpecDialect::DimHints, QStringLiteral("2.6.0+debian"));
     QVERIFY2(old.contains(QLatin1String("seq_len = Dim.DYNAMIC  # min=2: torch 2.6.0+debian takes no range on a hint\n")), qPrintable(old));
+    // A version is the worker's text: a line feed in it stays in the comment.
+    const QString odd = script(SpecDialect::DimHints, QStringLiteral("2.6\nimport os"));
+    QVERIFY2(odd.contains(QLatin1String("# min=2: torch 2.6\\nimport os takes no range on a hint\n")), qPrintable(odd));
+    QVERIFY(!odd.contains(QLatin1String("\nimport os")));
 
     const QString unknown = script(SpecDialect::DimHints, QString());
     QVERIFY(unknown.contains(QLatin1String("torch version not known")));
