@@ -74,7 +74,7 @@ NewRecordingDialog::NewRecordingDialog(QWidget *parent)
     layout->addWidget(m_buttons);
     addPromptBox();
     modelChanged();
-    resize(720, 640);
+    resize(700, 560); // fits a 1366x768 laptop at 125 % (1093x614), as every dialog must
 }
 
 QWidget *NewRecordingDialog::createModelGroup()

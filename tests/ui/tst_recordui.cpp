@@ -339,7 +339,11 @@ void TestRecordUi::emptyBoxAndMissingImageKeepRecordDisabled()
     MainWindow &window = *m_window;
     const QString open = window.document()->capturePath(); // the first test's, kept throughout
     QString error = fillDialog(window, "actionNewRecording", folder(QStringLiteral("tiny-llama")),
-                               {QStringLiteral("the cat sat"), QStringLiteral("  ")}, true);
+                               {QStringLiteral("the cat sat"), QStringLiteral("  ")}, true, [](QWidget *dialog) {
+                                   // It fits a 1366x768 laptop at 125 % (issue 28's 1093x614), boxes and all.
+                                   QVERIFY(dialog->width() <= 1093 && dialog->height() <= 614);
+                                   QVERIFY(dialog->minimumSizeHint().width() <= 1093 && dialog->minimumSizeHint().height() <= 614);
+                               });
     QVERIFY2(error.startsWith(QLatin1String("Prompt box 2 is empty")), qPrintable(error));
     error = fillDialog(window, "actionNewRecording", folder(QStringLiteral("tiny-llava")), {QStringLiteral("<image> the cat sat")}, true,
                        [this](QWidget *dialog) {
