@@ -436,7 +436,7 @@ def _replay(items, program_path, imports, device, check_inputs, folder, log):
         log("aoti: the new interpreter died running %s on a call (%s)" % (got[-1]["package"], _last_error(done)),
             stream="warning")
         answers.append({"program": got[-1]["program_accepts"], "program_message": got[-1]["program_message"],
-                        "package": False, "crashed": True,
+                        "guard": got[-1].get("guard"), "package": False, "crashed": True,
                         "package_message": "the interpreter died (exit %d): %s" % (done.returncode,
                                                                                    _last_error(done))})
     return answers, interpreters
@@ -577,7 +577,8 @@ def replay_in_this_process(request):
             leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
             answer, expected, inputs = _answer(module, leaves, spec, request["device"])
             out.write(json.dumps({"started": True, "package": package_path, "program_accepts": answer["program"],
-                                  "program_message": answer.get("program_message")}) + "\n")
+                                  "program_message": answer.get("program_message"),
+                                  "guard": answer.get("guard")}) + "\n")
             out.flush()
             answer = _run_package(package, answer, expected, inputs)
             out.write(json.dumps(answer) + "\n")
