@@ -171,18 +171,48 @@ def held_out_runs(name):
     return HELD_OUT_RUNS if name not in ("llava", "t5") else HELD_OUT_RUNS[:2]
 
 
+# A chat continuation after the held-out runs, for decoders of text alone with a cache
+# that grows: a first turn (batch 2, 6-token prompts, 3 new tokens), then a second
+# generate() given its cache with 4 new tokens, whose first forward call passes several
+# new tokens on a non-empty cache (issue 27 item 2), and one decode step after it.
+CHAT_TURNS = (6, 3, 4, 2)  # prompt, first turn's new tokens, second turn's new tokens, its generated ones
+
+
+def has_chat_turn(name):
+    return name not in ("llava", "t5", "mamba") and not name.endswith("_static")
+
+
+def held_out_call_count(name):
+    first, second = CHAT_TURNS[1], CHAT_TURNS[3]
+    return sum(new for *_, new in held_out_runs(name)) + (first + second if has_chat_turn(name) else 0)
+
+
+def _chat_turns(model):
+    prompt_len, first_new, added, second_new = CHAT_TURNS
+    first_turn = generate_kwargs("llama", prompt_len)  # text only: ids and mask
+    first = model.generate(**first_turn, max_new_tokens=first_new, min_new_tokens=first_new, do_sample=False,
+                           return_dict_in_generate=True)
+    new = torch.randint(3, 100, (2, added), generator=torch.Generator().manual_seed(1))
+    ids = torch.cat([first.sequences, new], dim=1)
+    mask = first_turn["attention_mask"]
+    mask = torch.cat([mask, torch.ones(2, ids.shape[1] - mask.shape[1], dtype=mask.dtype)], dim=1)
+    model.generate(input_ids=ids, attention_mask=mask, past_key_values=first.past_key_values,
+                   max_new_tokens=second_new, min_new_tokens=second_new, do_sample=False)
+
+
 def record_held_out(name, path):
     """A second recording of `name` for `export --verify-with` (issue 24 item 4, issue 27's
     held-out check): calls the first recording has not seen (HELD_OUT_RUNS)."""
     from dimscope.capture import InputRecorder
 
     model = FACTORIES[name]()
-    runs = held_out_runs(name)
-    rec = InputRecorder(store_n_calls=sum(new for *_, new in runs))
+    rec = InputRecorder(store_n_calls=held_out_call_count(name))
     with torch.no_grad(), rec(model):
-        for length, batch, pad, new_tokens in runs:
+        for length, batch, pad, new_tokens in held_out_runs(name):
             model.generate(**held_out_kwargs(name, length, batch, pad), max_new_tokens=new_tokens,
                            min_new_tokens=new_tokens, do_sample=False)
+        if has_chat_turn(name):
+            _chat_turns(model)
     rec.save(path)
     return path
 
