@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportresultview.h"
 
+#include "warningcolour.h"
 #include "export/exportphases.h"
 #include "document/exportresults.h"
 #include "text/failureadvice.h"
@@ -587,7 +588,7 @@ void ExportResultView::showFixText(bool undone)
     if (!undone && !m_appliedFixes.isEmpty())
         text += QLatin1Char('\n') + tr("Re-export to check the new constraints.");
     m_fixOutcome->setText(text);
-    m_fixOutcome->setStyleSheet(undone || m_unappliedFixes.isEmpty() ? QString() : QStringLiteral("color: #c0392b"));
+    WarningColour::apply(m_fixOutcome, !undone && !m_unappliedFixes.isEmpty());
     m_fixOutcome->show();
     m_fixesApplied = !undone && !m_appliedFixes.isEmpty();
     updateApplyButton();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openmodeldialog.h"
 
+#include "warningcolour.h"
 #include "project/modelreference.h"
 #include "settings/settingskeys.h"
 
@@ -147,7 +148,7 @@ void OpenModelDialog::validate()
     QString why;
     const Kind k = classify(reference(), &why);
     m_hint->setText(why);
-    m_hint->setStyleSheet(k == Kind::Invalid && !reference().isEmpty() ? QStringLiteral("color: #c0392b") : QString());
+    WarningColour::apply(m_hint, k == Kind::Invalid && !reference().isEmpty());
     m_buttons->button(QDialogButtonBox::Open)->setEnabled(k != Kind::Invalid);
 }
 

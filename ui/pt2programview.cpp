@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "pt2programview.h"
 
+#include "warningcolour.h"
 #include "models/pt2inputsmodel.h"
 #include "text/rangetext.h"
 
@@ -39,7 +40,7 @@ Pt2ProgramView::Pt2ProgramView(QWidget *parent)
     m_problems->setObjectName(QStringLiteral("pt2Problems"));
     m_problems->setWordWrap(true);
     WrappingLabel::neverWidens(m_problems);
-    m_problems->setStyleSheet(QStringLiteral("color: #c0392b"));
+    WarningColour::apply(m_problems, true);
     m_problems->hide();
 
     auto *split = new QSplitter(Qt::Horizontal, this);

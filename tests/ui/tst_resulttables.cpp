@@ -13,6 +13,9 @@
 #include "tablefilter.h"
 #include "models/verificationmodel.h"
 #include "themeapplier.h"
+#include "openmodeldialog.h"
+#include "pt2programview.h"
+#include "pt2/pt2program.h"
 
 #include "capturebuilder.h"
 #include "verificationanswer.h"
@@ -66,6 +69,7 @@ private slots:
     void optionsDialogHintsMergesAndZeroOrOneCalls();
     void verificationColoursReadInTheDarkTheme();
     void headlineVerdictReadsInTheDarkTheme();
+    void warningLabelsReadInBothThemes();
 };
 
 void TestResultTables::searchHidesRowsAndCounts()
@@ -290,6 +294,99 @@ void TestResultTables::headlineVerdictReadsInTheDarkTheme()
     const double a = luminance(colour), b = luminance(window);
     const double contrast = (std::max(a, b) + 0.05) / (std::min(a, b) + 0.05);
     QVERIFY2(contrast >= 4.5, qPrintable(QStringLiteral("%1 on %2: %3").arg(colour.name(), window.name()).arg(contrast)));
+}
+
+namespace {
+
+double contrastOf(const QColor &a, const QColor &b)
+{
+    const auto luminance = [](const QColor &c) {
+        const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// The text colour a label is drawn in, as painted: of its pixels, the one that stands
+// out most from its background (the core of a glyph; the edges are blended).
+QColor paintedTextColour(QLabel *label)
+{
+    const QImage image = label->grab().toImage();
+    const QColor background = label->palette().color(label->backgroundRole());
+    QColor best = background;
+    double most = 1;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            if (const double k = contrastOf(c, background); k > most) {
+                most = k;
+                best = c;
+            }
+        }
+    }
+    return best;
+}
+
+// A warning in red that reads: at least 4.5:1 on its background and still red.
+QString warningProblem(QLabel *label)
+{
+    if (!label->isVisible() || label->text().isEmpty())
+        return QStringLiteral("%1 not shown").arg(label->objectName());
+    // A style sheet colour is fixed whatever the theme (and what grab() paints of it is
+    // not what the screen shows): the colour must come from the palette.
+    if (label->styleSheet().contains(QLatin1String("color")))
+        return QStringLiteral("%1: a style sheet colour: %2").arg(label->objectName(), label->styleSheet());
+    const QColor text = paintedTextColour(label);
+    const QColor background = label->palette().color(label->backgroundRole());
+    const double k = contrastOf(text, background);
+    if (k < 4.5 || text.red() <= text.green() || text.red() <= text.blue())
+        return QStringLiteral("%1: %2 on %3 (%4:1)").arg(label->objectName(), text.name(), background.name()).arg(k, 0, 'f', 2);
+    return {};
+}
+
+} // namespace
+
+// The labels that warn (an invalid model reference, a program's problems, fixes that
+// could not be applied) take their red from the palette: it reads at 4.5:1 in the light
+// and the dark theme (issue 28 problem 10: a hard-coded #c0392b read at 2.6:1 on the
+// dark window), and follows a theme switch while shown.
+void TestResultTables::warningLabelsReadInBothThemes()
+{
+    const auto restore = qScopeGuard([] { ThemeApplier::apply(Theme::System); });
+    ThemeApplier::apply(Theme::Light);
+    OpenModelDialog dialog;
+    dialog.setReference(QStringLiteral("not a reference at all"));
+    dialog.show();
+    Pt2ProgramView program;
+    Pt2Program p;
+    p.filePath = QStringLiteral("/tmp/x.pt2");
+    p.warnings = {QStringLiteral("a warning the reader gave")};
+    program.setProgram(p);
+    program.show();
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    PhasedExportOutcome failed;
+    WorkerFailure failure = WorkerFailure::make(QStringLiteral("constraint_violation"), QStringLiteral("Constraints violated"));
+    failure.fixes = {QStringLiteral("batch = 2")};
+    failed.firstAttempt = ExportResult::fromFailure(failure);
+    document.exportResults()->setOutcome(failed, {});
+    view.showFixOutcome({QStringLiteral("batch = 2")}, {QStringLiteral("past_len = 0: no such Dim")});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QList<QLabel *> labels = {dialog.findChild<QLabel *>(QStringLiteral("modelReferenceHint")),
+                                    program.findChild<QLabel *>(QStringLiteral("pt2Problems")),
+                                    view.fixOutcomeLabel()};
+    for (Theme theme : {Theme::Light, Theme::Dark}) {
+        ThemeApplier::apply(theme);
+        QCoreApplication::processEvents();
+        for (QLabel *label : labels) {
+            QVERIFY(label);
+            QString problem;
+            QTest::qWaitFor([&] { return (problem = warningProblem(label)).isEmpty(); }, 1000);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+    }
 }
 
 DIMSCOPE_TEST_MAIN(TestResultTables)
