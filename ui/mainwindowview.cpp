@@ -5,6 +5,7 @@
 // focus between panels.
 #include "mainwindow.h"
 
+#include "glyphicon.h"
 #include "dimspanel.h"
 #include "explanationspanel.h"
 #include "exportcontroller.h"
@@ -160,12 +161,13 @@ void MainWindow::createToolBar()
     bar->setMovable(false);
     // Themed icons where the platform has them, Qt's own otherwise (a bare X server
     // has no icon theme).
-    const auto add = [this, bar](const char *objectName, QStyle::StandardPixmap fallback) {
+    // A glyph of one colour (the play triangle) follows the theme (GlyphIcon).
+    const auto add = [this, bar](const char *objectName, QStyle::StandardPixmap fallback, bool glyph = false) {
         QAction *a = findChild<QAction *>(QLatin1String(objectName));
         if (!a)
             return;
         if (a->icon().isNull())
-            a->setIcon(style()->standardIcon(fallback));
+            a->setIcon(glyph ? GlyphIcon::from(style()->standardIcon(fallback)) : style()->standardIcon(fallback));
         bar->addAction(a);
     };
     add("actionOpenCapture", QStyle::SP_DialogOpenButton);
@@ -174,8 +176,8 @@ void MainWindow::createToolBar()
     add("actionUndo", QStyle::SP_ArrowBack);
     add("actionRedo", QStyle::SP_ArrowForward);
     bar->addSeparator();
-    add("actionExportCpu", QStyle::SP_MediaPlay);
-    add("actionExportCuda", QStyle::SP_MediaPlay);
+    add("actionExportCpu", QStyle::SP_MediaPlay, true);
+    add("actionExportCuda", QStyle::SP_MediaPlay, true);
     add("actionCancelExport", QStyle::SP_BrowserStop);
 }
 

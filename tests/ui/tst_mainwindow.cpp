@@ -32,6 +32,9 @@
 #include <QToolBar>
 #include <QToolButton>
 #include "models/dimsmodel.h"
+#include "themeapplier.h"
+#include <QScopeGuard>
+#include <cmath>
 
 using namespace dimscope;
 
@@ -57,6 +60,7 @@ private slots:
     void documentIsReadOnlyWhileACaptureOpens();
     void menusHoldTheControllersActions();
     void undoButtonsKeepTheirWidth();
+    void exportIconReadsInTheDarkTheme();
 
 private:
     static QString demoCapture()
@@ -466,6 +470,49 @@ void TestMainWindow::undoButtonsKeepTheirWidth()
     QVERIFY2(undo->toolTip().contains(longName), qPrintable(undo->toolTip()));
     QVERIFY2(undo->text().contains(longName), qPrintable(undo->text())); // the Edit menu
     QVERIFY(!qobject_cast<QToolButton *>(bar->widgetForAction(undo))->text().contains(longName));
+}
+
+// The Export on CPU icon follows the theme (issue 28 problem 10): on the dark toolbar
+// its glyph stands out at 3:1 at least (WCAG's contrast for graphics); Qt's standard
+// play pixmap was black on #353535.
+void TestMainWindow::exportIconReadsInTheDarkTheme()
+{
+    const auto contrast = [](const QColor &a, const QColor &b) {
+        const auto luminance = [](const QColor &c) {
+            const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+            return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+        };
+        const double la = luminance(a), lb = luminance(b);
+        return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+    };
+    const auto restore = qScopeGuard([] { ThemeApplier::apply(Theme::System); });
+    MainWindow window;
+    window.show();
+    auto *bar = window.findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+    auto *exportCpu = window.findChild<QAction *>(QStringLiteral("actionExportCpu"));
+    QVERIFY(bar && exportCpu);
+    for (Theme theme : {Theme::Dark, Theme::Light}) {
+        ThemeApplier::apply(theme);
+        QCoreApplication::processEvents();
+        const QColor background = bar->palette().color(QPalette::Button);
+        // The glyph's colour: the average of its opaque pixels.
+        const QImage icon = exportCpu->icon().pixmap(bar->iconSize()).toImage().convertToFormat(QImage::Format_ARGB32);
+        double r = 0, g = 0, b = 0;
+        int opaque = 0;
+        for (int y = 0; y < icon.height(); ++y) {
+            for (int x = 0; x < icon.width(); ++x) {
+                const QColor c = icon.pixelColor(x, y);
+                if (c.alpha() < 200)
+                    continue;
+                r += c.redF(), g += c.greenF(), b += c.blueF();
+                ++opaque;
+            }
+        }
+        QVERIFY(opaque > 0);
+        const QColor glyph = QColor::fromRgbF(float(r / opaque), float(g / opaque), float(b / opaque));
+        QVERIFY2(contrast(glyph, background) >= 3.0,
+                 qPrintable(QStringLiteral("%1 on %2: %3").arg(glyph.name(), background.name()).arg(contrast(glyph, background))));
+    }
 }
 
 #include "tst_mainwindow.moc"
