@@ -425,10 +425,12 @@ void TestMainWindow::menusHoldTheControllersActions()
     QCOMPARE(names("exportMenu"), (QStringList{QStringLiteral("actionExportCpu"), QStringLiteral("actionExportCuda"),
                                                 QStringLiteral("actionCancelExport"), QStringLiteral("actionCopyDynamicShapes"),
                                                 QStringLiteral("actionSaveConstraints"), QStringLiteral("actionExportOptions"),
-                                                QStringLiteral("actionExportOutputFile")}));
+                                                QStringLiteral("actionCompareExports"), QStringLiteral("actionExportOutputFile"),
+                                                QStringLiteral("actionCompileAoti"), QStringLiteral("actionCancelAoti")}));
     const QStringList file = names("fileMenu");
     QCOMPARE(file.mid(0, 3), (QStringList{QStringLiteral("actionOpenCapture"), QStringLiteral("actionOpenModel"),
                                           QStringLiteral("actionOpenProject")}));
+    QVERIFY(file.contains(QStringLiteral("actionCompareCaptures")));
     for (const QString &name : names("exportMenu") + file)
         QCOMPARE(window.findChildren<QAction *>(name).size(), 1); // no leftover placeholder
     auto *panelsMenu = window.findChild<QMenu *>(QStringLiteral("panelsMenu"));
