@@ -23,13 +23,6 @@ QString entry(const DimAssignment &a)
     return {};
 }
 
-QString tensorText(const SpecNode &n)
-{
-    QStringList parts;
-    for (const auto &d : n.dims)
-        parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
-    return QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
-}
 
 QLatin1String openText(SpecNode::Kind kind)
 {
@@ -42,7 +35,7 @@ QLatin1String closeText(SpecNode::Kind kind)
 }
 
 // A trailing comma after every child also makes a 1-tuple a tuple.
-const SpecSyntax kPythonSyntax{QLatin1String("None"), 4, true, &tensorText, &openText, &closeText};
+const SpecSyntax kPythonSyntax{QLatin1String("None"), 4, true, &PythonSpecEmitter::tensorDims, &openText, &closeText};
 
 QString declaration(const DimDecl &d)
 {
@@ -110,6 +103,14 @@ QString PythonSpecEmitter::generate(const Capture &capture, const ConstraintSet 
     if (!used.isEmpty())
         out += declarations(set, used) + QLatin1Char('\n');
     return out + assignment(tree);
+}
+
+QString PythonSpecEmitter::tensorDims(const SpecNode &tensor)
+{
+    QStringList parts;
+    for (const auto &d : tensor.dims)
+        parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
+    return QLatin1Char('{') + parts.join(QStringLiteral(", ")) + QLatin1Char('}');
 }
 
 } // namespace dimscope

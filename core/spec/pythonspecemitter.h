@@ -28,6 +28,8 @@ public:
     static QString declarations(const ConstraintSet &set, const QStringList &used);
     // `dynamic_shapes = {…}` with a final line feed.
     static QString assignment(const SpecNode &tree);
+    // A tensor's entry: `{0: batch, 1: Dim.AUTO}` (its non-static dimensions).
+    static QString tensorDims(const SpecNode &tensor);
 };
 
 } // namespace dimscope

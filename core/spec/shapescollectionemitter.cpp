@@ -9,27 +9,13 @@ namespace dimscope {
 
 namespace {
 
-QString entry(const DimAssignment &a)
-{
-    switch (a.kind) {
-    case DimAssignment::Kind::Auto: return QStringLiteral("Dim.AUTO");
-    case DimAssignment::Kind::Dynamic: return QStringLiteral("Dim.DYNAMIC");
-    case DimAssignment::Kind::Named: return PythonSpecEmitter::variable(a.dim);
-    case DimAssignment::Kind::Static: return QStringLiteral("Dim.STATIC");
-    }
-    return {};
-}
-
 void writeTensors(const SpecNode &n, QString *out)
 {
     if (n.kind == SpecNode::Kind::Tensor) {
         if (n.dims.isEmpty())
             return; // not in the collection: static
-        QStringList parts;
-        for (const auto &d : n.dims)
-            parts << QStringLiteral("%1: %2").arg(d.first).arg(entry(d.second));
-        *out += QStringLiteral("shapes[call.input_leaf(%1)] = {%2}\n")
-                    .arg(PythonLiteral::string(n.path), parts.join(QStringLiteral(", ")));
+        *out += QStringLiteral("shapes[call.input_leaf(%1)] = %2\n")
+                    .arg(PythonLiteral::string(n.path), PythonSpecEmitter::tensorDims(n));
         return;
     }
     for (const SpecNode &c : n.children)
