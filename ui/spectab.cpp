@@ -6,6 +6,7 @@
 #include "messagebanner.h"
 #include "pythonhighlighter.h"
 #include "spec/specscript.h"
+#include "util/atomicfile.h"
 
 #include <QClipboard>
 #include <QComboBox>
@@ -19,7 +20,6 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollBar>
 #include <QVBoxLayout>
 
@@ -189,15 +189,11 @@ void SpecTab::saveAs()
 
 bool SpecTab::saveTo(const QString &path, QString *error) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
-        return false;
-    }
-    const QByteArray bytes = text().toUtf8();
-    if (file.write(bytes) != bytes.size() || !file.commit()) {
-        *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
-        file.cancelWriting();
+    // AtomicFile: every byte flushed and checked before the rename (Qt 6.4's
+    // QSaveFile::commit() reports success after ENOSPC and empties the file).
+    QString why;
+    if (!AtomicFile::write(path, text().toUtf8(), &why)) {
+        *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), why);
         return false;
     }
     return true;

@@ -42,7 +42,7 @@ public:
 
     void copy();
     void saveAs();
-    // Writes the text to `path` atomically (QSaveFile); false with *error naming the file.
+    // Writes the text to `path` atomically (AtomicFile: every byte checked before the rename); false with *error naming the file.
     bool saveTo(const QString &path, QString *error) const;
 
 signals:
