@@ -733,8 +733,12 @@ def _guard_verdicts(error, spec_doc, leaves):
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
-               archive=None, held_out=None):
+               archive=None, held_out=None, probe=False, probe_cap=None):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
+
+    `probe`: after verification, synthesized calls across every Dim's declared range run
+    through the program and the eager model (probes.py; result `probes`, never part of
+    `verified`). `probe_cap`: the largest size probed where a Dim has no max.
 
     `archive`: an archive.Target whose path is `output`: the program is kept in the worker
     under its name, not written or checked in a new interpreter (the result says "held");
@@ -847,6 +851,16 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                                                  bound_inputs(calls[index]), args, kwargs, compare_outputs,
                                                  _guards_suppressed, log)
         timings["verify"] = time.perf_counter() - t
+        if probe and result["verified"]:
+            # The declared ranges, probed from the calls verification served (probes.py);
+            # a program that fails its own calls is the fix loop's, not probed.
+            t = time.perf_counter()
+            progress("probe", "probing the declared ranges of the program", None)
+            from . import probes
+
+            result["probes"] = probes.probe(model, program, calls, [r["call"] for r in rows if r["status"] == "ok"],
+                                            shapes, cap=probe_cap, log=log)
+            timings["probe"] = time.perf_counter() - t
         # The eager outputs verification needed all came from the warm worker's earlier run.
         result["eager_reused"] = stats["eager_cached"] > 0 and stats["eager_runs"] == 0
         result["eager_calls"] = stats["eager_runs"]

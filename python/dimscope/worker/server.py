@@ -310,7 +310,8 @@ class Worker:
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
-            eager_cache=self.eager_outputs, inputs=inputs, archive=target, held_out=held_out)
+            eager_cache=self.eager_outputs, inputs=inputs, archive=target, held_out=held_out,
+            probe=bool(params.get("probe", False)), probe_cap=self._probe_cap(params))
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:
@@ -322,6 +323,16 @@ class Worker:
                    "; ".join("call %d %s" % (r["call"], r["status"]) for r in bad)),
                 result=result)
         return result
+
+    @staticmethod
+    def _probe_cap(params):
+        """The request's `probe_cap`: a positive int, or None (probes.default_cap)."""
+        from .errors import WorkerError
+
+        cap = params.get("probe_cap")
+        if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
+            raise WorkerError("bad_request", "probe_cap must be a positive integer, got %r" % (cap,))
+        return cap
 
     def _held_out(self, params, device):
         """The held-out capture the request names (`held_out`: a capture file of the same

@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Range probes (issue 24 item 3; docs/worker-protocol.md, "Range probes").
+
+A program declares ranges (`batch [1, oo]`, `past_len [0, oo]`), but verification runs
+only the recorded points. Probing synthesizes calls inside the declared range from the
+program's recorded calls and runs each through the program and the eager model, compared
+as verification compares: per Dim (one symbol of the program's inputs) its declared min,
+min + 1, a value between two recorded values, one past the largest recorded value, and
+its declared max or the cap (the request's `probe_cap`, else the model config's
+max_position_embeddings where it has one, else 4x the largest recorded value).
+
+A probe moves one Dim; every size that is that Dim moves with it and sizes derived from
+it follow (the program's own shapes give the relation), so the call stays consistent.
+Tensors grow by repeating their recorded content along the dim (ids stay recorded ids,
+caches and images hold recorded values), integer attention masks are ones. Probing
+runs in the worker on the program and the model already loaded; it never changes the
+program or the constraints: it reports.
+"""
+
+import copy
+import time
+
+from .aoti import _finite, _moved_call, _path_text, _symbol_values, _user_inputs
+from .errors import max_positions, parse_guard_failure
+
+# A probe whose inputs would hold more elements than this is skipped (said so): probing
+# must stay cheap next to verification.
+_MAX_ELEMENTS = 1 << 24
+_CAP_FACTOR = 4
+
+
+def _noop(*_args, **_kwargs):
+    pass
+
+
+def default_cap(model, largest):
+    """(cap, where it comes from) for a Dim whose largest recorded value is `largest`."""
+    limit, why = max_positions(model)
+    if why.startswith("the model's config"):
+        return limit, why.replace("the model's ", "")
+    return _CAP_FACTOR * max(1, largest), "%dx the largest recorded value" % _CAP_FACTOR
+
+
+def targets(lower, upper, recorded, cap):
+    """The sizes probed for one Dim: min, min + 1, between recorded values, past the
+    largest recorded value, and the top (the declared max, else `cap`), each within
+    [lower, top], without the recorded values themselves (verification ran those)."""
+    top = upper if upper is not None else max(cap, max(recorded))
+    wanted = [lower, lower + 1]
+    gaps = [(b - a, a, b) for a, b in zip(recorded, recorded[1:]) if b - a >= 2]
+    if gaps:
+        _, a, b = max(gaps)
+        wanted.append((a + b) // 2)
+    wanted += [max(recorded) + 1, top]
+    return sorted({v for v in wanted if lower <= v <= top and v not in recorded})
+
+
+def _dim_names(shapes, call, inputs):
+    """{symbol: Dim name} from the spec's entries at the same tensors (by identity:
+    the call's values are the capture's objects) and dims as the program's symbols."""
+    import torch
+
+    from . import spec as speclib
+    from .exporter import bound_inputs, with_constants
+
+    by_tensor = {}
+    try:
+        bound = bound_inputs(call)
+        for _path, tensor, dims in speclib.walk(with_constants(shapes, bound), bound):
+            by_tensor[id(tensor)] = dims
+    except Exception:  # noqa: BLE001 - no names: the symbols are named as torch names them
+        return {}
+    names = {}
+    for _path, shape, value in inputs:
+        dims = by_tensor.get(id(value))
+        if shape is None or not dims:
+            continue
+        for d, size in enumerate(shape):
+            expr = size.node.expr if isinstance(size, torch.SymInt) else None
+            name = getattr(dims.get(d), "__name__", None)
+            if expr is not None and expr.is_Symbol and isinstance(name, str):
+                names.setdefault(expr, name)
+    return names
+
+
+def _masks_of_ones(args_kwargs, changed):
+    """Integer or bool tensors named like an attention mask that were resized (`changed`:
+    their ids) hold ones: a mask repeated from a padded one would pad mid-sequence."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    def fill(path, leaf):
+        if (isinstance(leaf, torch.Tensor) and id(leaf) in changed and not leaf.is_floating_point()
+                and "attention_mask" in pytree.keystr(path)):
+            return torch.ones_like(leaf)
+        return leaf
+
+    try:
+        return pytree.tree_map_with_path(fill, args_kwargs)
+    except Exception:  # noqa: BLE001 - a class without key paths (a cache): its masks stay as repeated
+        return args_kwargs
+
+
+def _elements(tree):
+    import torch
+    from torch.utils import _pytree as pytree
+
+    return sum(x.numel() for x in pytree.tree_leaves(tree) if isinstance(x, torch.Tensor))
+
+
+def _run_probe(model, module, args, kwargs, compare, guards_suppressed):
+    """One probe through the program and the eager model: the row's status fields."""
+    import torch
+
+    with torch.no_grad():
+        try:
+            with guards_suppressed(module):
+                actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        except Exception as e:  # noqa: BLE001 - the program's guard is the verdict
+            text = ("%s: %s" % (type(e).__name__, str(e).strip()))[:4000]
+            return {"status": "rejected", "message": text, "guard": guard_text(text)}
+        try:
+            expected = model(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        except Exception as e:  # noqa: BLE001 - the model's own failure: the probe cannot be verified
+            return {"status": "eager_failed", "message": ("the eager model fails on it: %s: %s"
+                                                          % (type(e).__name__, str(e).strip()))[:4000]}
+    leaves, ok, message = compare(expected, actual)
+    worst = max((leaf.get("max_abs", 0.0) for leaf in leaves), default=None)
+    if ok:
+        return {"status": "served", "message": None, "max_abs": worst}
+    return {"status": "mismatch", "max_abs": worst,
+            "message": "the program accepts it and its outputs differ from the eager model's (%s)"
+                       % (message or "beyond atol=1e-4, rtol=1e-3")}
+
+
+def guard_text(message):
+    """The guard a rejection names ("input_ids.size()[1] <= 7"), else torch's first line
+    without the exception's class."""
+    guard = parse_guard_failure(message)
+    if guard:
+        return guard["expression"]
+    first = (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
+    kind, _, rest = first.partition(": ")
+    return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first
+
+
+def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None):
+    """Probes the declared range of `program` from its served calls (`served`: indices
+    into `calls`). Returns the `probes` entry of the export result
+    (docs/worker-protocol.md): {"dims": [...], "probes": [...], "seconds": ...}."""
+    from .exporter import _guards_suppressed, compare_outputs
+
+    compare = compare or compare_outputs
+    guards_suppressed = guards_suppressed or _guards_suppressed
+    t = time.perf_counter()
+    result = {"dims": [], "probes": [], "seconds": 0.0}
+    measured = []
+    for i in served:
+        inputs = _user_inputs(program, calls[i])
+        values = _symbol_values(inputs) if inputs is not None else None
+        if values is not None:
+            measured.append((calls[i], inputs, values))
+    if not measured:
+        result["skipped"] = "no served call has the program's input structure: nothing to probe from"
+        log("range probes: " + result["skipped"])
+        return result
+    names = _dim_names(shapes, measured[0][0], measured[0][1]) if shapes is not None else {}
+    module = program.module()
+    for symbol in sorted(measured[0][2], key=str):
+        dim = _probe_dim(model, program, module, symbol, names.get(symbol, str(symbol)), measured, cap,
+                         compare, guards_suppressed)
+        if dim is not None:
+            result["dims"].append(dim[0])
+            result["probes"] += dim[1]
+    result["seconds"] = time.perf_counter() - t
+    for line in summary_lines(result):
+        log("range probes: " + line, stream="warning" if "rejected" in line or "WRONG" in line else "worker")
+    return result
+
+
+def _probe_dim(model, program, module, symbol, name, measured, cap, compare, guards_suppressed):
+    r = program.range_constraints.get(symbol)
+    if r is None:
+        return None
+    lower, upper = _finite(r.lower) or 0, _finite(r.upper)
+    recorded = sorted({values[symbol] for _c, _i, values in measured if symbol in values})
+    dim_cap, cap_source = (cap, "the request's probe_cap") if cap else default_cap(model, recorded[-1])
+    # The served call with the most of this Dim: the most recorded content to repeat.
+    call, inputs, values = max(measured, key=lambda m: m[2].get(symbol, -1))
+    where = next(("%s.size()[%d]" % (_path_text(p), d) for p, shape, _ in inputs if shape is not None
+                  for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol), None)
+    entry = {"dim": name, "symbol": str(symbol), "where": where, "declared": [lower, upper], "recorded": recorded,
+             "cap": dim_cap, "cap_source": cap_source, "probed": [], "served": [], "rejected": [], "unverified": [],
+             "wrong": []}
+    rows = []
+    for value in targets(lower, upper, recorded, dim_cap):
+        row = {"dim": name, "value": value, "call": call.index}
+        moved = _moved_call(program, call, inputs, {**values, symbol: value})
+        if moved is None:
+            row.update(status="skipped", message="the call cannot be resized to %s = %d" % (name, value))
+        elif _elements(moved) > _MAX_ELEMENTS:
+            row.update(status="skipped", message="the probe's inputs would hold more than %d elements" % _MAX_ELEMENTS)
+        else:
+            changed = {id(x) for x in _changed_leaves(moved, call)}
+            args, kwargs = _masks_of_ones(moved, changed)
+            row.update(_run_probe(model, module, args, kwargs, compare, guards_suppressed))
+        rows.append(row)
+        entry["probed"].append(value)
+        key = {"served": "served", "rejected": "rejected", "mismatch": "wrong"}.get(row["status"], "unverified")
+        entry[key].append(value)
+    return entry, rows
+
+
+def _changed_leaves(moved, call):
+    """The tensors of `moved` that are not the call's own (resized ones)."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from .exporter import call_arguments
+
+    own = {id(x) for x in pytree.tree_leaves(call_arguments(call)) if isinstance(x, torch.Tensor)}
+    return [x for x in pytree.tree_leaves(moved) if isinstance(x, torch.Tensor) and id(x) not in own]
+
+
+def _values_text(values):
+    return ", ".join(str(v) for v in values)
+
+
+def dim_line(dim, rows):
+    """`batch: 1..64 served`; `seq_len: 2..32 served; 1 rejected (input_ids.size()[1] > 1)`."""
+    served = sorted(set(dim["served"]) | set(dim["recorded"]))
+    parts = []
+    if dim["served"] or dim["recorded"]:
+        parts.append("%s served" % ("%d..%d" % (served[0], served[-1]) if len(served) > 1 else served[0]))
+    by_guard = {}
+    for row in rows:
+        if row["status"] == "rejected":
+            by_guard.setdefault(row.get("guard") or row["message"], []).append(row["value"])
+    parts += ["%s rejected (%s)" % (_values_text(v), g) for g, v in by_guard.items()]
+    for status, word in (("mismatch", "WRONG"), ("eager_failed", "not verified"), ("skipped", "not probed")):
+        hit = [r for r in rows if r["status"] == status]
+        if hit:
+            parts.append("%s %s (%s)" % (_values_text([r["value"] for r in hit]), word, hit[0]["message"]))
+    declared = "%d..%s" % (dim["declared"][0], "oo" if dim["declared"][1] is None else dim["declared"][1])
+    return "%s (declared %s): %s" % (dim["dim"], declared, "; ".join(parts) or "nothing probed")
+
+
+def summary_lines(result):
+    if result.get("skipped"):
+        return [result["skipped"]]
+    return [dim_line(d, [r for r in result["probes"] if r["dim"] == d["dim"]]) for d in result["dims"]]

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Range probes (issue 24 item 3): synthesized calls across each Dim's declared range,
+made from the recorded calls, run through the program and the eager model. In process:
+a module of a few lines whose `if` on a size cuts the range it declares (built on
+purpose), one that serves its whole range, and the demo model with its cache, whose
+shared and derived sizes must move together. The CLI's lines and --json are checked on
+the tiny Llama's --fix-loop export (test_cli_record.py)."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("dimscope.capture")
+
+from conftest import record  # noqa: E402
+from dimscope import capture as capturelib  # noqa: E402
+from dimscope.worker import exporter, probes  # noqa: E402
+from dimscope.worker import spec as speclib  # noqa: E402
+
+TORCH = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+@pytest.mark.parametrize("lower,upper,recorded,cap,expected", [
+    (1, None, [3, 5], 20, [1, 2, 4, 6, 20]),          # min, min+1, between 3 and 5, past 5, the cap
+    (2, 64, [4], 16, [2, 3, 5, 64]),                  # a declared max is the top, not the cap
+    (0, None, [0, 5, 6, 7, 8, 11], 44, [1, 2, 12, 44]),  # recorded sizes are verification's, not probed
+    (1, 6, [6], 24, [1, 2]),                          # nothing past the declared max
+])
+def test_the_sizes_probed_per_dim(lower, upper, recorded, cap, expected):
+    assert probes.targets(lower, upper, recorded, cap) == expected
+
+
+class SkipsFive(torch.nn.Module):
+    """Another result at length 5 than at every other length: torch traces the branch of
+    the example (4), so the program's guard (torch >= 2.7: `x.size()[1] != 5`) or its
+    other branch (torch 2.6, which keeps no such guard) cuts the range [2, oo] it declares."""
+
+    def forward(self, x):
+        if x.shape[1] == 5:
+            return x * 3
+        return x * 2
+
+
+class Doubles(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def _probe(tmp_path, model, lengths=(4,)):
+    path = record(model, [(torch.randn(3, n),) for n in lengths], tmp_path / "cap.safetensors", no_grad=True)
+    calls = capturelib.load_capture(str(path), device="cpu").calls
+    args, kwargs = exporter.call_arguments(calls[0])
+    # Dim.AUTO: torch declares what it traced ([2, oo]) instead of failing on the branch.
+    program = torch.export.export(model, args, kwargs, dynamic_shapes={"x": {1: torch.export.Dim.AUTO}}, strict=False)
+    spec_doc = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "seq", "min": 2, "max": None}],
+                "dynamic_shapes": {"dict": {"x": {"tensor": {"1": "seq"}}}}}
+    shapes = speclib.load_dynamic_shapes(spec_doc)
+    lines = []
+    result = probes.probe(model, program, calls, list(range(len(calls))), shapes,
+                          log=lambda text, stream="worker": lines.append((stream, text)))
+    return result, lines
+
+
+def test_a_guard_inside_the_declared_range_is_reported_with_its_text(tmp_path):
+    result, lines = _probe(tmp_path, SkipsFive())
+    dim, = result["dims"]
+    assert (dim["dim"], dim["declared"], dim["recorded"]) == ("seq", [2, None], [4]), dim
+    assert dim["probed"] == [2, 3, 5, 16] and dim["cap_source"] == "4x the largest recorded value", dim
+    five, = [r for r in result["probes"] if r["value"] == 5]
+    if TORCH >= (2, 7):
+        assert five["status"] == "rejected" and five["guard"] == "x.size()[1] != 5", five
+        assert dim["rejected"] == [5] and dim["served"] == [2, 3, 16], dim
+        assert lines[-1] == ("warning", "range probes: seq (declared 2..oo): 2..16 served; 5 rejected "
+                                        "(x.size()[1] != 5)"), lines
+    else:  # the program runs 5 on the traced branch: twice x where the model gives three times
+        assert five["status"] == "mismatch" and five["max_abs"] > 0.1, five
+        assert dim["wrong"] == [5] and "5 WRONG (the program accepts it" in lines[-1][1], lines
+    assert all(r["call"] == 0 for r in result["probes"])
+
+
+def test_a_program_that_serves_its_range_is_served_at_every_probe(tmp_path):
+    result, lines = _probe(tmp_path, Doubles(), lengths=(4, 9))
+    dim, = result["dims"]
+    assert dim["probed"] == [2, 3, 6, 10, 36] and dim["served"] == dim["probed"], dim
+    assert {r["status"] for r in result["probes"]} == {"served"}
+    assert all(r["max_abs"] < 1e-6 for r in result["probes"])
+    assert lines == [("worker", "range probes: seq (declared 2..oo): 2..36 served")], lines
+
+
+def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
+    """The demo's cache length is one Dim over 4 cache tensors and the mask's length is
+    seq_len + past_len in the program: a probe of past_len resizes all of them, and the
+    eager model agrees with the program on every probe (its learned positions stop at 64:
+    the probes stay below)."""
+    from dimscope import caches, demo
+
+    path = tmp_path / "demo.safetensors"
+    demo.record_demo_capture(str(path))
+    cap = capturelib.load_capture(str(path), device="cpu")
+    caches.register_capture_flattening(cap.manifest)
+    model = demo.make_model().eval()
+    spec_doc = {"format": "dimscope.dynamic_shapes", "version": 1,
+                "dims": [{"name": "seq_len", "min": 1, "max": None}, {"name": "total_len", "min": 2, "max": None},
+                         {"name": "past_len", "min": 0, "max": None}],
+                "dynamic_shapes": {"dict": {
+                    "input_ids": {"tensor": {"1": "seq_len"}}, "attention_mask": {"tensor": {"1": "total_len"}},
+                    "past_key_values": {"list": [{"list": [{"tensor": {"2": "past_len"}}] * 2}] * 2}}}}
+    result = exporter.run_export(model, cap.calls, spec_doc, str(tmp_path / "demo.pt2"), verify_calls=False)
+    assert result["example_call"] == 4
+    import dimscope
+
+    program = dimscope.load_program(str(tmp_path / "demo.pt2"))
+    got = probes.probe(model, program, cap.calls, list(range(len(cap.calls))), speclib.load_dynamic_shapes(spec_doc))
+    dims = {d["dim"]: d for d in got["dims"]}
+    # total_len is seq_len + past_len in the program: not probed on its own, moved with them
+    assert sorted(dims) == ["past_len", "seq_len"], dims
+    assert dims["past_len"]["recorded"] == [0, 5, 6, 7, 8, 11] and dims["past_len"]["probed"] == [1, 2, 12, 44]
+    assert dims["seq_len"]["recorded"] == [1, 3, 5] and dims["seq_len"]["probed"] == [2, 4, 6, 20]
+    assert {r["status"] for r in got["probes"]} == {"served"}, [r for r in got["probes"] if r["status"] != "served"]
+    assert dims["past_len"]["where"] == "past_key_values['key_cache'][0].size()[2]", dims["past_len"]
