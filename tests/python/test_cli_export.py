@@ -76,17 +76,24 @@ def check_symbols_for_dynamic_dims(out, constraints):
 
 # --- (a) the demo model --------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def demo_constraints(tmp_path_factory):
-    """The bundled project's constraint set, extracted into its own file."""
+def project_naming_another_model(folder):
+    """The bundled project with its model replaced by one that leaves a mark when imported
+    (and its capture made absolute): (project file, marker)."""
+    marker = folder / "ran"
+    (folder / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\ndef make():\n    raise SystemExit\n")
     project = json.loads(DEMO_PROJECT.read_text())
-    path = tmp_path_factory.mktemp("demo") / "demo-constraints.json"
-    path.write_text(json.dumps(project["constraints"]))
-    return path
+    project["model"] = f"{folder / 'evil.py'}:make"
+    project["capture"] = str(DEMO_CAPTURE)
+    (folder / "evil.dimscope").write_text(json.dumps(project))
+    return folder / "evil.dimscope", marker
 
 
-@pytest.mark.parametrize("source", ["inferred", "project-constraints"])
-def test_demo_export_replays_and_reads_back_symbols(source, demo_constraints, tmp_path):
+@pytest.mark.parametrize("source", ["inferred", "project"])
+def test_demo_export_replays_and_reads_back_symbols(source, tmp_path):
+    """The demo exported with the constraints inferred from its capture, or with those of
+    a project given as --constraints. The project contributes its constraints only: the
+    model it names (one that leaves a mark when imported) is never run, the CLI runs the
+    model its arguments name. (One export does both: CI time.)"""
     out_pt2 = tmp_path / "demo.pt2"
     args = ["export", "--model", "dimscope.demo:make_model", "--capture", DEMO_CAPTURE, "-o", out_pt2]
     if source == "inferred":
@@ -94,8 +101,9 @@ def test_demo_export_replays_and_reads_back_symbols(source, demo_constraints, tm
         assert done.returncode == 0, done.stderr
         constraints = json.loads(done.stdout)
     else:
-        args += ["--constraints", demo_constraints]
-        constraints = json.loads(demo_constraints.read_text())
+        project, marker = project_naming_another_model(tmp_path)
+        args += ["--constraints", project]
+        constraints = json.loads(project.read_text())["constraints"]
     done = cli(*args)
     assert done.returncode == 0, done.stdout + done.stderr
     assert out_pt2.is_file()
@@ -104,6 +112,9 @@ def test_demo_export_replays_and_reads_back_symbols(source, demo_constraints, tm
     assert sorted(rows) == list(range(6)) and set(rows.values()) == {"ok"}, rows
     check_symbols_for_dynamic_dims(done.stdout, constraints)
     assert "range constraints:" in done.stdout
+    if source == "project":
+        assert not marker.exists()
+        assert "evil.py" not in done.stdout + done.stderr
 
 
 def test_demo_dynamic_shapes_spec_is_still_accepted(tmp_path):
@@ -378,22 +389,6 @@ def test_fix_loop_splits_a_shared_dim_before_specializing_it(tmp_path):
     leaves = read_back(done.stdout)
     assert leaves["x"][0].startswith("batch ("), leaves  # the text's batch stays symbolic
     assert leaves["images"][0] == "2", leaves  # only the images are specialized
-
-
-def test_cli_runs_only_the_model_its_arguments_name(tmp_path):
-    """A project given as --constraints contributes its constraints only: the model it
-    names (here one that leaves a mark when imported) is never run."""
-    marker = tmp_path / "ran"
-    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\ndef make():\n    raise SystemExit\n")
-    project = json.loads(DEMO_PROJECT.read_text())
-    project["model"] = f"{tmp_path / 'evil.py'}:make"
-    project["capture"] = str(DEMO_CAPTURE)
-    (tmp_path / "evil.dimscope").write_text(json.dumps(project))
-    done = cli("export", "--model", "dimscope.demo:make_model", "--capture", DEMO_CAPTURE,
-               "--constraints", tmp_path / "evil.dimscope", "-o", tmp_path / "demo.pt2")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert not marker.exists()
-    assert "evil.py" not in done.stdout + done.stderr
 
 
 def test_constraints_fifo_is_refused_not_waited_on(tmp_path):
