@@ -35,6 +35,20 @@ int firstCallApart(const ShapeTable &table, const LeafDim &x, const LeafDim &y)
     return -1;
 }
 
+// The name inference gives the dim's role (tokens_seen), when no Dim has it yet; else
+// `<leaf>_dim<i>` (a second past_len is a cache length of another kind of layer).
+QString nameFor(const LeafDim &dim, const ShapeTable &table, const QSet<QString> &taken)
+{
+    const int index = table.indexOf(dim.path);
+    if (index >= 0) {
+        const ShapeTable::LeafInfo &leaf = table.leaf(index);
+        const QString role = DimNaming::roleOf(leaf.path, leaf.arg, dim.dim, leaf.rank).name;
+        if (!role.isEmpty() && !taken.contains(role))
+            return role;
+    }
+    return DimNaming::fallbackName(dim.path, dim.dim);
+}
+
 // Every root Dim's leaf dims, in leaf order.
 QHash<QString, QVector<LeafDim>> leafDimsByRoot(const ConstraintSet &set, const ShapeTable &table)
 {
@@ -78,7 +92,7 @@ QStringList DimsSeenApart::split(ConstraintSet *set, const ShapeTable &recorded)
         }
         for (int g = 1; g < groups.size(); ++g) {
             const LeafDim &first = groups.at(g).first();
-            const QString name = DimNaming::claimUnique(DimNaming::fallbackName(first.path, first.dim), &taken);
+            const QString name = DimNaming::claimUnique(nameFor(first, recorded, taken), &taken);
             if (!set->addRootDim(name, root.min, root.max).isEmpty())
                 continue;
             for (const LeafDim &dim : groups.at(g))

@@ -19,8 +19,8 @@ class DimsSeenApart
 {
 public:
     // Splits each root Dim of `set` whose leaf dims differ in some call of `recorded`
-    // (a call that has both leaves); the new Dims are named `<leaf>_dim<i>` like
-    // inference's. Returns one note per split: "past_key_values.key_cache[1] dim 2 gets
+    // (a call that has both leaves); the new Dims are named as inference names the
+    // dim's role where no Dim has that name (tokens_seen), else `<leaf>_dim<i>`. Returns one note per split: "past_key_values.key_cache[1] dim 2 gets
     // its own Dim past_key_values_key_cache_1_dim2 (apart from past_len in call 5)".
     static QStringList split(ConstraintSet *set, const ShapeTable &recorded);
 };

@@ -47,6 +47,10 @@ DimNaming::Role DimNaming::roleOf(const QString &path, const QString &arg, int d
         return {QStringLiteral("cross_len"), 4};
     if (cache && dim == 2)
         return {arg.toLower().contains(QLatin1String("past")) ? QStringLiteral("past_len") : QStringLiteral("cache_len"), 4};
+    // dimscope.cachelayers' count of the tokens a sliding-window cache layer has seen
+    // (a cache without a full-attention layer): a tensor as long as the count.
+    if (rank == 1 && dim == 0 && path.contains(QLatin1String(".tokens_seen[")))
+        return {QStringLiteral("tokens_seen"), 4};
     if (isTokenInput(arg) && ((rank >= 2 && dim == 1) || (rank == 1 && dim == 0)))
         return {QStringLiteral("seq_len"), 3};
     if (arg == QLatin1String("cache_position") && rank == 1 && dim == 0)

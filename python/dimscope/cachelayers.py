@@ -19,7 +19,14 @@ Children, by the kinds of layers the cache has (context: the child names):
     ``past_key_values.key_cache[0]`` and the ``.pt2``'s input spec are the same);
 ``conv_states``, ``recurrent_states``
     one tensor per linear-attention layer that holds states (only when the cache has
-    linear-attention layers).
+    linear-attention layers);
+``tokens_seen``
+    one uint8 tensor per sliding-window layer that holds keys, whose length is the
+    number of tokens the layer has seen (its ``cumulative_length``; the values are
+    zeros), only in a cache without a full-attention layer (Mistral), whose layers'
+    descriptors say ``"tokens_seen": true``. Its size is the count, so an exported
+    program takes it as a symbolic size: the mask's offset past the window is an input
+    of the program instead of a constant the rebuild had to guess.
 
 A cache passed without states (generate()'s first call) is recorded, like an empty
 key/value cache, with zero-size tensors: keys and values with their sequence dim at 0,
@@ -29,15 +36,17 @@ rebuilt from those has no state yet), so that every call has the same structure.
 Layer kinds recorded in a node's ``layers`` (one entry per layer):
 ``{"type": "full"}``, ``{"type": "sliding", "sliding_window": W, "seen": N}``
 (``seen``: the tokens the layer had seen when the call was recorded, for checking the
-rebuild), ``{"type": "linear"}``, and ``{"type": "other", "class": NAME}`` for layer
-classes dimscope does not rebuild.
+rebuild; ``"tokens_seen": true`` where the count is a ``tokens_seen`` child),
+``{"type": "linear"}``, and ``{"type": "other", "class": NAME}`` for layer classes
+dimscope does not rebuild.
 
 A sliding-window layer keeps only its last ``W - 1`` tokens, so the number of tokens it
 has seen (its ``cumulative_length``, which sets the mask's offset into the 2D attention
-mask) is not in its tensors. It is restored as the length of the cache's first
-full-attention layer (every layer sees the same tokens); in a cache without one (all
-layers sliding, Mistral) as the layer's own length, which is exact until the layer has
-seen ``W - 1`` tokens (``Capture.inexact`` lists where it is not).
+mask) is not in its keys and values. It is restored from its ``tokens_seen`` child where
+the cache has one; else as the length of the cache's first full-attention layer (every
+layer sees the same tokens); in a cache recorded without either (all layers sliding,
+captures before ``tokens_seen``) as the layer's own length, which is exact until the
+layer has seen ``W - 1`` tokens (``Capture.inexact`` lists where it is not).
 
 Programs are traced with two stand-ins for transformers' attention layers that compute
 the same values without Python branches on sizes (see `export_layer_class`).
@@ -60,6 +69,8 @@ OTHER = "other"
 
 KEY_NAMES = ("key_cache", "value_cache")
 STATE_NAMES = ("conv_states", "recurrent_states")
+SEEN_NAME = "tokens_seen"
+SEEN_FLAG = "tokens_seen"  # a sliding layer's descriptor: its count is a tokens_seen child
 
 # transformers' layer classes, by the name they have in transformers.cache_utils.
 _LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING,
@@ -85,10 +96,14 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
     if not isinstance(layers, (list, tuple)):
         return None
     out: List[Dict[str, Any]] = []
+    # Without a full-attention layer nothing else holds the count: it becomes a child.
+    carried = not any(_kind_of(layer) == FULL for layer in layers)
     for layer in layers:
         kind = _kind_of(layer)
         if kind == SLIDING:
             d = {"type": SLIDING, "sliding_window": int(layer.sliding_window)}
+            if carried:
+                d[SEEN_FLAG] = True
             if seen:
                 d["seen"] = int(getattr(layer, "cumulative_length", 0) or 0)
             out.append(d)
@@ -105,9 +120,14 @@ def is_layered(layers: Optional[Sequence[Dict[str, Any]]]) -> bool:
     return bool(layers) and any(d.get("type") != FULL for d in layers)
 
 
-def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int]]]:
+def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int], bool]]:
     """The kinds (and windows) of the layers, without what changes from call to call."""
-    return [(d.get("type"), d.get("sliding_window")) for d in layers]
+    return [(d.get("type"), d.get("sliding_window"), bool(d.get(SEEN_FLAG))) for d in layers]
+
+
+def carries_seen(layers: Sequence[Dict[str, Any]]) -> bool:
+    """Whether the cache flattens its sliding layers' tokens seen (``tokens_seen``)."""
+    return any(d.get("type") == SLIDING and d.get(SEEN_FLAG) for d in layers)
 
 
 def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
@@ -117,7 +137,24 @@ def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
         names.extend(KEY_NAMES)
     if LINEAR in kinds:
         names.extend(STATE_NAMES)
+    if carries_seen(layers):
+        names.append(SEEN_NAME)
     return names
+
+
+def _seen_tensor(layer: Any, like: torch.Tensor) -> torch.Tensor:
+    """The layer's tokens seen as a tensor of that length. The same object while the count
+    is unchanged: torch.export attaches a spec to the tensors one flattening gives and
+    fakes those another gives, so a new tensor per flattening would stay static."""
+    seen = layer.cumulative_length
+    held = getattr(layer, "_dimscope_tokens_seen", None)
+    if isinstance(held, torch.Tensor) and held.shape[0] is seen:
+        return held
+    if isinstance(held, torch.Tensor) and not isinstance(seen, torch.SymInt) and held.shape[0] == seen:
+        return held
+    held = torch.zeros(seen, dtype=torch.uint8, device=like.device)  # a SymInt stays symbolic
+    layer._dimscope_tokens_seen = held
+    return held
 
 
 def _set(layer: Any, attr: str) -> Optional[torch.Tensor]:
@@ -163,6 +200,10 @@ def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
                 # a layer initialized by transformers but never updated holds a 1-D empty tensor
                 if value is not None and value.dim() >= 2 and name in groups:
                     groups[name].append(value)
+            keys = _set(layer, "keys")
+            if d["type"] == SLIDING and d.get(SEEN_FLAG) and SEEN_NAME in groups and \
+                    keys is not None and keys.dim() >= 2:
+                groups[SEEN_NAME].append(_seen_tensor(layer, keys))
     return [groups[n] for n in names], names
 
 
@@ -201,7 +242,7 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
         raise CaptureError(f"{prefix}{len(children)} children for {len(names)} names {list(names)}")
     groups = {n: list(c) for n, c in zip(names, children)}
     for n in groups:
-        if n not in KEY_NAMES + STATE_NAMES:
+        if n not in KEY_NAMES + STATE_NAMES + (SEEN_NAME,):
             raise CaptureError(f"{prefix}unknown cache child {n!r}")
     keys, values = groups.get("key_cache", []), groups.get("value_cache", [])
     conv, recurrent = groups.get("conv_states", []), groups.get("recurrent_states", [])
@@ -218,6 +259,14 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
     if len(conv) not in (0, len(linear)) or len(recurrent) not in (0, len(linear)):
         raise CaptureError(f"{prefix}{len(conv)} convolution and {len(recurrent)} recurrent states for "
                            f"{len(linear)} linear-attention layers")
+    counted = [i for i in attention if layers[i]["type"] == SLIDING and layers[i].get(SEEN_FLAG)]
+    counts = groups.get(SEEN_NAME, [])
+    if SEEN_NAME in groups and len(counts) != (len(counted) if keys else 0):
+        raise CaptureError(f"{prefix}{len(counts)} tokens_seen tensors for {len(counted)} sliding-window layers "
+                           f"that carry their count")
+    if SEEN_NAME in groups and not all(isinstance(t, torch.Tensor) and t.dim() == 1 for t in counts):
+        raise CaptureError(f"{prefix}tokens_seen: expected one 1-d tensor per sliding-window layer")
+    count_slot = {i: n for n, i in enumerate(counted)} if counts else {}
     seen = None
     if keys:
         full = [n for n, i in enumerate(attention) if layers[i]["type"] == FULL]
@@ -262,7 +311,11 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
             k, v = keys[n], values[n]
             layer.lazy_initialization(k, v)
             layer.keys, layer.values = k, v
-            if kind == SLIDING:
+            if kind == SLIDING and i in count_slot:
+                counted_seen = counts[count_slot[i]]
+                layer.cumulative_length = counted_seen.shape[0]
+                layer._dimscope_tokens_seen = counted_seen
+            elif kind == SLIDING:
                 layer.cumulative_length = seen if seen is not None else k.shape[-2]
                 if restored is not None and "seen" in d and not export and \
                         int(layer.cumulative_length) != int(d["seen"]):
@@ -356,7 +409,8 @@ def make_registration(cls: type, layers: Sequence[Dict[str, Any]]):
     import torch.utils._pytree as pytree
 
     def flatten(cache: Any):
-        return flatten_layers(cache)
+        # As registered: a capture recorded before tokens_seen keeps its structure.
+        return flatten_layers(cache, _LAYOUTS.get(cls))
 
     def unflatten(children: Any, context: Any) -> Any:
         layout = _LAYOUTS.get(cls)
@@ -365,7 +419,7 @@ def make_registration(cls: type, layers: Sequence[Dict[str, Any]]):
         return build_layered_cache(cls, list(context), list(children), layout, export=True)
 
     def flatten_with_keys(cache: Any):
-        children, names = flatten_layers(cache)
+        children, names = flatten_layers(cache, _LAYOUTS.get(cls))
         return [(pytree.MappingKey(n), c) for n, c in zip(names, children)], names
 
     return flatten, unflatten, flatten_with_keys

@@ -56,6 +56,25 @@ private slots:
         QVERIFY(set.checkInvariants().isEmpty());
     }
 
+    void aDimApartTakesItsRolesNameWhenFree()
+    {
+        // Mistral (every layer sliding, window 8): the count of tokens seen equals the
+        // cache's length below the window and grows past it (issue 27 item 4).
+        const QString key = QStringLiteral("past_key_values.key_cache[0]");
+        const QString seen = QStringLiteral("past_key_values.tokens_seen[0]");
+        const Capture recorded = test::makeCapture(QStringLiteral("%1=2x2x6x8 %2=6:u8|%1=2x2x7x8 %2=9:u8").arg(key, seen));
+        ConstraintSet set;
+        set.addRootDim(QStringLiteral("batch"), 1);
+        set.addRootDim(QStringLiteral("past_len"), 2);
+        set.setLeaf(key, {n("batch"), S, n("past_len"), S});
+        set.setLeaf(seen, {n("past_len")});
+        const QStringList notes = DimsSeenApart::split(&set, ShapeTable(recorded));
+        QCOMPARE(notes, QStringList{QStringLiteral("%1 dim 0 gets its own Dim tokens_seen (apart from past_len in recorded "
+                                                   "call 1)").arg(seen)});
+        QCOMPARE(set.assignment(seen, 0), n("tokens_seen"));
+        QVERIFY(set.checkInvariants().isEmpty());
+    }
+
     void dimsEqualInEveryRecordedCallStayOneDim()
     {
         const Capture recorded = test::makeCapture(QStringLiteral("input_ids=2x1:i64 sliding=2x6 full=2x6|"

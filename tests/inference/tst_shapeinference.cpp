@@ -192,6 +192,9 @@ void TestShapeInference::encoderDecoderNames()
                                QStringLiteral("past_key_values"), 2, 4).name, QStringLiteral("cross_len"));
     QCOMPARE(DimNaming::roleOf(QStringLiteral("past_key_values.self_attention_cache.key_cache[0]"),
                                QStringLiteral("past_key_values"), 2, 4).name, QStringLiteral("past_len"));
+    // dimscope.cachelayers' count of a sliding-window layer's tokens seen (issue 27 item 4).
+    QCOMPARE(DimNaming::roleOf(QStringLiteral("past_key_values.tokens_seen[0]"), QStringLiteral("past_key_values"), 0, 1)
+                 .name, QStringLiteral("tokens_seen"));
     const InferenceResult r = ShapeInference::infer(
         makeCapture(QStringLiteral("attention_mask=2x5 encoder_outputs=2x5x32 | attention_mask=2x8 encoder_outputs=2x8x32")));
     QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("attention_mask(static,encoder_len) encoder_outputs(static,encoder_len,static)"));

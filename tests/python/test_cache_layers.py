@@ -133,13 +133,14 @@ def real_sliding(seen, seed):
     return layer
 
 
-@pytest.mark.parametrize("with_full", [True, False], ids=["with-full-layer", "all-sliding"])
-def test_export_layers_compute_what_transformers_layers_compute(with_full):
-    caches.register_dynamic_layers(DynamicCache, [{"type": "sliding", "sliding_window": W}]
-                                   + ([{"type": "full"}] if with_full else []))
+@pytest.mark.parametrize("with_full,counted", [(True, False), (False, True), (False, False)],
+                         ids=["with-full-layer", "all-sliding", "all-sliding-recorded-without-tokens-seen"])
+def test_export_layers_compute_what_transformers_layers_compute(with_full, counted):
+    sliding = {"type": "sliding", "sliding_window": W, **({"tokens_seen": True} if counted else {})}
+    caches.register_dynamic_layers(DynamicCache, [sliding] + ([{"type": "full"}] if with_full else []))
     for seen in range(0, 3 * W):
-        if not with_full and seen > W - 1:
-            break  # without a full layer the tokens seen are restored only up to the window
+        if not with_full and not counted and seen > W - 1:
+            break  # a layout recorded without tokens_seen restores them only up to the window
         for q in (1, 2, W + 1):
             real = real_sliding(seen, seed=seen)
             layers = [real]
@@ -161,15 +162,34 @@ def test_export_layers_compute_what_transformers_layers_compute(with_full):
             assert stand_in.get_mask_sizes(1) == real.get_mask_sizes(1), where
 
 
-def test_all_sliding_cache_past_its_window_is_reported(tmp_path):
+def test_all_sliding_cache_carries_its_tokens_seen_past_the_window(tmp_path):
+    """Issue 27 item 4: a cache without a full-attention layer records each sliding
+    layer's tokens seen as a tensor of that length (tokens_seen), so that calls past the
+    window are rebuilt exactly and a program takes the count as a symbolic size."""
     path = record_steps(tmp_path, lambda: cache_of(DynamicSlidingWindowLayer(sliding_window=W),
                                                    DynamicSlidingWindowLayer(sliding_window=W)), steps=3)
+    manifest = read_manifest(path)
+    for call, n in enumerate([0, 3, 4, 5]):
+        node = cache_node(manifest, call)
+        assert node["keys"] == ["key_cache", "value_cache", "tokens_seen"], node["keys"]
+        assert [d["tokens_seen"] for d in node["layers"]] == [True, True]
+        assert [leaf["shape"] for leaf in node["children"][2]["children"]] == [[n], [n]]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         capture = load_capture(path)
-    # seen 3 = W - 1 is exact; 4 and 5 are past the window: rebuilt as 3
-    assert sorted({(c, seen, restored) for c, _, _, seen, restored in capture.inexact}) == [(2, 4, 3), (3, 5, 3)]
-    assert any("no full-attention layer" in str(w.message) for w in caught)
+    assert capture.inexact == [] and not any("no full-attention layer" in str(w.message) for w in caught)
+    for call, n in zip(capture.calls, [0, 3, 4, 5]):
+        cache = call.kwargs["past_key_values"]
+        assert [layer.cumulative_length for layer in cache.layers] == [n, n]
+        assert [layer.keys.shape[-2] for layer in cache.layers] == [min(n, W - 1)] * 2
+    # The registration flattens it as recorded: a program's input is the count's size.
+    caches.register_capture_flattening(capture.manifest)
+    leaves, spec = pytree.tree_flatten(capture.calls[3].kwargs["past_key_values"])
+    assert spec.context == ["key_cache", "value_cache", "tokens_seen"]
+    assert [tuple(t.shape) for t in leaves][-2:] == [(5,), (5,)]
+    assert pytree.tree_unflatten(leaves, spec).layers[1].cumulative_length == 5
+    last = capture.calls[-1]
+    assert torch.equal(Step()(**copy.deepcopy(last.call_arguments()[1])), last.outputs)
 
 
 class StateStep(torch.nn.Module):
