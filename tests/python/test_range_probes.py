@@ -117,3 +117,66 @@ def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
     assert dims["seq_len"]["recorded"] == [1, 3, 5] and dims["seq_len"]["probed"] == [2, 4, 6, 20]
     assert {r["status"] for r in got["probes"]} == {"served"}, [r for r in got["probes"] if r["status"] != "served"]
     assert dims["past_len"]["where"] == "past_key_values['key_cache'][0].size()[2]", dims["past_len"]
+
+
+class _Guards:
+    """What proberelations reads of a program: torch 2.14's guard texts (`_guards_code`),
+    here the tiny Llama continuation program's."""
+
+    _guards_code = [
+        "L['past_key_values']['key_cache'][0].size()[2] + L['input_ids'].size()[1] + "
+        "((-1)*L['attention_mask'].size()[1]) <= 0",
+        "L['attention_mask'].size()[1] <= L['past_key_values']['key_cache'][0].size()[2] + L['input_ids'].size()[1]",
+        "(L['past_key_values']['key_cache'][0].size()[2] + L['input_ids'].size()[1]) == "
+        "(L['past_key_values']['key_cache'][1].size()[2] + L['input_ids'].size()[1])",
+        "L['input_ids'].size()[0] == L['input_ids'].size()[0]",
+        "__import__('os').system('touch /tmp/dimscope-probe-ran') == 0",  # read, never run
+    ]
+
+
+def test_the_sizes_a_guard_ties_move_together():
+    import os
+
+    import sympy
+    from dimscope.worker import proberelations
+
+    seq, mask, past0, past1 = sympy.symbols("s70 s53 s11 s60", integer=True, positive=True)
+    sources = {("L['input_ids']", 1): seq, ("L['attention_mask']", 1): mask,
+               ("L['past_key_values']['key_cache'][0]", 2): past0, ("L['past_key_values']['key_cache'][1]", 2): past1}
+    equal = proberelations.equalities(_Guards(), sources)
+    assert not os.path.exists("/tmp/dimscope-probe-ran")
+    assert len(equal) == 2 and {sympy.expand(e) for e in equal} <= {
+        past0 - past1, past1 - past0, past0 + seq - mask, mask - past0 - seq}, equal
+    # the mask's length is the sum of two others, layer 1's cache length follows layer 0's
+    assert proberelations.followers(equal, [seq, mask, past0, past1]) == {mask, past1}
+    moved = proberelations.consistent({seq: 5, mask: 7, past0: 64, past1: 2}, past0, equal, {mask, past1})
+    assert moved == {seq: 5, mask: 69, past0: 64, past1: 64}, moved
+
+
+@pytest.mark.skipif(TORCH < (2, 8), reason="torch %s: no PT2 archive of several programs (and 2.6 keeps no guard "
+                    "that rejects the probe)" % torch.__version__)
+def test_a_probe_one_program_rejects_is_tried_on_the_others_of_its_archive(tmp_path):
+    """As a user's dispatcher would: the length 5 that the traced program rejects is
+    served by the archive's program exported at length 5."""
+    from dimscope.worker import archive
+
+    model = SkipsFive()
+    path = record(model, [(torch.randn(3, n),) for n in (4, 5)], tmp_path / "cap.safetensors", no_grad=True)
+    calls = capturelib.load_capture(str(path), device="cpu").calls
+    kept, held = [], {}
+    for name, call in (("model", calls[0]), ("phase2", calls[1])):
+        args, kwargs = exporter.call_arguments(call)
+        shapes = {"x": {1: torch.export.Dim.AUTO}} if name == "model" else None
+        program = torch.export.export(model, args, kwargs, dynamic_shapes=shapes, strict=False)
+        held[name] = archive.Held(program, args, kwargs, call.index, "cpu")
+    probes.probe(model, held["model"].program, calls, [0], None, keep_rejected=kept)
+    held["model"].rejected_probes = kept
+    lines = []
+    result = archive.write_held(str(tmp_path / "skips.pt2"), ["model", "phase2"], held, model=model,
+                                log=lambda text, stream="worker": lines.append(text))
+    entries = {p["program"]: p for p in result["programs"]}
+    assert [(e["value"], e["served_by"], e["status"]) for e in entries["model"]["probes_elsewhere"]] == [
+        (5, "phase2", "served")], entries
+    assert entries["phase2"]["probes_elsewhere"] == []
+    assert any(line.startswith("range probes, program model: ") and line.endswith(
+        " = 5 rejected, served by program phase2") for line in lines), lines

@@ -213,8 +213,10 @@ def _user_inputs(program, call):
     spec = program.call_spec.in_spec
     args, kwargs = call_arguments(call)
     nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    placeholders = [nodes.get(name) for name in program.graph_signature.user_inputs]
-    if None in placeholders:
+    # A constant input (transformers' use_cache=True) is its value in user_inputs, not a name.
+    names = program.graph_signature.user_inputs
+    placeholders = [nodes.get(name) if isinstance(name, str) else None for name in names]
+    if any(n is None and isinstance(name, str) for n, name in zip(placeholders, names)):
         return None
     try:
         values = pytree.tree_flatten_with_path((args, kwargs))[0]
@@ -234,7 +236,8 @@ def _user_inputs(program, call):
         paths = ["input %d" % n for n in range(len(leaves))]
     if len(placeholders) != len(leaves):
         return None
-    return [(p, getattr(n.meta.get("val"), "shape", None), v) for p, n, v in zip(paths, placeholders, leaves)]
+    return [(p, getattr(n.meta.get("val"), "shape", None) if n is not None else None, v)
+            for p, n, v in zip(paths, placeholders, leaves)]
 
 
 def _path_text(keystr):

@@ -159,7 +159,7 @@ def _noop(*_args, **_kwargs):
     pass
 
 
-def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_out=None):
+def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_out=None, model=None):
     """Writes the programs `names` (of `held`, {name: Held}; "model" first) into one PT2
     archive at `path`, once, atomically (exporter.save_atomically: a staging folder beside
     it, renamed into place), and, with `verify`, checks every program of it in ONE new
@@ -169,8 +169,9 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
     only in the worker. When `model` fails (the program torch.export.load returns, which
     the archive needs) nothing is written: WorkerError("fresh_process"), the previous file
     stays. `held_out`: a heldout.Replay replayed through the programs in that interpreter
-    (its report is the result's `held_out`). Returns the write_archive result
-    (docs/worker-protocol.md)."""
+    (its report is the result's `held_out`). `model`: the eager model, with which the
+    probes a program rejected (probes.served_elsewhere) are tried on the programs written
+    beside it. Returns the write_archive result (docs/worker-protocol.md)."""
     from .errors import WorkerError
     from .exporter import save_atomically
     from . import freshcheck
@@ -212,6 +213,12 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
         "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
                                                  interpreters))
     result = _result(path, names, shared, checked, left_out, interpreters, t, seconds[0])
+    if model is not None and any(getattr(held[n], "rejected_probes", None) for n in names):
+        from . import probes
+
+        elsewhere = probes.served_elsewhere(model, held, names, log)
+        for entry in result["programs"]:
+            entry["probes_elsewhere"] = elsewhere.get(entry["program"], [])
     if held_out is not None and held_out.result is not None:
         result["held_out"] = held_out.result
     return result

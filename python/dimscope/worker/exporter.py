@@ -851,15 +851,18 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                                                  bound_inputs(calls[index]), args, kwargs, compare_outputs,
                                                  _guards_suppressed, log)
         timings["verify"] = time.perf_counter() - t
-        if probe and result["verified"]:
+        if probe and all(r["status"] == "ok" for r in rows):
             # The declared ranges, probed from the calls verification served (probes.py);
             # a program that fails its own calls is the fix loop's, not probed.
             t = time.perf_counter()
             progress("probe", "probing the declared ranges of the program", None)
             from . import probes
 
+            kept = [] if archive is not None else None  # for the archive's other programs (write_archive)
             result["probes"] = probes.probe(model, program, calls, [r["call"] for r in rows if r["status"] == "ok"],
-                                            shapes, cap=probe_cap, log=log)
+                                            shapes, cap=probe_cap, log=log, keep_rejected=kept)
+            if archive is not None:
+                archive.held[archive.name].rejected_probes = kept
             timings["probe"] = time.perf_counter() - t
         # The eager outputs verification needed all came from the warm worker's earlier run.
         result["eager_reused"] = stats["eager_cached"] > 0 and stats["eager_runs"] == 0

@@ -144,10 +144,13 @@ def guard_text(message):
     return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first
 
 
-def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None):
+def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None,
+          keep_rejected=None):
     """Probes the declared range of `program` from its served calls (`served`: indices
     into `calls`). Returns the `probes` entry of the export result
-    (docs/worker-protocol.md): {"dims": [...], "probes": [...], "seconds": ...}."""
+    (docs/worker-protocol.md): {"dims": [...], "probes": [...], "seconds": ...}.
+    `keep_rejected`: a list given (row, args, kwargs) of each rejected probe, for the
+    archive's other programs to try (served_elsewhere)."""
     from .exporter import _guards_suppressed, compare_outputs
 
     compare = compare or compare_outputs
@@ -165,10 +168,15 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
         log("range probes: " + result["skipped"])
         return result
     names = _dim_names(shapes, measured[0][0], measured[0][1]) if shapes is not None else {}
+    order = _symbol_order(measured[0][1])
+    ties = _ties(program, measured[0][0], measured[0][1], order)
+    names = _unique_names(names, [s for s in order if s not in ties["followers"]])
     module = program.module()
-    for symbol in sorted(measured[0][2], key=str):
+    for symbol in order:
+        if symbol in ties["followers"]:
+            continue  # moves with the Dims it is tied to
         dim = _probe_dim(model, program, module, symbol, names.get(symbol, str(symbol)), measured, cap,
-                         compare, guards_suppressed)
+                         compare, guards_suppressed, keep_rejected, ties)
         if dim is not None:
             result["dims"].append(dim[0])
             result["probes"] += dim[1]
@@ -178,7 +186,54 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
     return result
 
 
-def _probe_dim(model, program, module, symbol, name, measured, cap, compare, guards_suppressed):
+def _symbol_order(inputs):
+    """The symbols that are one input size on their own, in the inputs' order."""
+    import torch
+
+    order = []
+    for _path, shape, _value in inputs:
+        for size in shape or ():
+            expr = size.node.expr if isinstance(size, torch.SymInt) else None
+            if expr is not None and expr.is_Symbol and expr not in order:
+                order.append(expr)
+    return order
+
+
+def _unique_names(names, order):
+    """Two symbols the spec names alike (a Dim torch kept apart) are `past_len (s11)`."""
+    counts = {}
+    for s in order:
+        counts[names.get(s, str(s))] = counts.get(names.get(s, str(s)), 0) + 1
+    return {s: names.get(s, str(s)) if counts[names.get(s, str(s))] == 1 else "%s (%s)" % (names.get(s, str(s)), s)
+            for s in order}
+
+
+def _ties(program, call, inputs, order):
+    """The program's equalities between symbols (proberelations.py) and the symbols
+    that only follow others."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from . import proberelations
+    from .exporter import call_arguments
+
+    shape_of = {id(v): shape for _p, shape, v in inputs if shape is not None and isinstance(v, torch.Tensor)}
+    sources = {}
+    try:
+        for path, leaf in pytree.tree_flatten_with_path(call_arguments(call))[0]:
+            key = pytree.keystr(path)
+            if key.startswith("[1]") and id(leaf) in shape_of:
+                for d, size in enumerate(shape_of[id(leaf)]):
+                    if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
+                        sources[("L" + key[3:], d)] = size.node.expr
+    except Exception:  # noqa: BLE001 - a class without key paths: no relation is read
+        return {"equal": [], "followers": set()}
+    equal = proberelations.equalities(program, sources)
+    return {"equal": equal, "followers": proberelations.followers(equal, order)}
+
+
+def _probe_dim(model, program, module, symbol, name, measured, cap, compare, guards_suppressed, keep_rejected,
+               ties):
     r = program.range_constraints.get(symbol)
     if r is None:
         return None
@@ -195,7 +250,12 @@ def _probe_dim(model, program, module, symbol, name, measured, cap, compare, gua
     rows = []
     for value in targets(lower, upper, recorded, dim_cap):
         row = {"dim": name, "value": value, "call": call.index}
-        moved = _moved_call(program, call, inputs, {**values, symbol: value})
+        sizes = {**values, symbol: value}
+        if ties["equal"]:
+            from . import proberelations
+
+            sizes = proberelations.consistent(sizes, symbol, ties["equal"], ties["followers"])
+        moved = _moved_call(program, call, inputs, sizes) if sizes is not None else None
         if moved is None:
             row.update(status="skipped", message="the call cannot be resized to %s = %d" % (name, value))
         elif _elements(moved) > _MAX_ELEMENTS:
@@ -204,6 +264,8 @@ def _probe_dim(model, program, module, symbol, name, measured, cap, compare, gua
             changed = {id(x) for x in _changed_leaves(moved, call)}
             args, kwargs = _masks_of_ones(moved, changed)
             row.update(_run_probe(model, module, args, kwargs, compare, guards_suppressed))
+            if row["status"] == "rejected" and keep_rejected is not None:
+                keep_rejected.append((row, args, kwargs))
         rows.append(row)
         entry["probed"].append(value)
         key = {"served": "served", "rejected": "rejected", "mismatch": "wrong"}.get(row["status"], "unverified")
@@ -249,3 +311,36 @@ def summary_lines(result):
     if result.get("skipped"):
         return [result["skipped"]]
     return [dim_line(d, [r for r in result["probes"] if r["dim"] == d["dim"]]) for d in result["dims"]]
+
+
+def served_elsewhere(model, held, names, log=_noop):
+    """The probes each program of an archive rejected, tried on the archive's other
+    programs in its order (as a user's dispatcher would): {program: [{"dim", "value",
+    "served_by", "status", "message"}]} (`served_by` null: no program accepts it; status
+    `served`, `mismatch` (accepted with other outputs than the eager model's) or
+    `eager_failed`). `held`: {name: archive.Held} whose `rejected_probes` probe() kept."""
+    from .exporter import _guards_suppressed, compare_outputs
+
+    modules, out = {}, {}
+    for name in names:
+        rows = []
+        for row, args, kwargs in getattr(held[name], "rejected_probes", None) or []:
+            answer = {"dim": row["dim"], "value": row["value"], "served_by": None, "status": "rejected",
+                      "message": None}
+            for other in names:
+                if other == name:
+                    continue
+                if other not in modules:
+                    modules[other] = held[other].program.module()
+                verdict = _run_probe(model, modules[other], args, kwargs, compare_outputs, _guards_suppressed)
+                if verdict["status"] != "rejected":
+                    answer.update(served_by=other, status=verdict["status"], message=verdict["message"])
+                    break
+            rows.append(answer)
+            log("range probes, program %s: %s = %d %s" % (
+                name, row["dim"], row["value"], "rejected by every program" if answer["served_by"] is None
+                else "rejected, served by program %s%s" % (answer["served_by"], "" if answer["status"] == "served"
+                                                           else " (%s)" % answer["message"])))
+        if rows:
+            out[name] = rows
+    return out

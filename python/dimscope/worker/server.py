@@ -403,7 +403,7 @@ class Worker:
             freshcheck.prepare()  # normally waiting already, started by the exports
         held_out = self._held_out(params, held[names[0]].device) if verify else None
         return archive.write_held(path, names, held, verify=verify, log=self.log, progress=self.progress,
-                                  held_out=held_out)
+                                  held_out=held_out, model=self.model)
 
     def synthesize_continuation(self, params):
         """Records the example calls of the continuation program (continuation.py) from a

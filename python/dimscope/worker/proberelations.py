@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The equalities between a program's symbols that its input check enforces (range
+probes, probes.py): torch >= 2.9 keeps sizes that the trace found equal or summed as
+symbols of their own and checks the relation when a call comes in (the program's
+`_guards_code`: `L['attention_mask'].size()[1] <= L['past_key_values']['key_cache'][0].size()[2]
++ L['input_ids'].size()[1]` with its reverse, `(A + S) == (B + S)`). A probe that moves
+one Dim must move the sizes tied to it, or it tests a call no user can make.
+
+The guards are read with `ast` (never evaluated): sizes `L[...].size()[d]`, integers,
++, -, * and one comparison. A guard with anything else is left out. torch 2.6 keeps
+such relations in the shapes themselves (one symbol, or `s0 + s1`): nothing to read."""
+
+import ast
+
+
+def _size_source(node):
+    """`L['x']['k'][0]`, d of a `L[...].size()[d]` node; else None."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "size"
+            and not node.value.args and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+        return None
+    return ast.unparse(node.value.func.value), node.slice.value
+
+
+def _expr(node, symbols):
+    """The sympy expression of an ast node over `symbols` ({(source, dim): symbol})."""
+    import sympy
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return sympy.Integer(node.value)
+    size = _size_source(node)
+    if size is not None:
+        if size not in symbols:
+            raise ValueError(size)
+        return symbols[size]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_expr(node.operand, symbols)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        a, b = _expr(node.left, symbols), _expr(node.right, symbols)
+        return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
+    raise ValueError(ast.dump(node)[:80])
+
+
+def equalities(program, sources):
+    """[expr] each == 0 for every call the program accepts: its `==` guards, and pairs
+    of `<=` guards that bound one difference from both sides. `sources`: {("L['x']", d):
+    symbol} of the inputs' sizes."""
+    import sympy
+
+    at_most, equal = [], []
+    for text in getattr(program, "_guards_code", None) or []:
+        try:
+            tree = ast.parse(text, mode="eval").body
+            if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1):
+                continue
+            lhs, rhs = _expr(tree.left, sources), _expr(tree.comparators[0], sources)
+        except (SyntaxError, ValueError, TypeError, RecursionError):
+            continue
+        op = tree.ops[0]
+        difference = sympy.expand(lhs - rhs)
+        if not difference.free_symbols:
+            continue
+        if isinstance(op, ast.Eq):
+            equal.append(difference)
+        elif isinstance(op, ast.LtE):
+            at_most.append(difference)
+        elif isinstance(op, ast.GtE):
+            at_most.append(-difference)
+    for e in at_most:
+        if any(sympy.expand(e + f) == 0 for f in at_most) and not any(sympy.expand(e - g) == 0 or
+                                                                    sympy.expand(e + g) == 0 for g in equal):
+            equal.append(e)
+    return equal
+
+
+def followers(equal, order):
+    """The symbols probed only through others: one that an equality gives as the sum of
+    others (a mask's length, past + seq), and the later of two an equality makes equal
+    (the cache length of layer 1 beside layer 0's). `order`: the symbols in input order."""
+    out = set()
+    rank = {s: n for n, s in enumerate(order)}
+    for e in equal:
+        coeffs = e.as_coefficients_dict()
+        syms = [s for s in e.free_symbols]
+        for s in syms:
+            c = coeffs.get(s, 0)
+            others = [t for t in syms if t != s]
+            if others and all(coeffs.get(t, 0) == -c for t in others):
+                if len(others) >= 2:
+                    out.add(s)
+                elif rank.get(s, 0) > rank.get(others[0], 0):
+                    out.add(s)
+    return out
+
+
+def consistent(values, moved, equal, prefer):
+    """`values` ({symbol: size}) with `moved` fixed and the other symbols changed so that
+    every equality holds (each solved for one symbol not yet fixed, `prefer`red first);
+    None when they cannot all hold."""
+    import sympy
+
+    values, fixed = dict(values), {moved}
+    for _ in range(2 * len(equal) + 1):
+        broken = [e for e in equal if e.subs(values) != 0]
+        if not broken:
+            return values
+        e = broken[0]
+        free = sorted((s for s in e.free_symbols if s not in fixed), key=lambda s: (s not in prefer, str(s)))
+        solved = False
+        for s in free:
+            c = sympy.diff(e, s)
+            if c.free_symbols or c == 0:
+                continue
+            v = sympy.solve(e.subs({k: val for k, val in values.items() if k != s}), s)
+            if len(v) == 1 and v[0].is_Integer:
+                values[s] = int(v[0])
+                fixed.add(s)
+                solved = True
+                break
+        if not solved:
+            return None
+    return values if all(e.subs(values) == 0 for e in equal) else None
