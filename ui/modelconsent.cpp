@@ -221,4 +221,25 @@ bool ModelConsent::askRemoteCode(QWidget *parent, const QString &folder, const Q
     return box.clickedButton() == run;
 }
 
+bool ModelConsent::askInputsScript(QWidget *parent, const QString &reference, const QString &file, const QString &sha256)
+{
+    const auto shown = [](const QString &text) { return TerminalText::escaped(QDir::toNativeSeparators(text)).toHtmlEscaped(); };
+    QMessageBox box(QMessageBox::Warning, QObject::tr("Run the inputs script?"),
+                    QObject::tr("The recording would run this Python function on the model:"), QMessageBox::Cancel, parent);
+    box.setObjectName(QStringLiteral("inputsScriptConsentDialog"));
+    const QString where = file.isEmpty()
+                              ? QObject::tr("<p>A function of an installed module: Python finds its file.</p>")
+                              : QObject::tr("<p><code>%1</code><br>SHA-256 <code>%2</code></p>").arg(shown(file), sha256);
+    box.setInformativeText(QObject::tr("<p><code>%1</code></p>%2<p>The recording worker imports it with your permissions "
+                                       "and calls it with the model. Run it only if you trust it; otherwise the "
+                                       "recording does not start. dimscope asks again at each recording, and the "
+                                       "worker refuses the file if it changes meanwhile.</p>")
+                               .arg(shown(reference), where));
+    QPushButton *run = box.addButton(QObject::tr("Run the Script"), QMessageBox::AcceptRole);
+    run->setObjectName(QStringLiteral("runInputsScriptButton"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == run;
+}
+
 } // namespace dimscope

@@ -57,6 +57,13 @@ public:
     static bool askRemoteCode(QWidget *parent, const QString &folder, const QStringList &sources,
                               const QMap<QString, QString> &files);
 
+    // An inputs script the user named in the New Recording dialog (issue 21): the
+    // question names the reference, its file and the file's SHA-256 (a modal message
+    // box, objectName "inputsScriptConsentDialog", button "runInputsScriptButton"; for a
+    // module's function, `file` and `sha256` are empty: Python finds it). True when the
+    // user agreed; the yes is for this recording only (the worker checks the hash).
+    static bool askInputsScript(QWidget *parent, const QString &reference, const QString &file, const QString &sha256);
+
     static QVector<Approval> approvals();
     // Forgets the approvals whose entry is given; the next export of their project asks.
     static void revoke(const QStringList &entries);

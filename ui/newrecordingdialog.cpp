@@ -73,6 +73,7 @@ NewRecordingDialog::NewRecordingDialog(QWidget *parent)
     layout->addWidget(m_error);
     layout->addWidget(m_buttons);
     addPromptBox();
+    inputsModeChanged();
     modelChanged();
     resize(700, 560); // fits a 1366x768 laptop at 125 % (1093x614), as every dialog must
 }
@@ -100,9 +101,54 @@ QWidget *NewRecordingDialog::createModelGroup()
     return group;
 }
 
+// Prompts (the boxes) or an inputs script that runs the model itself.
+QHBoxLayout *NewRecordingDialog::createInputsModeRow(QWidget *parent)
+{
+    m_promptsMode = new QRadioButton(tr("Prompts"), parent);
+    m_promptsMode->setObjectName(QStringLiteral("recordingInputsPrompts"));
+    m_promptsMode->setToolTip(tr("One box is one batch, one generate() call; one prompt a line"));
+    m_promptsMode->setChecked(true);
+    m_scriptMode = new QRadioButton(tr("Inputs script:"), parent);
+    m_scriptMode->setObjectName(QStringLiteral("recordingInputsScriptMode"));
+    m_scriptMode->setToolTip(tr("A function that receives the model and runs it, calls(model, processor): every forward "
+                                "call it makes is recorded. It is code: dimscope asks before running it, naming the file "
+                                "and its SHA-256."));
+    m_script = new QLineEdit(parent);
+    m_script->setObjectName(QStringLiteral("recordingInputsScript"));
+    m_script->setPlaceholderText(tr("file.py:calls or package.module:calls"));
+    m_scriptFile = namedButton(QStringLiteral("recordingInputsScriptFile"), tr("File…"), parent);
+    connect(m_scriptMode, &QRadioButton::toggled, this, &NewRecordingDialog::inputsModeChanged);
+    connect(m_script, &QLineEdit::textChanged, this, &NewRecordingDialog::validate);
+    connect(m_scriptFile, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Inputs Script"), QString(), tr("Python files (*.py)"));
+        if (!file.isEmpty())
+            m_script->setText(file + QStringLiteral(":calls"));
+    });
+    auto *layout = new QHBoxLayout;
+    layout->addWidget(m_promptsMode);
+    layout->addWidget(m_scriptMode);
+    layout->addWidget(m_script, 1);
+    layout->addWidget(m_scriptFile);
+    return layout;
+}
+
+void NewRecordingDialog::inputsModeChanged()
+{
+    const bool script = m_scriptMode->isChecked();
+    m_script->setEnabled(script);
+    m_scriptFile->setEnabled(script);
+    m_promptsArea->setVisible(!script);
+    // The script runs the model as it likes: generate()'s settings are not used.
+    m_maxNewTokens->setEnabled(!script);
+    m_greedy->setEnabled(!script);
+    m_beam->setEnabled(!script);
+    m_beams->setEnabled(!script && m_beam->isChecked());
+    validate();
+}
+
 QWidget *NewRecordingDialog::createInputsGroup()
 {
-    auto *group = new QGroupBox(tr("Inputs: one box is one batch, one generate() call; one prompt a line"), this);
+    auto *group = new QGroupBox(tr("Inputs"), this);
     m_earlier->setObjectName(QStringLiteral("recordingEarlierCalls"));
     m_earlier->setTextFormat(Qt::PlainText); // prompts read back from the capture
     m_earlier->setWordWrap(true);
@@ -120,10 +166,15 @@ QWidget *NewRecordingDialog::createInputsGroup()
     auto *add = namedButton(QStringLiteral("recordingAddBox"), tr("Add Prompt Box"), group);
     add->setToolTip(tr("Another generate() call"));
     connect(add, &QPushButton::clicked, this, &NewRecordingDialog::addPromptBox);
+    m_promptsArea = new QWidget(group);
+    auto *prompts = new QVBoxLayout(m_promptsArea);
+    prompts->setContentsMargins(0, 0, 0, 0);
+    prompts->addWidget(scroll, 1);
+    prompts->addWidget(add, 0, Qt::AlignLeft);
     auto *layout = new QVBoxLayout(group);
+    layout->addLayout(createInputsModeRow(group));
     layout->addWidget(m_earlier);
-    layout->addWidget(scroll, 1);
-    layout->addWidget(add, 0, Qt::AlignLeft);
+    layout->addWidget(m_promptsArea, 1);
     return group;
 }
 
@@ -144,7 +195,7 @@ QWidget *NewRecordingDialog::createSettingsGroup()
     m_calls->setRange(0, 100000);
     m_calls->setSpecialValueText(tr("every one"));
     m_calls->setToolTip(tr("Keep the first N forward calls generate() makes"));
-    connect(m_beam, &QRadioButton::toggled, m_beams, &QWidget::setEnabled);
+    connect(m_beam, &QRadioButton::toggled, this, [this](bool on) { m_beams->setEnabled(on && m_beam->isEnabled()); });
     connect(m_beam, &QRadioButton::toggled, this, &NewRecordingDialog::validate);
     auto *decoding = new QHBoxLayout;
     decoding->addWidget(m_greedy);
@@ -193,20 +244,37 @@ void NewRecordingDialog::addPromptBox()
     box.images->setFixedHeight(box.prompts->height());
     box.addImage = new QPushButton(tr("Add Image…"), box.group);
     box.addImage->setAutoDefault(false);
+    box.audio = new QPlainTextEdit(box.group);
+    box.audio->setPlaceholderText(tr("one WAV file a line, one per prompt"));
+    box.audio->setToolTip(tr("A speech model hears the audio, not the prompt: a prompt names its clip, and prompts left "
+                             "empty are named after the files"));
+    box.audio->setTabChangesFocus(true);
+    box.audio->setFixedHeight(box.prompts->height());
+    box.addAudio = new QPushButton(tr("Add Audio…"), box.group);
+    box.addAudio->setAutoDefault(false);
     box.remove = new QPushButton(tr("Remove"), box.group);
     box.remove->setAutoDefault(false);
     auto *buttons = new QVBoxLayout;
     buttons->addWidget(box.addImage);
+    buttons->addWidget(box.addAudio);
     buttons->addWidget(box.remove);
     buttons->addStretch(1);
     auto *layout = new QHBoxLayout(box.group);
     layout->addWidget(box.prompts, 2);
     layout->addWidget(box.images, 1);
+    layout->addWidget(box.audio, 1);
     layout->addLayout(buttons);
     QPlainTextEdit *images = box.images;
+    QPlainTextEdit *audio = box.audio;
     QGroupBox *group = box.group;
     connect(box.prompts, &QPlainTextEdit::textChanged, this, &NewRecordingDialog::validate);
     connect(box.images, &QPlainTextEdit::textChanged, this, &NewRecordingDialog::validate);
+    connect(box.audio, &QPlainTextEdit::textChanged, this, &NewRecordingDialog::validate);
+    connect(box.addAudio, &QPushButton::clicked, this, [this, audio] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Audio"), QString(), tr("WAV files (*.wav);;All files (*)"));
+        if (!file.isEmpty())
+            audio->appendPlainText(file);
+    });
     connect(box.addImage, &QPushButton::clicked, this, [this, images] {
         const QString file = QFileDialog::getOpenFileName(this, tr("Image"), QString(),
                                                           tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)"));
@@ -245,9 +313,13 @@ void NewRecordingDialog::renumberBoxes()
         box.prompts->setObjectName(QStringLiteral("promptText%1").arg(n));
         box.images->setObjectName(QStringLiteral("promptImages%1").arg(n));
         box.addImage->setObjectName(QStringLiteral("promptAddImage%1").arg(n));
+        box.audio->setObjectName(QStringLiteral("promptAudio%1").arg(n));
+        box.addAudio->setObjectName(QStringLiteral("promptAddAudio%1").arg(n));
         box.remove->setObjectName(QStringLiteral("promptRemove%1").arg(n));
         box.images->setVisible(m_vision);
         box.addImage->setVisible(m_vision);
+        box.audio->setVisible(m_speech);
+        box.addAudio->setVisible(m_speech);
     }
     validate();
 }
@@ -261,6 +333,7 @@ void NewRecordingDialog::modelChanged()
     m_tokenizer->setVisible(factory);
     m_tokenizerFolder->setVisible(factory);
     m_vision = current.isVisionFolder();
+    m_speech = current.isSpeechFolder();
     if (!m_outputsEdited && m_earlierBoxes.isEmpty()) {
         RecordingForm defaults = current;
         defaults.setDefaultOutputs();
@@ -278,7 +351,9 @@ RecordingForm NewRecordingDialog::form() const
     f.earlier = m_earlierBoxes;
     f.boxes.clear();
     for (const Box &box : m_boxes)
-        f.boxes.append({box.prompts->toPlainText(), box.images->toPlainText()});
+        f.boxes.append({box.prompts->toPlainText(), box.images->toPlainText(), box.audio->toPlainText()});
+    f.useInputsScript = m_scriptMode && m_scriptMode->isChecked();
+    f.inputsScript = m_script ? m_script->text() : QString();
     f.maxNewTokens = m_maxNewTokens->value();
     f.beamSearch = m_beam->isChecked();
     f.numBeams = m_beams->value();
@@ -320,7 +395,7 @@ void NewRecordingDialog::setMoreCalls(const RecordingForm &form)
     (form.beamSearch ? m_beam : m_greedy)->setChecked(true);
     m_beams->setValue(form.numBeams);
     // The settings apply to every call, the earlier ones too: they stay as recorded.
-    for (QWidget *w : std::initializer_list<QWidget *>{m_model, m_modelFolder, m_projectModel, m_tokenizer, m_tokenizerFolder,
+    for (QWidget *w : std::initializer_list<QWidget *>{m_model, m_modelFolder, m_projectModel, m_tokenizer, m_tokenizerFolder, m_promptsMode, m_scriptMode,
                                                         m_maxNewTokens, m_greedy, m_beam, m_beams}) {
         w->setEnabled(false);
         w->setToolTip(tr("As recorded: the earlier calls are recorded again with it"));

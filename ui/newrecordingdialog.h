@@ -8,6 +8,7 @@
 
 class QDialogButtonBox;
 class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -19,9 +20,10 @@ class QVBoxLayout;
 namespace dimscope {
 
 // File > New Recording… and Record More Calls… (issue 21 item 1): the model (a Hugging
-// Face folder, a factory with its tokenizer folder, or the project's model), prompt
-// boxes (a box a generate() call; a vision-language folder's prompts each take an
-// image, picked with Add Image…), the generation settings and where the capture and
+// Face folder, a factory with its tokenizer folder, or the project's model), the inputs:
+// prompt boxes (a box a generate() call; a vision-language folder's prompts each take an
+// image, picked with Add Image…, a speech folder's a WAV file, Add Audio…) or an inputs
+// script (file.py:calls) that runs the model itself, the generation settings and where the capture and
 // the project go. Its state and checks are a RecordingForm: the first error shows
 // under the fields and Record stays disabled until there is none; Record asks before
 // replacing an existing file.
@@ -52,11 +54,15 @@ private:
         QPlainTextEdit *prompts;
         QPlainTextEdit *images;
         QPushButton *addImage;
+        QPlainTextEdit *audio;
+        QPushButton *addAudio;
         QPushButton *remove;
     };
 
     QWidget *createModelGroup();
     QWidget *createInputsGroup();
+    QHBoxLayout *createInputsModeRow(QWidget *parent);
+    void inputsModeChanged();
     QWidget *createSettingsGroup();
     QWidget *createOutputsGroup();
     void modelChanged();
@@ -71,6 +77,11 @@ private:
     QLabel *m_tokenizerLabel;
     QLineEdit *m_tokenizer;
     QPushButton *m_tokenizerFolder;
+    QRadioButton *m_promptsMode = nullptr;
+    QRadioButton *m_scriptMode = nullptr;
+    QLineEdit *m_script = nullptr;
+    QPushButton *m_scriptFile = nullptr;
+    QWidget *m_promptsArea = nullptr; // the boxes and Add Prompt Box
     QLabel *m_earlier;
     QVBoxLayout *m_boxLayout = nullptr;
     QVector<Box> m_boxes;
@@ -88,6 +99,7 @@ private:
     QVector<RecordingForm::PromptBox> m_earlierBoxes;
     bool m_outputsEdited = false;
     bool m_vision = false;
+    bool m_speech = false;
     bool m_replace = false;
 };
 

@@ -45,11 +45,14 @@ void RecordingController::updateActions()
 {
     const bool busy = m_exporter->service()->isBusy();
     m_new->setEnabled(!busy);
-    const bool recorded = m_document->hasCapture() && !m_document->isLoading() && !m_document->capture().recording.isEmpty();
+    // Only a recording of prompts: an inputs script's calls are the script's, not more of them.
+    const bool recorded = m_document->hasCapture() && !m_document->isLoading()
+                          && m_document->capture().recording.value(QLatin1String("batches")).isArray();
     m_more->setEnabled(recorded && !busy);
     m_more->setToolTip(busy       ? tr("The worker is busy.")
                        : recorded ? tr("Record the capture's calls again and more from new prompts, into a new capture")
-                                  : tr("Only for a capture dimscope recorded (File > New Recording…): its prompts are known"));
+                                  : tr("Only for a capture dimscope recorded from prompts (File > New Recording…): its "
+                                       "prompts are known"));
 }
 
 bool RecordingController::newRecording()
@@ -97,6 +100,22 @@ bool RecordingController::consentToRemoteCode(const QString &folder, QJsonObject
     return true;
 }
 
+// An inputs script is code the user named: it runs only with a yes to its file and that
+// file's SHA-256, which the worker checks before importing it.
+bool RecordingController::consentToInputsScript(const RecordingForm &form, QString *sha256)
+{
+    const QString file = form.inputsScriptFile();
+    QString error;
+    const QString hash = file.isEmpty() ? QString() : form.inputsScriptSha256(&error);
+    if (!error.isEmpty())
+        return refuse(tr("Not recorded: inputs script: %1").arg(error));
+    if (!ModelConsent::askInputsScript(m_window, form.resolvedInputsScript(), file, hash))
+        return refuse(tr("Not recorded: the inputs script %1 was not allowed to run. Nothing of it was imported.")
+                          .arg(QDir::toNativeSeparators(form.resolvedInputsScript())));
+    *sha256 = hash;
+    return true;
+}
+
 bool RecordingController::start(const RecordingForm &form, bool replace)
 {
     m_lastError.clear();
@@ -110,13 +129,15 @@ bool RecordingController::start(const RecordingForm &form, bool replace)
         return refuse(tr("Not recorded: %1 exists.").arg(form.existingOutputs().join(QStringLiteral(", "))));
     if (form.modelKind() == RecordingForm::ModelKind::Folder && !consentToRemoteCode(request->model, &request->remoteCodeConsent))
         return false;
+    if (form.useInputsScript && !consentToInputsScript(form, &request->inputsScriptSha256))
+        return false;
     request->overwrite = replace;
     m_model = request->model;
     const QString project = QFileInfo(form.base, form.projectPath.trimmed()).absoluteFilePath();
-    emit recordingStarted(tr("Recording %1: %2 generate() call(s) → %3")
-                              .arg(QDir::toNativeSeparators(request->model))
-                              .arg(request->prompts.batches().size())
-                              .arg(QDir::toNativeSeparators(request->output)));
+    const QString inputs = form.useInputsScript ? tr("the inputs script %1").arg(QDir::toNativeSeparators(request->inputsScript))
+                                                : tr("%1 generate() call(s)").arg(request->prompts.batches().size());
+    emit recordingStarted(tr("Recording %1: %2 → %3")
+                              .arg(QDir::toNativeSeparators(request->model), inputs, QDir::toNativeSeparators(request->output)));
     m_running = true;
     m_exporter->progress()->start(tr("Recording %1").arg(QFileInfo(request->model).fileName()));
     m_exporter->service()->startRecording(*request, project);

@@ -18,7 +18,8 @@ class RecordingForm;
 
 // File > New Recording… and Record More Calls… (issue 21 items 1–4): the dialog, the
 // question about a folder's own code (ModelConsent::askRemoteCode; the yes is the
-// files' hashes, sent in the request), the recording on the export worker
+// files' hashes, sent in the request) and about an inputs script (the yes is its
+// SHA-256, sent as inputs_script_sha256), the recording on the export worker
 // (ExportService::startRecording: progress, Cancel, the project written off the GUI
 // thread), then the recorded project opened through the ProjectController, its model
 // the user's choice (so Export on CPU runs it without asking). Record More records the
@@ -56,6 +57,7 @@ private:
     void updateActions();
     bool refuse(const QString &why);
     bool consentToRemoteCode(const QString &folder, QJsonObject *consent);
+    bool consentToInputsScript(const RecordingForm &form, QString *sha256);
     void onFinished(const RecordingOutcome &outcome);
     void openRecorded(const RecordingOutcome &outcome);
 

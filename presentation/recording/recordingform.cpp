@@ -4,6 +4,7 @@
 #include "project/modelreference.h"
 #include "util/regularfile.h"
 
+#include <QCryptographicHash>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,6 +31,33 @@ QJsonObject readConfig(const QString &folder)
     const std::optional<QByteArray> bytes = RegularFile::readAll(QDir(folder).filePath(QStringLiteral("config.json")),
                                                                  16 * 1024 * 1024, &why);
     return bytes ? QJsonDocument::fromJson(*bytes).object() : QJsonObject();
+}
+
+// Whether a box's files (one a line) match its prompts and exist; the error names the
+// box, the file's place and `what` ("image", "audio file").
+QString filesError(qsizetype box, const QStringList &prompts, const QStringList &files, const QString &what,
+                   const QString &why, const QDir &base)
+{
+    if (files.size() != prompts.size())
+        return QStringLiteral("Prompt box %1: %2 prompt(s) and %3 %4(s): %5")
+            .arg(box + 1)
+            .arg(prompts.size())
+            .arg(files.size())
+            .arg(what, why);
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const QFileInfo file(base, files.at(i).trimmed());
+        if (!file.isFile())
+            return QStringLiteral("Prompt box %1: %2 %3 %4 does not exist").arg(box + 1).arg(what).arg(i + 1).arg(file.absoluteFilePath());
+    }
+    return {};
+}
+
+QStringList absolutePaths(const QString &lines, const QDir &base)
+{
+    QStringList out;
+    for (const QString &line : nonBlankLines(lines))
+        out << QFileInfo(base, line.trimmed()).absoluteFilePath();
+    return out;
 }
 
 } // namespace
@@ -80,11 +108,66 @@ bool RecordingForm::isVisionFolder() const
     return modelKind() == ModelKind::Folder && readConfig(resolvedModel()).contains(QLatin1String("vision_config"));
 }
 
+bool RecordingForm::isSpeechFolder() const
+{
+    if (modelKind() != ModelKind::Folder)
+        return false;
+    const QJsonObject config = readConfig(resolvedModel());
+    return config.contains(QLatin1String("num_mel_bins")) || config.contains(QLatin1String("input_feat_per_channel"))
+           || config.value(QLatin1String("model_type")).toString() == QLatin1String("speech-encoder-decoder");
+}
+
+QString RecordingForm::promptsOf(const PromptBox &box) const
+{
+    if (nonBlankLines(box.prompts).isEmpty() && isSpeechFolder()) {
+        QStringList names;
+        for (const QString &clip : nonBlankLines(box.audio))
+            names << QFileInfo(clip.trimmed()).fileName();
+        return names.join(QLatin1Char('\n'));
+    }
+    return box.prompts;
+}
+
+QString RecordingForm::resolvedInputsScript() const
+{
+    QString error;
+    const std::optional<ModelReference> ref = ModelReference::resolve(inputsScript.trimmed(), base, &error);
+    return ref && ref->kind() != ModelReference::Kind::Folder ? ref->text() : QString();
+}
+
+QString RecordingForm::inputsScriptFile() const
+{
+    QString error;
+    const std::optional<ModelReference> ref = ModelReference::resolve(inputsScript.trimmed(), base, &error);
+    return ref && ref->kind() == ModelReference::Kind::File ? ref->path() : QString();
+}
+
+QString RecordingForm::inputsScriptSha256(QString *error) const
+{
+    const std::optional<QByteArray> bytes = RegularFile::readAll(inputsScriptFile(), 16 * 1024 * 1024, error);
+    return bytes ? QString::fromLatin1(QCryptographicHash::hash(*bytes, QCryptographicHash::Sha256).toHex()) : QString();
+}
+
+QString RecordingForm::inputsScriptError() const
+{
+    if (inputsScript.trimmed().isEmpty())
+        return QStringLiteral("Inputs script: give the function that runs the model (file.py:calls, package.module:calls)");
+    QString error;
+    const std::optional<ModelReference> ref = ModelReference::resolve(inputsScript.trimmed(), base, &error);
+    if (!ref)
+        return QStringLiteral("Inputs script: %1").arg(error);
+    if (ref->kind() == ModelReference::Kind::Folder)
+        return QStringLiteral("Inputs script: %1 is a folder; give file.py:function or package.module:function").arg(ref->path());
+    if (ref->kind() == ModelReference::Kind::File && !QFileInfo(ref->path()).isFile())
+        return QStringLiteral("Inputs script: no such file %1").arg(ref->path());
+    return {};
+}
+
 QString RecordingForm::promptsError() const
 {
     QStringList texts;
     for (const PromptBox &box : earlier + boxes)
-        texts << box.prompts;
+        texts << promptsOf(box);
     QString error;
     if (!PromptBatches::fromBoxes(texts, &error))
         return error.left(1).toUpper() + error.mid(1);
@@ -97,19 +180,25 @@ QString RecordingForm::imagesError() const
         return {};
     const QVector<PromptBox> all = earlier + boxes;
     for (qsizetype b = 0; b < all.size(); ++b) {
-        const QStringList prompts = nonBlankLines(all.at(b).prompts);
-        const QStringList images = nonBlankLines(all.at(b).images);
-        if (images.size() != prompts.size())
-            return QStringLiteral("Prompt box %1: %2 prompt(s) and %3 image(s): a vision-language model takes one image "
-                                  "per prompt (Add Image…)")
-                .arg(b + 1)
-                .arg(prompts.size())
-                .arg(images.size());
-        for (qsizetype i = 0; i < images.size(); ++i) {
-            const QFileInfo image(base, images.at(i).trimmed());
-            if (!image.isFile())
-                return QStringLiteral("Prompt box %1: image %2 %3 does not exist").arg(b + 1).arg(i + 1).arg(image.absoluteFilePath());
-        }
+        if (const QString e = filesError(b, nonBlankLines(all.at(b).prompts), nonBlankLines(all.at(b).images), QStringLiteral("image"),
+                                         QStringLiteral("a vision-language model takes one image per prompt (Add Image…)"), base);
+            !e.isEmpty())
+            return e;
+    }
+    return {};
+}
+
+QString RecordingForm::audioError() const
+{
+    if (!isSpeechFolder())
+        return {};
+    const QVector<PromptBox> all = earlier + boxes;
+    for (qsizetype b = 0; b < all.size(); ++b) {
+        if (const QString e = filesError(b, nonBlankLines(promptsOf(all.at(b))), nonBlankLines(all.at(b).audio),
+                                         QStringLiteral("audio file"),
+                                         QStringLiteral("a speech model takes one WAV file per prompt (Add Audio…)"), base);
+            !e.isEmpty())
+            return e;
     }
     return {};
 }
@@ -140,11 +229,18 @@ QString RecordingForm::error() const
     const ModelKind kind = modelKind(&why);
     if (kind == ModelKind::Empty || kind == ModelKind::Invalid)
         return why;
+    if (useInputsScript) { // the script runs the model: no prompts, no generation settings
+        if (const QString e = inputsScriptError(); !e.isEmpty())
+            return e;
+        return outputsError();
+    }
     if (kind != ModelKind::Folder && tokenizer.trimmed().isEmpty())
         return QStringLiteral("Tokenizer: a factory model needs a tokenizer folder");
     if (const QString e = promptsError(); !e.isEmpty())
         return e;
     if (const QString e = imagesError(); !e.isEmpty())
+        return e;
+    if (const QString e = audioError(); !e.isEmpty())
         return e;
     if (maxNewTokens < 1)
         return QStringLiteral("Max new tokens: at least 1");
@@ -171,23 +267,28 @@ std::optional<RecordRequest> RecordingForm::request(QString *error) const
         return std::nullopt;
     RecordRequest r;
     r.model = resolvedModel();
-    if (modelKind() != ModelKind::Folder)
+    if (modelKind() != ModelKind::Folder && !tokenizer.trimmed().isEmpty())
         r.tokenizer = QFileInfo(base, tokenizer.trimmed()).absoluteFilePath();
+    r.calls = calls;
+    r.output = QFileInfo(base, capturePath.trimmed()).absoluteFilePath();
+    if (useInputsScript) {
+        r.inputsScript = resolvedInputsScript(); // its SHA-256: the user's consent, asked for by the caller
+        return r;
+    }
     QStringList texts;
     const QVector<PromptBox> all = earlier + boxes;
     for (const PromptBox &box : all)
-        texts << box.prompts;
+        texts << promptsOf(box);
     r.prompts = *PromptBatches::fromBoxes(texts, error);
-    if (isVisionFolder()) {
-        for (const PromptBox &box : all) {
-            for (const QString &image : nonBlankLines(box.images))
-                r.images << QFileInfo(base, image.trimmed()).absoluteFilePath();
-        }
+    const bool vision = isVisionFolder(), speech = isSpeechFolder();
+    for (const PromptBox &box : all) {
+        if (vision)
+            r.images << absolutePaths(box.images, base);
+        if (speech)
+            r.audio << absolutePaths(box.audio, base);
     }
     r.maxNewTokens = maxNewTokens;
     r.numBeams = beamSearch ? numBeams : 1;
-    r.calls = calls;
-    r.output = QFileInfo(base, capturePath.trimmed()).absoluteFilePath();
     return r;
 }
 
@@ -231,17 +332,15 @@ RecordingForm RecordingForm::moreCalls(const QJsonObject &recording, const QStri
         form.tokenizer = recording.value(QLatin1String("tokenizer")).toString();
     const QJsonArray batches = recording.value(QLatin1String("batches")).toArray();
     const QJsonArray images = recording.value(QLatin1String("images")).toArray();
-    for (qsizetype b = 0; b < batches.size(); ++b) {
-        PromptBox box;
-        QStringList prompts, files;
-        for (const QJsonValue &p : batches.at(b).toArray())
-            prompts << p.toString();
-        for (const QJsonValue &f : images.at(b).toArray())
-            files << f.toString();
-        box.prompts = prompts.join(QLatin1Char('\n'));
-        box.images = files.join(QLatin1Char('\n'));
-        form.earlier << box;
-    }
+    const QJsonArray audio = recording.value(QLatin1String("audio")).toArray();
+    const auto lines = [](const QJsonValue &list) {
+        QStringList out;
+        for (const QJsonValue &v : list.toArray())
+            out << v.toString();
+        return out.join(QLatin1Char('\n'));
+    };
+    for (qsizetype b = 0; b < batches.size(); ++b)
+        form.earlier << PromptBox{lines(batches.at(b)), lines(images.at(b)), lines(audio.at(b))};
     form.maxNewTokens = recording.value(QLatin1String("max_new_tokens")).toInt(8);
     const int beams = recording.value(QLatin1String("num_beams")).toInt(1);
     form.beamSearch = beams > 1;

@@ -4,6 +4,8 @@
 // config.json, a factory without a tokenizer, an empty prompt box, a vision folder's
 // missing image, outputs that are one file); the request is the worker's `record`
 // request (a box a batch, images in the prompts' order, beams only with beam search);
+// a speech folder's prompts each take a WAV file (named after it when left empty); an
+// inputs script replaces the boxes and is sent with the SHA-256 the user agrees to;
 // the default outputs sit beside the model, named after it, never an existing file;
 // Record More Calls… records the recording's calls again first; a folder's auto_map
 // lists the files the worker checks consent against; the Export dock's summary.
@@ -39,7 +41,7 @@ class TestRecordingForm : public QObject
         RecordingForm form;
         form.base = QDir(m_dir.path());
         form.model = QStringLiteral("tiny-llama");
-        form.boxes = {{QStringLiteral("the cat sat\na dog ran"), {}}, {QStringLiteral("what is"), {}}};
+        form.boxes = {{QStringLiteral("the cat sat\na dog ran"), {}, {}}, {QStringLiteral("what is"), {}, {}}};
         form.setDefaultOutputs();
         return form;
     }
@@ -51,6 +53,77 @@ private slots:
         write(QStringLiteral("tiny-llava/config.json"), "{\"vision_config\": {}}");
         write(QStringLiteral("factory.py"), "def make(): pass\n");
         write(QStringLiteral("red.png"), "not read here");
+        write(QStringLiteral("tiny-whisper/config.json"), "{\"architectures\": [\"WhisperForConditionalGeneration\"], \"num_mel_bins\": 16}");
+        write(QStringLiteral("a.wav"), "not read here");
+        write(QStringLiteral("b.wav"), "not read here");
+        write(QStringLiteral("calls.py"), "def calls(model, processor):\n    model(input_ids=None)\n");
+    }
+
+    void speechFolderTakesAnAudioFilePerPrompt()
+    {
+        RecordingForm form = folderForm();
+        QVERIFY(!form.isSpeechFolder());
+        form.model = QStringLiteral("tiny-whisper");
+        QVERIFY(form.isSpeechFolder() && !form.isVisionFolder());
+        QVERIFY2(form.error().startsWith(QLatin1String("Prompt box 1: 2 prompt(s) and 0 audio file(s): a speech model")),
+                 qPrintable(form.error()));
+        // Prompts name the clips; left empty, each clip is named by its file.
+        form.boxes = {{QString(), {}, QStringLiteral("a.wav\nb.wav")}, {QStringLiteral("the second clip"), {}, QStringLiteral("gone.wav")}};
+        QVERIFY2(form.error().startsWith(QLatin1String("Prompt box 2: audio file 1 ")) && form.error().contains(QLatin1String("gone.wav does not exist")),
+                 qPrintable(form.error()));
+        form.boxes[1].audio = QStringLiteral("b.wav");
+        QString error;
+        const std::optional<RecordRequest> r = form.request(&error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->prompts.toJson(), (QJsonArray{QJsonArray{QStringLiteral("a.wav"), QStringLiteral("b.wav")},
+                                                  QJsonArray{QStringLiteral("the second clip")}}));
+        QCOMPARE(r->audio, (QStringList{m_dir.filePath(QStringLiteral("a.wav")), m_dir.filePath(QStringLiteral("b.wav")),
+                                        m_dir.filePath(QStringLiteral("b.wav"))}));
+        QVERIFY(r->images.isEmpty());
+        QCOMPARE(r->toParams().value(QLatin1String("audio")).toArray().size(), 2); // a list per generate() call
+        // An empty box is still empty: no clip to name it after.
+        form.boxes[1] = {};
+        QVERIFY2(form.error().startsWith(QLatin1String("Prompt box 2 is empty")), qPrintable(form.error()));
+        // A text-only folder sends no audio, whatever the boxes hold.
+        form = folderForm();
+        form.boxes[0].audio = QStringLiteral("a.wav");
+        QVERIFY(form.request(&error)->audio.isEmpty());
+    }
+
+    void inputsScriptReplacesThePrompts()
+    {
+        RecordingForm form = folderForm();
+        form.useInputsScript = true;
+        form.boxes = {{QStringLiteral("  "), {}, {}}}; // not used: the script runs the model
+        QVERIFY2(form.error().startsWith(QLatin1String("Inputs script: give the function")), qPrintable(form.error()));
+        form.inputsScript = QStringLiteral("gone.py:calls");
+        QVERIFY2(form.error().startsWith(QLatin1String("Inputs script: ")) && form.error().contains(QLatin1String("gone.py")),
+                 qPrintable(form.error()));
+        form.inputsScript = QStringLiteral("tiny-llama");
+        QVERIFY2(form.error().startsWith(QLatin1String("Inputs script: ")), qPrintable(form.error()));
+        form.inputsScript = QStringLiteral("calls.py:calls");
+        QCOMPARE(form.error(), QString());
+        QCOMPARE(form.inputsScriptFile(), m_dir.filePath(QStringLiteral("calls.py")));
+        QString error;
+        const QString sha = form.inputsScriptSha256(&error);
+        QFile script(m_dir.filePath(QStringLiteral("calls.py")));
+        QVERIFY(script.open(QIODevice::ReadOnly));
+        QCOMPARE(sha, QString::fromLatin1(QCryptographicHash::hash(script.readAll(), QCryptographicHash::Sha256).toHex()));
+        std::optional<RecordRequest> r = form.request(&error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->inputsScript, m_dir.filePath(QStringLiteral("calls.py")) + QStringLiteral(":calls"));
+        r->inputsScriptSha256 = sha; // the user's yes, which the controller asks for
+        const QJsonObject params = r->toParams();
+        QCOMPARE(params.value(QLatin1String("inputs_script_sha256")).toString(), sha);
+        QVERIFY(!params.contains(QLatin1String("batches")) && !params.contains(QLatin1String("max_new_tokens")));
+        // A factory needs no tokenizer with a script (the script prepares its inputs).
+        form.model = QStringLiteral("factory.py:make");
+        QCOMPARE(form.error(), QString());
+        // A module's function: no file to hash here (Python finds it).
+        form.inputsScript = QStringLiteral("mypackage.calls:calls");
+        QCOMPARE(form.error(), QString());
+        QVERIFY(form.inputsScriptFile().isEmpty());
+        QCOMPARE(form.request(&error)->inputsScript, QStringLiteral("mypackage.calls:calls"));
     }
 
     void firstErrorNamesTheField()
@@ -156,7 +229,7 @@ private slots:
         QCOMPARE(form.earlier.size(), 1);
         QCOMPARE(form.capturePath, m_dir.filePath(QStringLiteral("run-more.safetensors")));
         QCOMPARE(form.maxNewTokens, 4);
-        form.boxes = {{QString(), {}}};
+        form.boxes = {{QString(), {}, {}}};
         QVERIFY2(form.error().startsWith(QLatin1String("Prompt box 2 is empty")), qPrintable(form.error()));
         form.boxes[0].prompts = QStringLiteral("the bird sang a song");
         QString error;
@@ -190,6 +263,20 @@ private slots:
 
     void summarySaysWhatMadeTheCapture()
     {
+        const QJsonObject scripted{{QStringLiteral("model"), QStringLiteral("/m/tiny-t5")},
+                                   {QStringLiteral("model_kind"), QStringLiteral("folder")},
+                                   {QStringLiteral("auto_class"), QStringLiteral("AutoModelForSeq2SeqLM")},
+                                   {QStringLiteral("batches"), QJsonValue()},
+                                   {QStringLiteral("inputs_script"), QStringLiteral("/s/calls.py:calls")},
+                                   {QStringLiteral("inputs_script_sha256"), QStringLiteral("ab12")},
+                                   {QStringLiteral("max_calls"), QJsonValue()},
+                                   {QStringLiteral("forward_calls"), 3}};
+        QCOMPARE(RecordingSummary::describe(scripted),
+                 QStringLiteral("Recorded from tiny-t5 (AutoModelForSeq2SeqLM): 3 of 3 forward call(s) of the inputs script "
+                                "/s/calls.py:calls (SHA-256 ab12)"));
+        QVERIFY(RecordingSummary::finished({{QStringLiteral("calls"), 3}, {QStringLiteral("forward_calls"), 3},
+                                            {QStringLiteral("inputs_script"), QStringLiteral("/s/calls.py:calls")}})
+                    .startsWith(QLatin1String("Recorded 3 of 3 forward call(s) of the inputs script /s/calls.py:calls")));
         QCOMPARE(RecordingSummary::describe({}), QString());
         const QJsonObject recording{{QStringLiteral("model"), QStringLiteral("/m/tiny-llama")},
                                     {QStringLiteral("model_kind"), QStringLiteral("folder")},

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // File > New Recording… end to end (issue 21, the GUI): real Hugging Face folders made
 // at test time (tests/python/modelfolders.py: a tiny Llama with a trained tokenizer, the
-// same without a tokenizer, one whose config.json asks for remote code, a tiny LLaVA),
-// the real export worker (scripts/torch-python), the dialog driven by objectName
-// offscreen. Two prompt boxes record, the project opens with its tree and Dims, Export
-// on CPU serves every call, and Record More Calls… records into a new capture and
-// project beside them. An empty prompt box, a missing image, a folder without a
-// tokenizer and a folder's own code without consent each say why and leave no file;
-// Cancel during a recording leaves none either. One window, so one worker, for all.
+// same without a tokenizer, one whose config.json asks for remote code, a tiny LLaVA,
+// a tiny Whisper), the real export worker (scripts/torch-python), the dialog driven by
+// objectName offscreen. Two prompt boxes record, the project opens with its tree and
+// Dims, Export on CPU serves every call, and Record More Calls… records into a new
+// capture and project beside them.
+// An inputs script runs only after its file and SHA-256 were agreed to; a speech
+// folder's prompts each take a WAV file. An empty prompt box, a missing image, a folder
+// without a tokenizer and a folder's own code without consent each say why and leave no
+// file; Cancel during a recording leaves none either. One window, so one worker, for all.
 #include "capture/callsummary.h"
 #include "document/documentopener.h"
 #include "document/exportprogress.h"
@@ -35,12 +37,14 @@
 #include <QCryptographicHash>
 #include <QDialog>
 #include <QDir>
+#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -125,6 +129,8 @@ private slots:
     void emptyBoxAndMissingImageKeepRecordDisabled();
     void folderWithoutTokenizerSaysSo();
     void remoteCodeWithoutConsentRunsNothing();
+    void inputsScriptRunsOnlyAfterConsent();
+    void speechFolderTakesAnAudioFilePerPrompt();
     void cancelDuringRecordingLeavesNoFile();
 
 private:
@@ -155,7 +161,10 @@ void TestRecordUi::initTestCase()
         "m.llama(d + '/no-tokenizer', with_tokenizer=False)\n"
         "m.llama(d + '/remote-code')\n"
         "m.add_auto_map(d + '/remote-code', d + '/remote-code-ran')\n"
-        "m.llava(d + '/tiny-llava')\n");
+        "m.llava(d + '/tiny-llava')\n"
+        "m.whisper(d + '/tiny-whisper')\n"
+        "m.wav(d + '/hello.wav', seconds=0.5)\n"
+        "m.wav(d + '/tone.wav', seconds=0.3, pitch=220.0)\n");
     QProcess python;
     python.setProcessChannelMode(QProcess::MergedChannels);
     python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
@@ -402,6 +411,90 @@ void TestRecordUi::remoteCodeWithoutConsentRunsNothing()
     QVERIFY(!QFileInfo::exists(folder(QStringLiteral("remote-code-ran"))));
     QCOMPARE(window.document()->capturePath(), open);
     QCOMPARE(leftovers(m_out.path()), QStringList());
+}
+
+// An inputs script is code: the question names its file and SHA-256; no starts nothing,
+// yes records every forward call the script makes, and the capture keeps the hash.
+void TestRecordUi::inputsScriptRunsOnlyAfterConsent()
+{
+    MainWindow &window = *m_window;
+    const QString script = folder(QStringLiteral("calls.py"));
+    {
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("def calls(model, tokenizer):\n"
+                "    for prompts in (['the cat sat on the mat', 'a dog ran'], ['what is the shape of a tensor']):\n"
+                "        enc = tokenizer(prompts, return_tensors='pt', padding=True)\n"
+                "        model(input_ids=enc['input_ids'], attention_mask=enc['attention_mask'], use_cache=False)\n");
+    }
+    const QString sha = QString::fromLatin1(sha256(script).toHex());
+    const auto useScript = [&script](QWidget *dialog) {
+        child<QRadioButton>(dialog, QStringLiteral("recordingInputsScriptMode"))->click();
+        child<QLineEdit>(dialog, QStringLiteral("recordingInputsScript"))->setText(script + QStringLiteral(":calls"));
+        // The script runs the model: no prompt boxes, no generate() settings.
+        QVERIFY(!child<QWidget>(dialog, QStringLiteral("promptText1"))->isVisibleTo(dialog));
+        QVERIFY(!child<QSpinBox>(dialog, QStringLiteral("recordingMaxNewTokens"))->isEnabled());
+    };
+    QSignalSpy started(window.recordingController(), &RecordingController::recordingStarted);
+    QSignalSpy finished(window.recordingController(), &RecordingController::recordingFinished);
+    QString asked;
+    {
+        ModalAnswerer no(QStringLiteral("inputsScriptConsentDialog"), [&asked](QWidget *box) {
+            asked = static_cast<QMessageBox *>(box)->informativeText();
+            static_cast<QDialog *>(box)->reject();
+        });
+        const QString error = fillDialog(window, "actionNewRecording", folder(QStringLiteral("tiny-llama")), {}, true, useScript);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QTRY_VERIFY(no.seen);
+    }
+    QVERIFY2(asked.contains(script) && asked.contains(sha), qPrintable(asked));
+    QCOMPARE(started.count(), 0);
+    QVERIFY2(window.recordingController()->lastError().contains(QLatin1String("was not allowed to run")),
+             qPrintable(window.recordingController()->lastError()));
+    QCOMPARE(leftovers(m_out.path()), QStringList());
+
+    ModalAnswerer yes(QStringLiteral("inputsScriptConsentDialog"), [](QWidget *box) {
+        child<QPushButton>(box, QStringLiteral("runInputsScriptButton"))->click();
+    });
+    const QString error = fillDialog(window, "actionNewRecording", folder(QStringLiteral("tiny-llama")), {}, true, useScript);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kRunTimeout);
+    QVERIFY(yes.seen);
+    const QString summary = finished.first().at(1).toString();
+    QVERIFY2(finished.first().at(0).toBool() && summary.contains(QLatin1String("2 of 2 forward call(s) of the inputs script")),
+             qPrintable(summary + window.exportPanel()->logView()->toPlainText().right(3000)));
+    const QJsonObject recording = window.document()->capture().recording;
+    QCOMPARE(window.document()->capture().calls.size(), 2);
+    QCOMPARE(recording.value(QLatin1String("inputs_script_sha256")).toString(), sha);
+    QVERIFY(window.exportPanel()->recordingLabel()->fullText().contains(QLatin1String("of the inputs script")));
+    // Record More is for prompts: a script's calls are the script's.
+    QVERIFY(!window.findChild<QAction *>(QStringLiteral("actionRecordMore"))->isEnabled());
+}
+
+// A speech folder: an audio file per prompt (the prompts left empty name the clips after
+// the files), no image column; Whisper's generate() runs on the clips' features.
+void TestRecordUi::speechFolderTakesAnAudioFilePerPrompt()
+{
+    MainWindow &window = *m_window;
+    QSignalSpy finished(window.recordingController(), &RecordingController::recordingFinished);
+    const QString error = fillDialog(window, "actionNewRecording", folder(QStringLiteral("tiny-whisper")), {QString()}, true,
+                                     [this](QWidget *dialog) {
+                                         QVERIFY(!child<QWidget>(dialog, QStringLiteral("promptImages1"))->isVisibleTo(dialog));
+                                         auto *audio = child<QPlainTextEdit>(dialog, QStringLiteral("promptAudio1"));
+                                         QVERIFY(audio->isVisibleTo(dialog));
+                                         QVERIFY(child<QPushButton>(dialog, QStringLiteral("promptAddAudio1"))->isVisibleTo(dialog));
+                                         audio->setPlainText(folder(QStringLiteral("hello.wav")) + QLatin1Char('\n')
+                                                             + folder(QStringLiteral("tone.wav")));
+                                     });
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kRunTimeout);
+    QVERIFY2(finished.first().at(0).toBool(),
+             qPrintable(finished.first().at(1).toString() + window.exportPanel()->logView()->toPlainText().right(3000)));
+    const QJsonObject recording = window.document()->capture().recording;
+    QCOMPARE(recording.value(QLatin1String("batches")).toArray(),
+             (QJsonArray{QJsonArray{QStringLiteral("hello.wav"), QStringLiteral("tone.wav")}}));
+    QCOMPARE(recording.value(QLatin1String("audio")).toArray().at(0).toArray().size(), 2);
+    QVERIFY(window.document()->capture().calls.size() >= 2);
 }
 
 void TestRecordUi::cancelDuringRecordingLeavesNoFile()
