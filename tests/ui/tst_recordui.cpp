@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // File > New Recording… end to end (issue 21, the GUI): real Hugging Face folders made
 // at test time (tests/python/modelfolders.py: a tiny Llama with a trained tokenizer, the
-// same without a tokenizer, one whose config.json asks for remote code, a tiny LLaVA,
-// a tiny Whisper), the real export worker (scripts/torch-python), the dialog driven by
-// objectName offscreen. Two prompt boxes record, the project opens with its tree and
-// Dims, Export on CPU serves every call, and Record More Calls… records into a new
-// capture and project beside them.
+// same without a tokenizer, one whose config.json asks for remote code, a tiny T5, a
+// tiny LLaVA, a tiny Whisper), the real export worker (scripts/torch-python), the
+// dialog driven by objectName offscreen. Two prompt boxes record, the project opens with
+// its tree and Dims, Export on CPU serves every call (the Llama, the T5 and the LLaVA
+// folder), and Record More Calls… records into a new capture and project beside them.
 // An inputs script runs only after its file and SHA-256 were agreed to; a speech
 // folder's prompts each take a WAV file. An empty prompt box, a missing image, a folder
 // without a tokenizer and a folder's own code without consent each say why and leave no
@@ -129,6 +129,8 @@ private slots:
     void emptyBoxAndMissingImageKeepRecordDisabled();
     void folderWithoutTokenizerSaysSo();
     void remoteCodeWithoutConsentRunsNothing();
+    void encoderDecoderAndVisionFoldersRecordAndExport_data();
+    void encoderDecoderAndVisionFoldersRecordAndExport();
     void inputsScriptRunsOnlyAfterConsent();
     void speechFolderTakesAnAudioFilePerPrompt();
     void cancelDuringRecordingLeavesNoFile();
@@ -162,9 +164,13 @@ void TestRecordUi::initTestCase()
         "m.llama(d + '/remote-code')\n"
         "m.add_auto_map(d + '/remote-code', d + '/remote-code-ran')\n"
         "m.llava(d + '/tiny-llava')\n"
+        "m.t5(d + '/tiny-t5')\n"
         "m.whisper(d + '/tiny-whisper')\n"
         "m.wav(d + '/hello.wav', seconds=0.5)\n"
-        "m.wav(d + '/tone.wav', seconds=0.3, pitch=220.0)\n");
+        "m.wav(d + '/tone.wav', seconds=0.3, pitch=220.0)\n"
+        "for name, size, colour in (('red', (20, 24), (200, 30, 40)), ('blue', (16, 16), (0, 0, 255)),\n"
+        "                           ('grey', (32, 20), (90, 90, 90))):\n"
+        "    m.image(d + '/' + name + '.png', size, colour)\n");
     QProcess python;
     python.setProcessChannelMode(QProcess::MergedChannels);
     python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
@@ -411,6 +417,67 @@ void TestRecordUi::remoteCodeWithoutConsentRunsNothing()
     QVERIFY(!QFileInfo::exists(folder(QStringLiteral("remote-code-ran"))));
     QCOMPARE(window.document()->capturePath(), open);
     QCOMPARE(leftovers(m_out.path()), QStringList());
+}
+
+// "Done when" for the other two kinds of folder: from the dialog to a verified program
+// with the window alone. Two boxes of different batch sizes, 2 new tokens each.
+void TestRecordUi::encoderDecoderAndVisionFoldersRecordAndExport_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QStringList>("prompts");
+    QTest::addColumn<QStringList>("images");
+    QTest::addColumn<QString>("autoClass");
+    QTest::newRow("t5") << QStringLiteral("tiny-t5")
+                        << QStringList{QStringLiteral("the cat sat on the mat\na dog ran"), QStringLiteral("what is the shape of a tensor")}
+                        << QStringList() << QStringLiteral("AutoModelForSeq2SeqLM");
+    QTest::newRow("llava") << QStringLiteral("tiny-llava")
+                           << QStringList{QStringLiteral("<image> the cat sat\n<image> a dog"), QStringLiteral("<image> what is the shape of a tensor")}
+                           << QStringList{folder(QStringLiteral("red.png")) + QLatin1Char('\n') + folder(QStringLiteral("blue.png")),
+                                          folder(QStringLiteral("grey.png"))}
+                           << QStringLiteral("AutoModelForImageTextToText");
+}
+
+void TestRecordUi::encoderDecoderAndVisionFoldersRecordAndExport()
+{
+    QFETCH(QString, model);
+    QFETCH(QStringList, prompts);
+    QFETCH(QStringList, images);
+    QFETCH(QString, autoClass);
+    MainWindow &window = *m_window;
+    QSignalSpy finished(window.recordingController(), &RecordingController::recordingFinished);
+    const QString error = fillDialog(window, "actionNewRecording", folder(model), prompts, true, [&images](QWidget *dialog) {
+        for (int i = 0; i < images.size(); ++i) {
+            auto *edit = child<QPlainTextEdit>(dialog, QStringLiteral("promptImages%1").arg(i + 1));
+            if (i == 0) // an added box shows once the event loop runs (its layout shows it queued)
+                QVERIFY(edit->isVisibleTo(dialog));
+            edit->setPlainText(images.at(i));
+        }
+    });
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kRunTimeout);
+    QVERIFY2(finished.first().at(0).toBool(),
+             qPrintable(finished.first().at(1).toString() + window.exportPanel()->logView()->toPlainText().right(3000)));
+
+    ProjectDocument *doc = window.document();
+    QCOMPARE(doc->projectPath(), QDir(m_out.path()).filePath(model + QStringLiteral(".dimscope")));
+    QCOMPARE(doc->modelRef(), folder(model));
+    QVERIFY(doc->capture().calls.size() >= 4); // 2 generate() calls, 2 new tokens each
+    QVERIFY(window.inputsView()->tree()->model()->rowCount() > 0);
+    QVERIFY(window.dimsPanel()->model()->rowCount() > 0);
+    QVERIFY2(window.exportPanel()->recordingLabel()->fullText().contains(QStringLiteral("(%1)").arg(autoClass)),
+             qPrintable(window.exportPanel()->recordingLabel()->fullText()));
+
+    ExportController *exporter = window.exportController();
+    exporter->setOutputPath(QDir(m_out.path()).filePath(model + QStringLiteral(".pt2")));
+    QSignalSpy exported(exporter->service(), &ExportService::finished);
+    ModalAnswerer noQuestion(QStringLiteral("modelConsentDialog"), [](QWidget *box) { static_cast<QDialog *>(box)->reject(); });
+    exporter->exportCpuAction()->trigger();
+    QVERIFY2(exporter->isExporting(), qPrintable(exporter->lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(exported.count() == 1, kRunTimeout);
+    QVERIFY(!noQuestion.seen);
+    const PhasedExportOutcome &outcome = doc->exportResults()->outcome();
+    QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary() + window.exportPanel()->logView()->toPlainText().right(3000)));
+    QCOMPARE(outcome.servedCalls().size(), doc->capture().calls.size());
 }
 
 // An inputs script is code: the question names its file and SHA-256; no starts nothing,
