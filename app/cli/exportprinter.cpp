@@ -172,6 +172,7 @@ int ExportPrinter::finishSingle(const ExportReport &report)
     if (specialized > 0)
         m_err << "export failed the constraints' intent: the .pt2 was written, but it does not accept other sizes "
                  "for those dims (see the violations torch would raise with named Dims, or check the model)\n";
+    printProbes(report, {last});
     printHeldOut(report);
     return report.ok() ? 0 : 1;
 }
@@ -208,6 +209,7 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     // Both quote the worker's words (a failed round's kind, a left-out program's
     // fresh-process error): one line each, escaped.
     m_out << TerminalText::escaped(outcome.tracesText()) << "\n";
+    printProbes(report, {});
     printHeldOut(report);
     if (!outcome.servesEveryCall()) {
         m_err << TerminalText::escaped(outcome.summary()) << "\n";
@@ -217,6 +219,30 @@ int ExportPrinter::finishPhases(const ExportReport &report)
     if (report.specializedCount() > 0)
         m_err << "export failed the constraints' intent: a dim the constraints made dynamic came out static (see above)\n";
     return report.ok() ? 0 : 1;
+}
+
+// --probe: one line per Dim of each program, "probes, program model: seq_len (declared
+// 1..oo): 2..20 served; 1 rejected (...)"; a Dim with a rejected or wrong probe on stderr.
+// `single`: the one result of an export without phases. The lines quote torch: escaped.
+void ExportPrinter::printProbes(const ExportReport &report, const QVector<ExportResult> &single)
+{
+    const PhasedExportOutcome &outcome = report.outcome;
+    const int n = single.isEmpty() ? int(outcome.programs.size()) : 1;
+    for (int i = 0; i < n; ++i) {
+        const ExportResult &r = single.isEmpty() ? outcome.programs.at(i).result : single.first();
+        const QString head = single.isEmpty() && n > 1 ? QStringLiteral("probes, %1: ").arg(outcome.programText(i))
+                                                       : QStringLiteral("probes: ");
+        if (r.probes.present && !r.probes.skipped.isEmpty()) {
+            m_out << head << TerminalText::escaped(r.probes.skipped) << "\n";
+            continue;
+        }
+        const QStringList lines = r.probes.summaryLines();
+        for (int d = 0; d < lines.size(); ++d) {
+            const ProbedDim &dim = r.probes.dims.at(d);
+            const bool loud = !dim.rejected.isEmpty() || !dim.wrong.isEmpty();
+            (loud ? m_err : m_out) << head << TerminalText::escaped(lines.at(d)) << "\n";
+        }
+    }
 }
 
 // --verify-with: one line per group of held-out calls; a call served WRONG is loud (and

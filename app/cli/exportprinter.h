@@ -49,6 +49,7 @@ private:
     int finishPhases(const dimscope::ExportReport &report);
     bool writeJson(const dimscope::ExportReport &report, const QString &path);
     void printHeldOut(const dimscope::ExportReport &report);
+    void printProbes(const dimscope::ExportReport &report, const QVector<dimscope::ExportResult> &single);
 
     QTextStream &m_out;
     QTextStream &m_err;

@@ -85,6 +85,7 @@ QJsonObject ExportReport::toJson() const
         // planned before the first trace were right) and the failed ones.
         QJsonObject program = programJson(p.result);
         program.insert(QStringLiteral("batch_slice"), p.result.batchSliceJson()); // synthesized, not a recorded call
+        program.insert(QStringLiteral("probes"), p.result.probes.toJson()); // the declared ranges probed (--probe)
         program.insert(QStringLiteral("torch_export_calls"), p.traces);
         program.insert(QStringLiteral("failed_torch_export_calls"), QJsonArray::fromStringList(p.failedTraces));
         // The phase it serves and its captured calls; a synthesized program (the

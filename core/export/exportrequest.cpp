@@ -28,6 +28,8 @@ QJsonObject ExportRequest::toParams() const
     }
     if (reload)
         p.insert(QStringLiteral("reload"), true);
+    if (probe)
+        p.insert(QStringLiteral("probe"), true);
     if (!heldOut.isEmpty() && archiveProgram.isEmpty())
         p.insert(QStringLiteral("held_out"), QDir(heldOut).absolutePath());
     if (!archiveProgram.isEmpty())

@@ -32,6 +32,9 @@ struct ExportRequest {
     // calls"): sent with an export that writes a file of its own; a phased export sends
     // it once, with write_archive, so that every program of the archive is tried.
     QString heldOut;
+    // Probe every Dim's declared range with synthesized calls after verification
+    // (dimscope-cli export --probe; docs/worker-protocol.md, "Range probes").
+    bool probe = false;
 
     QJsonObject toParams() const;
     // The request both front ends send: the model, the capture file, the .pt2 to

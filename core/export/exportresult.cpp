@@ -307,6 +307,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
         x.batchSlice = CallVerification::fromJson(slice);
         x.batchSliceDim = slice.value(QLatin1String("dim")).toString();
     }
+    x.probes = RangeProbes::fromJson(r.value(QLatin1String("probes")));
     const QJsonObject ranges = r.value(QLatin1String("range_constraints")).toObject();
     for (auto it = ranges.begin(); it != ranges.end(); ++it) {
         const QJsonArray mm = it.value().toArray();

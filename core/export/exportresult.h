@@ -2,6 +2,7 @@
 #pragma once
 
 #include "export/heldoutreplay.h"
+#include "export/rangeprobes.h"
 
 #include <QJsonObject>
 #include <QMetaType>
@@ -182,6 +183,9 @@ struct ExportResult {
     // status: empty (the worker sent none), "skipped" (message: why), or a row's status.
     CallVerification batchSlice;
     QString batchSliceDim;
+    // The declared ranges probed with synthesized calls (the request's `probe`;
+    // docs/worker-protocol.md, "Range probes"): reported, never part of `ok`.
+    RangeProbes probes;
     QVector<RangeConstraint> ranges;
     QVector<ProgramInput> inputs;
     QJsonObject timings;

@@ -481,9 +481,13 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
     m_outcome.freshInterpreters += result.value(QLatin1String("fresh_interpreters")).toInt();
     m_outcome.heldOut = HeldOutReplay::fromJson(result.value(QLatin1String("held_out")));
     QHash<QString, QJsonObject> checks;
-    for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray())
+    QHash<QString, QJsonValue> elsewhere; // who serves the probes each program rejected
+    for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray()) {
         checks.insert(v.toObject().value(QLatin1String("program")).toString(),
                       v.toObject().value(QLatin1String("fresh_process")).toObject());
+        elsewhere.insert(v.toObject().value(QLatin1String("program")).toString(),
+                         v.toObject().value(QLatin1String("probes_elsewhere")));
+    }
     const QJsonArray written = result.value(QLatin1String("archive_programs")).toArray();
     for (qsizetype i = m_outcome.programs.size() - 1; i >= 0; --i) {
         ExportedProgram &p = m_outcome.programs[i];
@@ -499,6 +503,7 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
         }
         p.result.held = false;
         p.result.freshProcess = FreshProcessCheck::fromJson(fresh);
+        p.result.probes.applyElsewhere(elsewhere.value(p.result.program));
         if (!fresh.isEmpty())
             p.result.timings.insert(QStringLiteral("fresh_process"), fresh.value(QLatin1String("seconds")));
     }

@@ -2,6 +2,7 @@
 // Parsing the worker's answers into ExportResult / WorkerFailure values.
 #include "export/exportresult.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include "deterministictestmain.h"
 
@@ -135,6 +136,60 @@ private slots:
         QVERIFY(skipped.batchSliceJson().toObject().value(QLatin1String("dim")).isNull());
         const ExportResult old = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": []})J"));
         QVERIFY(old.batchSliceText().isEmpty() && old.batchSliceJson().isNull());
+    }
+
+    void rangeProbesAreReportedPerDimApartFromTheRecordedCalls()
+    {
+        // issue 24 item 3: the worker's probes of the declared ranges (probes.py)
+        const ExportResult r = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "example_call": 0,
+            "verification": [{"call": 0, "status": "ok", "message": null, "outputs": []}],
+            "probes": {"seconds": 0.5, "dims": [
+                {"dim": "seq_len", "symbol": "s1", "where": "input_ids.size()[1]", "declared": [1, null],
+                 "recorded": [4], "cap": 16, "cap_source": "4x the largest recorded value", "probed": [1, 2, 5, 16],
+                 "served": [2, 5], "rejected": [1], "unverified": [], "wrong": [16]},
+                {"dim": "batch", "symbol": "s0", "where": "input_ids.size()[0]", "declared": [1, 64],
+                 "recorded": [2], "cap": 2048, "cap_source": "config.max_position_embeddings", "probed": [1, 3, 64],
+                 "served": [1, 3, 64], "rejected": [], "unverified": [], "wrong": []}],
+             "probes": [
+                {"dim": "seq_len", "value": 1, "call": 0, "status": "rejected", "guard": "input_ids.size()[1] > 1",
+                 "message": "AssertionError: Guard failed: input_ids.size()[1] > 1"},
+                {"dim": "seq_len", "value": 2, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
+                {"dim": "seq_len", "value": 5, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
+                {"dim": "seq_len", "value": 16, "call": 0, "status": "mismatch", "max_abs": 0.5,
+                 "message": "the program accepts it and its outputs differ from those of the eager model"},
+                {"dim": "batch", "value": 1, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
+                {"dim": "batch", "value": 3, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
+                {"dim": "batch", "value": 64, "call": 0, "status": "served", "message": null, "max_abs": 0.0}]}})J"));
+        QVERIFY(r.ok); // probes are synthesized calls: the export's verdict is the recorded calls'
+        QVERIFY(r.probes.present);
+        QCOMPARE(r.probes.summaryLines(),
+                 QStringList({QStringLiteral("seq_len (declared 1..oo): 2..5 served; 1 rejected (input_ids.size()[1] > 1); "
+                                             "16 WRONG (the program accepts it and its outputs differ from those of the eager model)"),
+                              QStringLiteral("batch (declared 1..64): 1..64 served")}));
+        QCOMPARE(r.probes.count(QStringLiteral("served")), 5);
+        const QJsonObject j = r.probes.toJson().toObject();
+        const QJsonObject seq = j.value(QLatin1String("dims")).toArray().first().toObject();
+        QCOMPARE(seq.value(QLatin1String("declared")).toArray().at(1).isNull(), true);
+        QCOMPARE(seq.value(QLatin1String("rejected")).toArray(), QJsonArray({1}));
+        QCOMPARE(j.value(QLatin1String("probes")).toArray().first().toObject().value(QLatin1String("guard")).toString(),
+                 QStringLiteral("input_ids.size()[1] > 1"));
+        QCOMPARE(j.value(QLatin1String("lines")).toArray().size(), 2);
+        // write_archive tried the rejected size on the archive's other programs
+        ExportResult archived = r;
+        archived.probes.applyElsewhere(QJsonArray{QJsonObject{{QStringLiteral("dim"), QStringLiteral("seq_len")},
+                                                              {QStringLiteral("value"), 1},
+                                                              {QStringLiteral("served_by"), QStringLiteral("phase2")},
+                                                              {QStringLiteral("status"), QStringLiteral("served")}}});
+        QVERIFY(archived.probes.summaryLines().first().startsWith(
+            QStringLiteral("seq_len (declared 1..oo): 2..5 served; 1 rejected (input_ids.size()[1] > 1), served by program phase2; ")));
+        QCOMPARE(archived.probes.toJson().toObject().value(QLatin1String("probes")).toArray().first().toObject()
+                     .value(QLatin1String("served_by")).toString(), QStringLiteral("phase2"));
+        // nothing asked: no probes, null in --json; nothing to probe from: the worker's reason
+        const ExportResult none = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": []})J"));
+        QVERIFY(!none.probes.present && none.probes.toJson().isNull() && none.probes.summaryLines().isEmpty());
+        const ExportResult skipped = ExportResult::fromResult(json(R"J({"output": "/o.pt2", "verification": [],
+            "probes": {"skipped": "nothing to probe from", "dims": [], "probes": [], "seconds": 0}})J"));
+        QCOMPARE(skipped.probes.summaryLines(), QStringList{QStringLiteral("nothing to probe from")});
     }
 
     void explanationsOnFailureAndSuccess()

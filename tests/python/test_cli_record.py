@@ -101,11 +101,24 @@ def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path
     into the worker's private folder: 'phase skipped: … capture file … does not exist')."""
     _, out, capture, _ = recorded
     os.symlink(capture, tmp_path / capture.name)
-    done = cli("export", "--model", folder, "--capture", capture.name, "--fix-loop", "-o", "llama.pt2", cwd=tmp_path)
+    done = cli("export", "--model", folder, "--capture", capture.name, "--fix-loop", "--json", "llama.json",
+               "-o", "llama.pt2", cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert "every captured call (6) replays" in done.stdout, done.stdout[-3000:]
     assert "phase skipped" not in done.stderr, done.stderr[-3000:]
     assert "continuation: several new tokens on a non-empty cache" in done.stdout + done.stderr, done.stdout[-3000:]
+    # --fix-loop probes every program's declared ranges (issue 24 item 3): the tiny Llama's
+    # prefill, decode and continuation programs serve every probe up to the config's
+    # max_position_embeddings (64), the continuation's mask length moved with its cache and input
+    report = json.loads((tmp_path / "llama.json").read_text())
+    for program in report["programs"]:
+        probes = program["probes"]
+        assert probes["dims"] and {p["status"] for p in probes["probes"]} == {"served"}, probes
+        assert all(d["cap"] == 64 and d["cap_source"] == "config.max_position_embeddings" for d in probes["dims"])
+        dims = {d["dim"]: d for d in probes["dims"]}
+        assert dims["batch"]["declared"] == [1, None] and 64 in dims["batch"]["served"], dims
+    assert re.search(r"^probes, \S+llama.pt2, program phase2: seq_len \(declared 2\.\.oo\): 2\.\.64 served$",
+                     done.stdout, re.M), done.stdout[-3000:]
 
 
 

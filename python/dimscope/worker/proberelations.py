@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The equalities between a program's symbols that its input check enforces (range
-probes, probes.py): torch >= 2.9 keeps sizes that the trace found equal or summed as
-symbols of their own and checks the relation when a call comes in (the program's
+probes, probes.py): newer torch (2.14 here) keeps sizes that the trace found equal or
+summed as symbols of their own and checks the relation when a call comes in (the program's
 `_guards_code`: `L['attention_mask'].size()[1] <= L['past_key_values']['key_cache'][0].size()[2]
 + L['input_ids'].size()[1]` with its reverse, `(A + S) == (B + S)`). A probe that moves
 one Dim must move the sizes tied to it, or it tests a call no user can make.
