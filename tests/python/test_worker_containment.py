@@ -176,6 +176,11 @@ def alive(pid):
         return False
 
 
+# The CLI ends the worker's descendants (core/export/workerdescendants.cpp), whatever
+# torch the worker imported: tested under the default runtime only, not again under
+# trixie (CI time: about 30 s of the trixie suite on a loaded 2-core machine).
+@pytest.mark.skipif(os.environ.get("DIMSCOPE_RUNTIME", "sid") != "sid",
+                    reason="the CLI's supervision of its worker: tested under the default runtime (sid)")
 @pytest.mark.parametrize("factory", ["forks_a_sleeper", "starts_a_daemon"])
 def test_what_the_model_started_ends_with_the_export(models, tmp_path, factory):
     model_file, capture = models
