@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
+#include <QScreen>
 #include <QScrollBar>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -275,6 +276,19 @@ void DimsPanel::mergeSelected()
 
 }
 
+// The width a window manager's title bar needs for `title` whole: the text in bold
+// beside the window's icon and its minimize, maximize and close buttons. A dialog sized
+// to its contents alone had "Merge into NAME" cut (issue 28 problem 10). At most the
+// screen's width: a longer title elides there.
+int DimsPanel::titleBarWidth(const QString &title) const
+{
+    QFont bold = font();
+    bold.setBold(true);
+    const int buttons = 4 * 24;
+    const int wanted = QFontMetrics(bold).horizontalAdvance(title) + buttons;
+    return screen() ? std::min(wanted, screen()->availableGeometry().width() * 9 / 10) : wanted;
+}
+
 QString DimsPanel::askWhichToMerge(const QString &keep)
 {
     QStringList others;
@@ -298,10 +312,14 @@ QString DimsPanel::askWhichToMerge(const QString &keep)
     };
     explain(others.value(0));
     connect(&dialog, &QInputDialog::textValueChanged, consequence, explain);
-    // Between the choice and the buttons (QInputDialog's layout is a QVBoxLayout).
-    if (auto *box = qobject_cast<QBoxLayout *>(dialog.layout()))
+    // Between the choice and the buttons (QInputDialog's layout is a QVBoxLayout). Its
+    // width is the dialog's: QInputDialog's layout (SetMinAndMaxSize) overrides a minimum
+    // width set on the dialog itself.
+    const int width = std::max(fontMetrics().averageCharWidth() * 60, titleBarWidth(dialog.windowTitle()));
+    if (auto *box = qobject_cast<QBoxLayout *>(dialog.layout())) {
         box->insertWidget(box->count() - 1, consequence);
-    dialog.setMinimumWidth(fontMetrics().averageCharWidth() * 60);
+        consequence->setMinimumWidth(width - box->contentsMargins().left() - box->contentsMargins().right());
+    }
     if (dialog.exec() != QDialog::Accepted)
         return {};
     return dialog.textValue();

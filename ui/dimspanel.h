@@ -60,6 +60,7 @@ private:
     void mergeSelected();
     // The Dim the user picks to merge into `keep` (empty when cancelled).
     QString askWhichToMerge(const QString &keep);
+    int titleBarWidth(const QString &title) const;
     void updateActions();
     // dimSelected(currentDim()) when it differs from the last one announced.
     void announceSelection();

@@ -101,7 +101,6 @@ void ExportOptionsDialog::addHints(const ProjectDocument *document)
         }
     }
     m_calls->header()->setStretchLastSection(true);
-    m_calls->resizeColumnToContents(0);
     m_calls->resizeColumnToContents(1);
     m_calls->setColumnWidth(1, std::max(m_calls->columnWidth(1), 200));
     connect(m_calls, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
@@ -123,6 +122,9 @@ void ExportOptionsDialog::markExampleCall()
         item->setFont(0, font);
         item->setText(0, call == example ? tr("Call %1 (example)").arg(call) : tr("Call %1").arg(call));
     }
+    // Sized after the marking: the bold "Call N (example)" is the column's widest text
+    // (sized before it, the example call read "Cal…").
+    m_calls->resizeColumnToContents(0);
 }
 
 ExportOptions ExportOptionsDialog::options() const

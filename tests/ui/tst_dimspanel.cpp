@@ -17,11 +17,13 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QSpinBox>
+#include <QStyle>
 #include <QRegularExpression>
 #include <QTableView>
 #include <QTreeWidget>
@@ -50,6 +52,8 @@ private slots:
     void renameErrorIsShownInFull();
     void derivedDimDialogLabelsFit();
     void mergeDialogSaysWhatHappens();
+    void mergeDialogShowsItsWholeTitle();
+    void exportOptionsShowsTheExampleCallWhole();
     void autoDimHasARowWithTheWarningOfAnalyze();
     void autoDimCountsForTheExampleCallAdvice();
     void selectionSurvivesRenameAndMerge();
@@ -352,6 +356,80 @@ void TestDimsPanel::mergeDialogSaysWhatHappens()
     // and did it
     QVERIFY(!document.constraints().dim(QStringLiteral("past_len")));
     QCOMPARE(document.constraints().assignment(QStringLiteral("past_key_values.key_cache[0]"), 2).dim, QStringLiteral("total_len"));
+}
+
+// Issue 28 problem 10: the Merge dialog opened 208 px wide, so the window manager cut
+// its title "Merge into NAME". It is wide enough for the title in a title bar's bold
+// font beside the frame's icon and buttons, and for its label and choice.
+void TestDimsPanel::mergeDialogShowsItsWholeTitle()
+{
+    // Given a Dim with a T5-like long name, selected alone
+    ProjectDocument document;
+    load(document);
+    DimsPanel panel(&document);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const QString longName = QStringLiteral("encoder_attention_mask_sequence_length");
+    QCOMPARE(panel.model()->renameDim(QStringLiteral("total_len"), longName), QString());
+    panel.selectDim(longName);
+
+    // When Merge… asks which Dim to merge into it
+    QString title, why;
+    int width = 0;
+    QTimer::singleShot(0, &panel, [&] {
+        auto *dialog = panel.findChild<QInputDialog *>(QStringLiteral("mergeDimsDialog"));
+        if (!dialog)
+            return;
+        QCoreApplication::processEvents();
+        title = dialog->windowTitle();
+        width = dialog->width();
+        const auto *label = dialog->findChild<QLabel *>();
+        if (label && label->isVisible() && !labelFits(label, &why))
+            width = -1;
+        dialog->reject();
+    });
+    panel.mergeAction()->trigger();
+
+    // Then its title and label are whole
+    QCOMPARE(title, QStringLiteral("Merge into %1").arg(longName));
+    QVERIFY2(width >= 0, qPrintable(why));
+    QFont bold = panel.font();
+    bold.setBold(true);
+    const int titleBar = QFontMetrics(bold).horizontalAdvance(title) + 4 * 24; // icon, minimize, maximize, close
+    QVERIFY2(width >= titleBar, qPrintable(QStringLiteral("%1 px wide, its title bar needs %2").arg(width).arg(titleBar)));
+}
+
+// Issue 28 problem 10: the example call's row ("Call 4 (example)", bold) was cut to
+// "Cal…": the Call column was sized before the example was marked.
+void TestDimsPanel::exportOptionsShowsTheExampleCallWhole()
+{
+    ProjectDocument document;
+    load(document);
+    ExportOptionsDialog dialog(&document);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto *calls = dialog.findChild<QTreeWidget *>(QStringLiteral("exampleCalls"));
+    auto *example = dialog.findChild<QComboBox *>(QStringLiteral("exampleCall"));
+    QVERIFY(calls && example);
+    // A cell's text has the style's focus-frame margin on each side.
+    const int margins = 2 * (calls->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, calls) + 1);
+    const auto checkWhole = [calls, margins] {
+        for (int i = 0; i < calls->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem *item = calls->topLevelItem(i);
+            const QRect cell = calls->visualItemRect(item).intersected(
+                QRect(calls->header()->sectionViewportPosition(0), 0, calls->columnWidth(0), 1 << 20));
+            const int needed = QFontMetrics(item->font(0)).horizontalAdvance(item->text(0)) + margins;
+            if (cell.width() < needed)
+                return QStringLiteral("'%1' has %2 px, needs %3").arg(item->text(0)).arg(cell.width()).arg(needed);
+        }
+        return QString();
+    };
+    QVERIFY(calls->findItems(QStringLiteral("(example)"), Qt::MatchContains).size() == 1);
+    QCOMPARE(checkWhole(), QString());
+    // Also after another call is chosen as the example
+    example->setCurrentIndex(example->count() - 1);
+    QVERIFY(calls->topLevelItem(calls->topLevelItemCount() - 1)->text(0).endsWith(QStringLiteral("(example)")));
+    QCOMPARE(checkWhole(), QString());
 }
 
 Capture TestDimsPanel::llamaLikeCapture()
