@@ -93,8 +93,8 @@ void ExportResultView::showResults()
 {
     if (m_results->hasOutcome())
         showOutcome();
-    else if (m_results->program())
-        showProgram(*m_results->program());
+    else if (!m_results->openedPrograms().isEmpty())
+        showPrograms(m_results->openedPrograms());
     else
         clear();
 }
@@ -286,6 +286,7 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
         showFailure(result.failure);
         return;
     }
+    setCallsShown(true);
     m_verification->setVerification(result.verification, result.exampleCall, m_results->servedElsewhere(m_selected));
     m_verificationView->resizeColumnsToContents();
     if (program)
@@ -388,19 +389,39 @@ QString ExportResultView::outcomeHeadline() const
     return text;
 }
 
-void ExportResultView::showProgram(const Pt2Program &program)
+// A .pt2 opened on its own: its programs, without the captured calls' pane, which has
+// nothing to show (issue 28 problem 10: an empty table whose first column header read
+// "xported prograr").
+void ExportResultView::showPrograms(const QVector<Pt2Program> &programs)
 {
+    const Pt2Program &program = programs.first();
+    setCallsShown(false);
     m_selected = -1;
     m_programsModel->clear();
     m_programsView->hide();
     m_unservedBox->hide();
     m_fixOutcome->hide();
     m_verification->clear();
-    m_program->setProgram(program);
-    m_headline->setText(tr("<b>%1</b> opened on its own: no constraints or captured calls to compare with.")
-                            .arg(program.filePath.toHtmlEscaped()));
+    m_program->setPrograms(programs);
+    QString text = tr("<b>%1</b> opened on its own: no constraints or captured calls to compare with.")
+                       .arg(program.filePath.toHtmlEscaped());
+    if (programs.size() > 1)
+        text += QLatin1Char(' ') + tr("It holds %n programs, a tab each.", nullptr, int(programs.size()));
+    if (program.recordedDimNames.isEmpty())
+        text += QLatin1Char(' ') + tr("Its sizes keep torch's symbols: the file records no Dim names.");
+    m_headline->setText(text);
     m_pages->setCurrentIndex(1);
     refreshFilter();
+}
+
+// The success page's panes under the program (the captured calls replayed) are shown
+// for an export's result, not for a program alone.
+void ExportResultView::setCallsShown(bool shown)
+{
+    auto *split = qobject_cast<QSplitter *>(m_program->parentWidget());
+    for (int i = 0; split && i < split->count(); ++i)
+        if (split->widget(i) != m_program)
+            split->widget(i)->setVisible(shown);
 }
 
 // torch's line with its input sources (`L['args'][1]['input_ids'].size()[1]`) written

@@ -103,7 +103,8 @@ private:
     void showResult(const ExportResult &result, const std::optional<Pt2Program> &program,
                     const std::optional<Pt2DimMapping> &mapping, const QString &programError);
     // A .pt2 opened without an export: its interface only.
-    void showProgram(const Pt2Program &program);
+    void showPrograms(const QVector<Pt2Program> &programs);
+    void setCallsShown(bool shown);
     // Each suggested fix of the failure shown, with the model line behind it and the
     // captured calls it would break (FixPreview), before the user applies them.
     void showFixPreviews(const QVector<FixPreview> &previews);

@@ -120,13 +120,18 @@ void MainWindow::updateCentre()
     m_tabs->setTabVisible(SpecScriptTab, haveCapture);
     const bool welcome = !haveCapture && !haveProgram && !m_document->isLoading();
     m_centre->setCurrentWidget(welcome ? static_cast<QWidget *>(m_welcome) : m_tabs);
-    setWelcomeMode(welcome);
+    // A .pt2 opened on its own has nothing for the docks (no leaves, Dims, plot, log or
+    // shape decisions): they step aside as for the welcome page, and come back as they
+    // were when a capture opens (issue 28 problem 10: five empty panes).
+    const bool programAlone = !haveCapture && haveProgram && !m_document->isLoading();
+    setWelcomeMode(welcome || programAlone);
     if (!haveProgram)
         m_tabs->setCurrentIndex(InputsTab);
 }
 
-// The welcome page has the window to itself: the docks, empty without a document, are
-// hidden while it shows and come back as they were when a document opens.
+// The welcome page (or a .pt2 opened on its own) has the window to itself: the docks,
+// empty without a capture, are hidden while it shows and come back as they were when a
+// capture opens.
 void MainWindow::setWelcomeMode(bool welcome)
 {
     if (welcome == m_welcomeMode)

@@ -8,7 +8,9 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSplitter>
+#include <QTabBar>
 #include "tableactions.h"
 #include "wrappinglabel.h"
 
@@ -19,9 +21,17 @@
 namespace dimscope {
 
 Pt2ProgramView::Pt2ProgramView(QWidget *parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_model(new Pt2InputsModel(this)), m_inputs(new QTableView(this)),
+    : QWidget(parent), m_tabs(new QTabBar(this)), m_summary(new QLabel(this)), m_model(new Pt2InputsModel(this)), m_inputs(new QTableView(this)),
       m_ranges(new QTreeWidget(this)), m_problems(new QLabel(this))
 {
+    m_tabs->setObjectName(QStringLiteral("pt2ProgramTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->setExpanding(false);
+    m_tabs->hide();
+    connect(m_tabs, &QTabBar::currentChanged, this, [this](int index) {
+        if (index >= 0 && index < m_programs.size())
+            showProgram(m_programs.at(index), Pt2DimMapper::recorded(m_programs.at(index)));
+    });
     m_summary->setObjectName(QStringLiteral("pt2Summary"));
     m_summary->setWordWrap(true);
     WrappingLabel::neverWidens(m_summary);
@@ -50,12 +60,42 @@ Pt2ProgramView::Pt2ProgramView(QWidget *parent)
     split->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
     layout->addWidget(m_summary);
     layout->addWidget(m_problems);
     layout->addWidget(split, 1);
 }
 
 void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping)
+{
+    m_programs.clear();
+    m_tabs->hide();
+    showProgram(program, mapping);
+}
+
+void Pt2ProgramView::setPrograms(const QVector<Pt2Program> &programs)
+{
+    m_programs = programs;
+    {
+        const QSignalBlocker quiet(m_tabs);
+        while (m_tabs->count() > 0)
+            m_tabs->removeTab(0);
+        for (const Pt2Program &p : programs) {
+            const int tab = m_tabs->addTab(p.modelName.isEmpty() ? QStringLiteral("model") : p.modelName);
+            m_tabs->setTabToolTip(tab, tr("Program %1 of %2").arg(m_tabs->tabText(tab), p.filePath));
+        }
+        m_tabs->setCurrentIndex(0);
+    }
+    // One program needs no tab; several are each a tab (issue 28 problem 10: only the
+    // first was shown).
+    m_tabs->setVisible(programs.size() > 1);
+    if (programs.isEmpty())
+        clear();
+    else
+        showProgram(programs.first(), Pt2DimMapper::recorded(programs.first()));
+}
+
+void Pt2ProgramView::showProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping)
 {
     m_model->setProgram(program, mapping);
     m_inputs->resizeColumnsToContents();
@@ -76,7 +116,9 @@ void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<P
         auto *item = new QTreeWidgetItem(m_ranges, {r.key, named == r.key ? QString() : named, range});
         item->setToolTip(2, tr("torch's range for %1 (%2 = unbounded)").arg(r.key, RangeText::infinity()));
     }
-    m_ranges->resizeColumnToContents(0);
+    // Every column whole: the range ("[0, 8192]") was cut at the tree's default width.
+    for (int column = 0; column < m_ranges->columnCount(); ++column)
+        m_ranges->resizeColumnToContents(column);
     QStringList problems = program.warnings;
     if (mapping) {
         problems += mapping->problems;
@@ -89,6 +131,8 @@ void Pt2ProgramView::setProgram(const Pt2Program &program, const std::optional<P
 
 void Pt2ProgramView::clear()
 {
+    m_programs.clear();
+    m_tabs->hide();
     m_model->clear();
     m_ranges->clear();
     m_summary->clear();

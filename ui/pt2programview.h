@@ -4,11 +4,13 @@
 #include "pt2/pt2dimmapper.h"
 #include "pt2/pt2program.h"
 
+#include <QVector>
 #include <QWidget>
 
 #include <optional>
 
 class QLabel;
+class QTabBar;
 class QTableView;
 class QTreeWidget;
 
@@ -26,14 +28,22 @@ public:
     explicit Pt2ProgramView(QWidget *parent = nullptr);
 
     void setProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping = std::nullopt);
+    // Every program of a .pt2 opened on its own, a tab each ("model", "phase2", ...),
+    // each in the Dim names its file records (Pt2DimMapper::recorded).
+    void setPrograms(const QVector<Pt2Program> &programs);
     void clear();
 
     Pt2InputsModel *inputsModel() const { return m_model; }
     QTableView *inputsView() const { return m_inputs; }
     QTreeWidget *rangesView() const { return m_ranges; }
     QLabel *summaryLabel() const { return m_summary; }
+    QTabBar *programTabs() const { return m_tabs; }
 
 private:
+    void showProgram(const Pt2Program &program, const std::optional<Pt2DimMapping> &mapping);
+
+    QVector<Pt2Program> m_programs; // setPrograms(): the archive's, one per tab
+    QTabBar *m_tabs;
     QLabel *m_summary;
     Pt2InputsModel *m_model;
     QTableView *m_inputs;

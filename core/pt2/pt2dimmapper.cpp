@@ -113,6 +113,15 @@ QString Pt2DimMapping::statusName(Dim::Status s)
     return QString();
 }
 
+std::optional<Pt2DimMapping> Pt2DimMapper::recorded(const Pt2Program &program)
+{
+    if (program.recordedDimNames.isEmpty())
+        return std::nullopt;
+    Pt2DimMapping m;
+    m.symbolToDim = program.recordedDimNames;
+    return m;
+}
+
 Pt2DimMapping Pt2DimMapper::map(const Pt2Program &program, const QStringList &leafPaths,
                                 const QHash<QString, QStringList> &leafDims,
                                 const QHash<QString, Pt2DerivedDim> &derived)

@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <optional>
+
 namespace dimscope {
 
 // A derived Dim of the user's constraints: value = a * root + b.
@@ -77,6 +79,10 @@ public:
     static Pt2DimMapping map(const Pt2Program &program, const QStringList &leafPaths,
                              const QHash<QString, QStringList> &leafDims,
                              const QHash<QString, Pt2DerivedDim> &derived = {});
+    // A program read on its own: its symbols in the Dim names its file records
+    // (Pt2Program::recordedDimNames); no intent to check against. nullopt when the file
+    // records none.
+    static std::optional<Pt2DimMapping> recorded(const Pt2Program &program);
     // Every symbol of the user inputs' sizes and where it appears, without user names.
     static QMap<QString, QVector<Pt2DimUse>> symbolUses(const Pt2Program &program);
 };

@@ -112,6 +112,9 @@ struct Pt2Program {
     QString inSpec;               // TreeSpec JSON string
     QString outSpec;
     QStringList warnings;         // non-fatal oddities (unsupported expressions, ...)
+    // torch's symbol -> the Dim name it was exported as ("s23" -> "batch"), from the
+    // record dimscope's export stores in the file (Pt2DimRecord); empty for other files.
+    QMap<QString, QString> recordedDimNames;
 
     QString layoutName() const;   // "torch 2.5-2.7 (serialized_exported_program.json)" / "PT2 archive (torch 2.8+)"
     // Free symbols of the user inputs' sizes, in first-appearance order.

@@ -2,6 +2,7 @@
 #include "pt2/pt2reader.h"
 
 #include "pt2/pt2archive.h"
+#include "pt2/pt2dimrecord.h"
 #include "pt2/pt2programparser.h"
 #include "util/terminaltext.h"
 
@@ -140,6 +141,11 @@ std::optional<Pt2Program> Pt2Reader::open(const QString &path, QString *error, c
         *error = QStringLiteral("%1: %2: %3").arg(path, p.jsonEntry, why);
         return std::nullopt;
     }
+    QString warning;
+    p.recordedDimNames = Pt2DimRecord::read(archive, p.archiveRoot, p.modelName.isEmpty() ? QStringLiteral("model") : p.modelName,
+                                            &warning);
+    if (!warning.isEmpty())
+        p.warnings << warning;
     return p;
 }
 

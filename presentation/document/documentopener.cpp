@@ -152,9 +152,9 @@ void DocumentOpener::openPt2(const QString &path)
     m_pt2Loader->open(path);
 }
 
-void DocumentOpener::onPt2Read(const QString &path, const Pt2Program &program)
+void DocumentOpener::onPt2Read(const QString &path, const QVector<Pt2Program> &programs)
 {
-    m_document->exportResults()->setOpenedProgram(path, program);
+    m_document->exportResults()->setOpenedPrograms(path, programs);
     addRecentFile(path);
     emit opened(path);
 }

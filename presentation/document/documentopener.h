@@ -63,7 +63,7 @@ private:
     void continueProject(const QString &path, dimscope::ProjectFile file);
     void beginOpening(const QString &capturePath, bool inMemory);
     void openPt2(const QString &path);
-    void onPt2Read(const QString &path, const dimscope::Pt2Program &program);
+    void onPt2Read(const QString &path, const QVector<dimscope::Pt2Program> &programs);
     void onLoaded(const QString &label, const LoadedCapturePtr &loaded);
     void finishFailed(const QString &label, const QString &error);
 

@@ -18,13 +18,15 @@ ExportResult ExportResults::lastResult() const
 
 std::optional<Pt2Program> ExportResults::program() const
 {
-    if (m_openedProgram)
-        return m_openedProgram;
+    if (!m_openedPrograms.isEmpty())
+        return m_openedPrograms.first();
     return m_readBacks.isEmpty() ? std::nullopt : m_readBacks.first().program;
 }
 
 std::optional<Pt2DimMapping> ExportResults::mapping() const
 {
+    if (!m_openedPrograms.isEmpty())
+        return Pt2DimMapper::recorded(m_openedPrograms.first());
     return m_readBacks.isEmpty() ? std::nullopt : m_readBacks.first().mapping;
 }
 
@@ -95,11 +97,11 @@ void ExportResults::previewFixes()
     m_exampleCallAdvice = ExampleCallAdvice::make(hints, chosen >= 0 ? chosen : hints.automaticCall());
 }
 
-void ExportResults::setOpenedProgram(const QString &path, const Pt2Program &program)
+void ExportResults::setOpenedPrograms(const QString &path, const QVector<Pt2Program> &programs)
 {
     reset();
     forgetHistory();
-    m_openedProgram = program;
+    m_openedPrograms = programs;
     m_openedProgramPath = path;
     emit changed();
 }
@@ -131,7 +133,7 @@ void ExportResults::reset()
     m_fixPreviews.clear();
     m_exampleCallAdvice = {};
     m_explanations.clear();
-    m_openedProgram.reset();
+    m_openedPrograms.clear();
     m_openedProgramPath.clear();
 }
 

@@ -39,7 +39,7 @@ public:
     explicit ExportResults(ProjectDocument *document);
 
     // Nothing to show: no export finished and no .pt2 opened since the document was.
-    bool isEmpty() const { return !m_hasOutcome && !m_openedProgram; }
+    bool isEmpty() const { return !m_hasOutcome && m_openedPrograms.isEmpty(); }
     bool hasOutcome() const { return m_hasOutcome; }
     const PhasedExportOutcome &outcome() const { return m_outcome; }
     // Parallel to outcome().programs.
@@ -47,11 +47,13 @@ public:
     // The first program's round, or the first attempt's when none exported.
     ExportResult lastResult() const;
     // The first program read back, or the .pt2 opened on its own; its mapping to Dim
-    // names (none for a .pt2 opened on its own).
+    // names (for a .pt2 opened on its own, the names its file records, if any).
     std::optional<Pt2Program> program() const;
     std::optional<Pt2DimMapping> mapping() const;
     // The .pt2 opened as the document; empty otherwise.
     QString openedProgramPath() const { return m_openedProgramPath; }
+    // Every program of the .pt2 opened as the document ("model" first, then "phase2", ...).
+    const QVector<Pt2Program> &openedPrograms() const { return m_openedPrograms; }
     // For a failure with fixes: each fix with its cause and the calls it would break,
     // and a captured call that would make a better example.
     const QVector<FixPreview> &fixPreviews() const { return m_fixPreviews; }
@@ -80,8 +82,8 @@ public:
     // it finishes, unless clear() (another document) comes first.
     void follow(ExportService *service);
     void setOutcome(const PhasedExportOutcome &outcome, const QVector<ProgramReadBack> &readBacks);
-    // A .pt2 read on its own, as the (otherwise empty) document.
-    void setOpenedProgram(const QString &path, const Pt2Program &program);
+    // A .pt2 read on its own (all its programs, not none), as the (otherwise empty) document.
+    void setOpenedPrograms(const QString &path, const QVector<Pt2Program> &programs);
     // Empty again, and an export being followed is no longer awaited. Emits changed()
     // even when it was empty: the Export dock's log goes too.
     void clear();
@@ -106,7 +108,7 @@ private:
     QVector<FixPreview> m_fixPreviews;
     ExampleCallAdvice m_exampleCallAdvice;
     QVector<ShapeExplanation> m_explanations;
-    std::optional<Pt2Program> m_openedProgram;
+    QVector<Pt2Program> m_openedPrograms;
     QString m_openedProgramPath;
     QVector<ExportRecord> m_history;
     int m_exportsEnded = 0; // numbers the records

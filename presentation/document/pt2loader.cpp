@@ -3,13 +3,13 @@
 
 #include "pt2/pt2reader.h"
 
-#include <optional>
+#include <QVector>
 
 namespace dimscope {
 
 namespace {
 struct ReadResult {
-    std::optional<Pt2Program> program;
+    QVector<Pt2Program> programs;
     QString error;
 };
 } // namespace
@@ -28,12 +28,12 @@ void Pt2Loader::open(const QString &path)
     m_job.start(
         [path](const LatestJob::Control &) {
             ReadResult r;
-            r.program = Pt2Reader::open(path, &r.error);
+            r.programs = Pt2Reader::openAll(path, &r.error);
             return r;
         },
         [this, path](const ReadResult &r) {
-            if (r.program)
-                emit opened(path, *r.program);
+            if (!r.programs.isEmpty())
+                emit opened(path, r.programs);
             else
                 emit failed(path, r.error);
         });

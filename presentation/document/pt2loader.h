@@ -6,10 +6,12 @@
 
 #include <QObject>
 #include <QString>
+#include <QVector>
 
 namespace dimscope {
 
-// Reads a .pt2's program off the GUI thread: Pt2Reader::open inflates and parses the
+// Reads a .pt2's programs (every one of a multi-program archive) off the GUI thread:
+// Pt2Reader::openAll inflates and parses the
 // program record, tens of MB for a large model. A new open() supersedes the one in
 // flight: its result is dropped (the reader cannot stop midway; it is bounded by
 // Pt2ReadLimits). One of opened() or failed() follows each open() not superseded.
@@ -26,7 +28,7 @@ public:
     bool isRunning() const { return m_job.isRunning(); }
 
 signals:
-    void opened(const QString &path, const dimscope::Pt2Program &program);
+    void opened(const QString &path, const QVector<dimscope::Pt2Program> &programs);
     void failed(const QString &path, const QString &error);
 
 private:

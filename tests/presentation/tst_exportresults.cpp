@@ -142,7 +142,7 @@ void TestExportResults::programOpenedOnItsOwn()
     QSignalSpy changed(results, &ExportResults::changed);
     Pt2Program program;
     program.filePath = QStringLiteral("/tmp/b.pt2");
-    results->setOpenedProgram(program.filePath, program);
+    results->setOpenedPrograms(program.filePath, {program});
     QCOMPARE(changed.size(), 1);
     QVERIFY(!results->isEmpty());
     QVERIFY(!results->hasOutcome()); // the export's outcome went with it

@@ -56,6 +56,7 @@ private slots:
     void archiveLayout();
     void archiveModelChoice();
     void everyProgramOfAnArchive();
+    void dimNamesRecordedByDimscope();
     void malformed_data();
     void malformed();
     void integersAtTheLimits();
@@ -444,6 +445,67 @@ void TstPt2Reader::archiveModelChoice()
 
 // dimscope's phased export writes its programs into one archive ("model", "phase2",
 // ...): each is read by name, all of them by openAll, numbers in order.
+// dimscope's export stores each program's Dim names in the file (dimscope_dims.json, an
+// extra file): a .pt2 opened on its own shows "batch × seq_len", not "s0 × s1" (issue 28
+// problem 10). Files without the record (older ones, other exporters) read as before; a
+// damaged record costs the names only, with a warning.
+void TstPt2Reader::dimNamesRecordedByDimscope()
+{
+    const QString path = m_dir.path() + QStringLiteral("/named.pt2");
+    QVERIFY(repackAsArchive(samplePath(), path, QStringLiteral("named"), QStringLiteral("model"), {QStringLiteral("phase2")}));
+    const auto withRecord = [&](const QString &file, const QString &place, const QByteArray &json) {
+        Records records = readZip(path);
+        records.append({place, json});
+        return writeZip(file, records);
+    };
+    const QByteArray good = R"({"format": "dimscope.pt2_dims", "version": 1, "programs": {
+        "model": {"symbols": {"s0": "batch", "s1": "seq_len", "s5": "past_len"}},
+        "phase2": {"symbols": {"s0": "bsz"}}}})";
+    const QString named = m_dir.path() + QStringLiteral("/named-record.pt2");
+    QVERIFY(withRecord(named, QStringLiteral("named/extra/dimscope_dims.json"), good));
+    QString error;
+    const QVector<Pt2Program> all = Pt2Reader::openAll(named, &error);
+    QVERIFY2(all.size() == 2, qPrintable(error));
+    QCOMPARE(all.at(0).recordedDimNames, (QMap<QString, QString>{{QStringLiteral("s0"), QStringLiteral("batch")},
+                                                                 {QStringLiteral("s1"), QStringLiteral("seq_len")},
+                                                                 {QStringLiteral("s5"), QStringLiteral("past_len")}}));
+    QCOMPARE(all.at(1).recordedDimNames.value(QStringLiteral("s0")), QStringLiteral("bsz"));
+    QVERIFY(all.at(0).warnings.isEmpty());
+    const std::optional<Pt2DimMapping> mapping = Pt2DimMapper::recorded(all.at(0));
+    QVERIFY(mapping);
+    QCOMPARE(mapping->namedSize(all.at(0).inputs.at(0).tensor.sizes.at(1)), QStringLiteral("seq_len"));
+
+    // torch 2.6's flat layout keeps extra files under extra_files/
+    Records legacy = readZip(samplePath());
+    legacy.append({QStringLiteral("extra_files/dimscope_dims.json"), good});
+    const QString flat = m_dir.path() + QStringLiteral("/flat-record.pt2");
+    QVERIFY(writeZip(flat, legacy));
+    const auto flatProgram = Pt2Reader::open(flat, &error);
+    QVERIFY2(flatProgram, qPrintable(error));
+    QCOMPARE(flatProgram->recordedDimNames.value(QStringLiteral("s1")), QStringLiteral("seq_len"));
+
+    // no record: no names, nothing to warn about
+    const auto plain = Pt2Reader::open(path, &error);
+    QVERIFY(plain && plain->recordedDimNames.isEmpty() && plain->warnings.isEmpty());
+    QVERIFY(!Pt2DimMapper::recorded(*plain));
+
+    // a damaged record: the program reads, without names, and says why
+    const QString bad = m_dir.path() + QStringLiteral("/bad-record.pt2");
+    QVERIFY(withRecord(bad, QStringLiteral("named/extra/dimscope_dims.json"),
+                       R"({"format": "dimscope.pt2_dims", "version": 1, "programs": {"model": {"symbols": {"s0": "<b>x</b>"}}}})"));
+    const auto damaged = Pt2Reader::open(bad, &error);
+    QVERIFY2(damaged, qPrintable(error));
+    QVERIFY(damaged->recordedDimNames.isEmpty());
+    QCOMPARE(damaged->warnings.size(), 1);
+    QVERIFY2(damaged->warnings.first().contains(QLatin1String("named/extra/dimscope_dims.json"))
+                 && damaged->warnings.first().contains(QLatin1String("'s0'")),
+             qPrintable(damaged->warnings.first()));
+    QVERIFY(withRecord(bad, QStringLiteral("named/extra/dimscope_dims.json"), "{not json"));
+    const auto notJson = Pt2Reader::open(bad, &error);
+    QVERIFY(notJson && notJson->recordedDimNames.isEmpty());
+    QVERIFY2(notJson->warnings.value(0).contains(QLatin1String("bad JSON")), qPrintable(notJson->warnings.value(0)));
+}
+
 void TstPt2Reader::everyProgramOfAnArchive()
 {
     const QString path = m_dir.path() + QStringLiteral("/phases.pt2");

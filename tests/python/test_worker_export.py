@@ -58,6 +58,18 @@ def test_demo_export_verifies_and_warm_reexport_reuses(capture, tmp_path):
         assert res["verified"] is True
         shapes = {i["name"]: i["shape"] for i in res["inputs"]}
         assert shapes["input_ids"][0] == 2 and isinstance(shapes["input_ids"][1], str)  # batch static
+        # The .pt2 records each symbol's Dim name, for the desktop app's program opened alone
+        # (issue 28 problem 10): the symbols of input_ids dim 1 and the cache's dim 2.
+        import zipfile
+        with zipfile.ZipFile(out) as z:
+            record = json.loads(z.read(next(n for n in z.namelist() if n.endswith("dimscope_dims.json"))))
+        assert record["format"] == "dimscope.pt2_dims" and record["version"] == 1
+        symbols = record["programs"]["model"]["symbols"]
+        assert symbols[shapes["input_ids"][1]] == "seq_len", (symbols, shapes)
+        assert symbols[shapes["past_key_values_key_cache_0"][2]] == "past_len", (symbols, shapes)
+        # torch writes the mask's length as past_len + seq_len: no symbol of its own
+        import re
+        assert all(symbols.get(s) for s in re.findall(r"[a-z]\d+", shapes["attention_mask"][1])), (symbols, shapes)
         assert isinstance(shapes["past_key_values_key_cache_0"][2], str)
         # no Dim sizes only dim 0: no batch-1 slice (issue 27 item 3)
         assert res["batch_slice"]["status"] == "skipped" and "no batch Dim" in res["batch_slice"]["message"]

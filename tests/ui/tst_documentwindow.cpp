@@ -29,6 +29,7 @@
 #include "project/projectfile.h"
 #include "document/projectdocument.h"
 #include "pt2programview.h"
+#include "../pt2/pt2fixtures.h"
 #include "settings/recentfiles.h"
 #include "shortcutsdialog.h"
 #include "welcomepage.h"
@@ -41,6 +42,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -51,6 +53,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -123,6 +126,7 @@ private slots:
     void welcomePageOpensRecentFilesAndTheDemo();
     void welcomePageListsTheFileClosedWhenShownAgain();
     void exportedProgramFillsTheMainArea();
+    void programAloneHasTheWindowInDimNames();
     void openingAnotherDocumentClearsTheResult();
     void selectedDimBelongsToItsDocument();
     void resetLayoutPutsEveryDockBack();
@@ -222,6 +226,73 @@ void TestDocumentWindow::welcomePageListsTheFileClosedWhenShownAgain()
     QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), demoCapture());
     QVERIFY(recent->isVisible());
     QVERIFY(!noRecent->isVisible());
+}
+
+// A .pt2 opened on its own, as dimscope's phased export writes it (two programs, the
+// Dim names recorded): every program a tab, its sizes in Dim names, no empty docks or
+// captured-calls table, and every header's text whole (issue 28 problem 10: "s23 ×
+// s53", five empty panes and a header cut to "xported prograr"). A capture opened
+// next brings the docks back.
+void TestDocumentWindow::programAloneHasTheWindowInDimNames()
+{
+    using namespace pt2fixtures;
+    const QString plain = m_dir.filePath(QStringLiteral("phases-plain.pt2"));
+    QVERIFY(repackAsArchive(samplePt2(), plain, QStringLiteral("phases"), QStringLiteral("model"), {QStringLiteral("phase2")}));
+    Records records = readZip(plain);
+    records.append({QStringLiteral("phases/extra/dimscope_dims.json"),
+                    R"({"format": "dimscope.pt2_dims", "version": 1, "programs": {
+                        "model": {"symbols": {"s0": "batch", "s1": "seq_len"}}, "phase2": {"symbols": {"s0": "bsz"}}}})"});
+    const QString archive = m_dir.filePath(QStringLiteral("phases.pt2"));
+    QVERIFY(writeZip(archive, records));
+
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(openAndWait(window, demoCapture()));
+    QVERIFY(openPt2AndWait(window, archive));
+    ExportResultView *result = window.exportResultView();
+    Pt2ProgramView *view = result->programView();
+    // every program, a tab each, in its recorded Dim names
+    QTabBar *programs = view->findChild<QTabBar *>(QStringLiteral("pt2ProgramTabs"));
+    QVERIFY(programs && programs->isVisible());
+    QCOMPARE(programs->count(), 2);
+    QCOMPARE(programs->tabText(0), QStringLiteral("model"));
+    QCOMPARE(programs->tabText(1), QStringLiteral("phase2"));
+    const auto sizes = [view] { return view->inputsModel()->index(0, Pt2InputsModel::DimsColumn).data().toString(); };
+    QCOMPARE(sizes(), QStringLiteral("batch × seq_len"));
+    QCOMPARE(view->inputsModel()->index(0, Pt2InputsModel::SymbolsColumn).data().toString(), QStringLiteral("s0 × s1"));
+    programs->setCurrentIndex(1);
+    QCOMPARE(sizes(), QStringLiteral("bsz × s1"));
+    QCOMPARE(view->rangesView()->topLevelItem(0)->text(1), QStringLiteral("bsz"));
+    // the program has the window: no dock, and no captured-calls table, is shown empty
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+        QVERIFY2(!dock->isVisible(), qPrintable(dock->objectName()));
+    QVERIFY(!result->findChild<QTableView *>(QStringLiteral("verificationTable"))->isVisible());
+    QVERIFY2(result->width() > window.width() * 9 / 10, qPrintable(QString::number(result->width())));
+    // every header's text whole: the tab's and each shown table column's
+    QTabBar *tabs = window.documentTabs()->tabBar();
+    QVERIFY(tabs->tabRect(MainWindow::ProgramTab).width()
+            >= tabs->fontMetrics().horizontalAdvance(tabs->tabText(MainWindow::ProgramTab)));
+    for (QHeaderView *header : result->findChildren<QHeaderView *>()) {
+        if (!header->isVisible() || header->orientation() != Qt::Horizontal)
+            continue;
+        for (int i = 0; i < header->count(); ++i) {
+            const QString text = header->model()->headerData(i, Qt::Horizontal).toString();
+            if (header->isSectionHidden(i) || text.isEmpty())
+                continue;
+            QVERIFY2(header->sectionSize(i) >= header->fontMetrics().horizontalAdvance(text),
+                     qPrintable(QStringLiteral("%1 / %2: %3 px").arg(header->parentWidget()->objectName(), text).arg(header->sectionSize(i))));
+        }
+    }
+    // and what a single-program file without names says: torch's symbols, no tabs
+    QVERIFY(openPt2AndWait(window, samplePt2()));
+    QVERIFY(!programs->isVisible());
+    QCOMPARE(sizes(), QStringLiteral("s0 × s1"));
+    QVERIFY(result->findChild<QLabel *>(QStringLiteral("exportHeadline"))->text().contains(QLatin1String("records no Dim names")));
+    // a capture brings the docks back
+    QVERIFY(openAndWait(window, demoCapture()));
+    QTRY_VERIFY(window.findChild<QDockWidget *>(QStringLiteral("dimsDock"))->isVisible());
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("plotDock"))->isVisible());
 }
 
 // An exported program (here a .pt2 opened as the document) fills the main area, not a

@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import batchslice, freshcheck, guardcheck, varkeyword
+from . import batchslice, dimnames, freshcheck, guardcheck, varkeyword
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -623,10 +623,13 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
             with contextlib.ExitStack() as stack:
                 for each in programs.values():
                     stack.enter_context(example_inputs_only_if_weights_only(each))
-                shared = archive.write(tmp, programs, extra_files=extra_files(*programs.values()))
+                shared = archive.write(tmp, programs, extra_files=dict(extra_files(*programs.values()),
+                                                                       **dimnames.record(programs)))
         else:
             with example_inputs_only_if_weights_only(program):
-                torch.export.save(program, tmp, extra_files=extra_files(program))
+                # torch.export.save names its one program "model".
+                torch.export.save(program, tmp, extra_files=dict(extra_files(program),
+                                                                 **dimnames.record({"model": program})))
         if check is not None:
             check(tmp)
         os.replace(tmp, output)
@@ -805,7 +808,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
     timings["export"] = time.perf_counter() - t
-    explanations = _explanations(explainer, _leaf_map(calls[index], args, kwargs, shapes, log), log)
+    leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
+    explanations = _explanations(explainer, leaves, log)
+    # The Dim name of each of the program's symbols, saved in the .pt2 with it (dimnames.py).
+    dimnames.remember(program, leaves)
     t = time.perf_counter()
     fresh = {}
     if archive is None:
