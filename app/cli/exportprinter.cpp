@@ -199,6 +199,9 @@ int ExportPrinter::finishPhases(const ExportReport &report)
         for (const QString &line : p.narrowed)
             m_err << "  warning: " << outcome.programText(i) << " is narrower than its constraints asked: "
                   << TerminalText::escaped(line) << "\n";
+        for (const QString &line : p.unvaried)
+            m_err << "  warning: " << outcome.programText(i) << " takes a size only as recorded: "
+                  << TerminalText::escaped(line) << "\n";
         const int specialized = printExportReadBack(m_out, m_err, outcome.programText(i), report.readBacks.value(i));
         printSuccessExplanations(r, specialized > 0);
     }

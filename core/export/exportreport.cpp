@@ -101,6 +101,8 @@ QJsonObject ExportReport::toJson() const
         program.insert(QStringLiteral("constraints_source"), p.constraintsSource);
         // Where the fix loop left it narrower than the constraints it started from.
         program.insert(QStringLiteral("narrowed"), QJsonArray::fromStringList(p.narrowed));
+        // Sizes it takes only as recorded: no recorded call varied them (UnvariedSizes).
+        program.insert(QStringLiteral("unvaried"), QJsonArray::fromStringList(p.unvaried));
         programsJson.append(program);
     }
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},

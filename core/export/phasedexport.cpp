@@ -3,6 +3,7 @@
 
 #include "export/dimsseenapart.h"
 #include "export/programnarrowing.h"
+#include "export/unvariedsizes.h"
 
 #include "export/exportclient.h"
 #include "export/exportphases.h"
@@ -391,7 +392,8 @@ void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
                                                   failed, synthetic ? m_syntheticText : QString(),
                                                   ProgramNarrowing::find(m_currentAsked, m_current.constraints,
                                                                          ShapeTable(synthetic ? m_currentCapture
-                                                                                              : ExportPhases::subset(m_capture, served)))});
+                                                                                              : ExportPhases::subset(m_capture, served))),
+                                                  UnvariedSizes::find(m_current.constraints, ShapeTable(m_capture))});
     // The log says how many traces this program took (the common case: one).
     emit attemptFinished(m_attempt, !served.isEmpty(),
                          QStringLiteral("%1 (torch.export calls: %2%3)")

@@ -28,6 +28,9 @@ struct ExportedProgram {
     // Where its constraints ended narrower than those its export started from
     // (ProgramNarrowing): "pixel_values dim 0 is 2 only (asked: batch [2, oo])".
     QStringList narrowed;
+    // Sizes it takes only as recorded, since no recorded call varied them (UnvariedSizes):
+    // "attention_mask['sliding_attention'] dim 3, … are 8 in every recorded call, …".
+    QStringList unvaried;
 
     // "0-3, 5" or, for a synthesized program, "none recorded (…)".
     QString callsText() const;

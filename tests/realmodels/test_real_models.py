@@ -170,16 +170,26 @@ HELD_OUT_REJECTED = {
     "mamba": [0, 6, 9],
     # modeling_llava.py:186 `list(image_features)` specializes the number of images (2).
     "llava": [0, 6],
-    # The sliding layers' mask is as long as the window (8) in every recorded call: static.
-    # A prompt longer than the window, or a cache shorter than it, is another size.
+    # The sliding layers' mask and keys are as long as the window (8) in every recorded
+    # call: static. A prompt longer than the window (call 0), or a cache shorter than it
+    # (the 1-token prompt's calls 9, 10), is another size (HELD_OUT_UNVARIED).
     "gemma2_static": [0, 9, 10],
 }
 HELD_OUT_DIFFERS = {}  # calls whose rebuilt inputs make the eager model differ from its recording
 # What the export said beforehand about the calls its programs reject (ProgramNarrowing's
-# warning, issue 24 item 2); gemma2_static's size never varied in the recording.
+# warning, issue 24 item 2).
 HELD_OUT_WARNED = {
     "mamba": "is narrower than its constraints asked: input_ids dim 1, attention_mask dim 1 are 5 only (asked: seq_len",
     "llava": "is narrower than its constraints asked: pixel_values dim 0 is 2 only",
+}
+
+
+# Sizes no recorded call varied, which the export names on stderr and in --json
+# (programs[].unvaried, UnvariedSizes) with the guard that rejects another size.
+HELD_OUT_UNVARIED = {
+    "gemma2_static": "attention_mask['sliding_attention'] dim 3, past_key_values.key_cache[0] dim 2, "
+                     "past_key_values.value_cache[0] dim 2 are 8 in every recorded call, so the program takes 8 only "
+                     "(guard attention_mask['sliding_attention'].shape[3] == 8): a call with another size is rejected",
 }
 
 
@@ -281,7 +291,8 @@ def test_held_out_calls_are_served_or_named_at_export(name, workdir):
     export warned beforehand that a program is narrower. No call is served wrong. (A
     rejected call's report, with each program's guard, is test_program_archive's.)"""
     _, result = run_family(name, workdir)
-    report = json.loads((workdir / f"{name}.export.json").read_text())["held_out"]
+    exported = json.loads((workdir / f"{name}.export.json").read_text())
+    report = exported["held_out"]
     assert report["replayed"] and report["file"] == str(workdir / f"{name}.heldout.safetensors"), report
     calls = report["calls"]
     count = tinymodels.held_out_call_count(name)
@@ -298,6 +309,10 @@ def test_held_out_calls_are_served_or_named_at_export(name, workdir):
             assert c["program"] in report["programs"] and c["max_abs"] < 1e-4, c
     if name in HELD_OUT_WARNED:
         assert HELD_OUT_WARNED[name] in result.stderr, result.stderr[-4000:]
+    unvaried = [line for p in exported["programs"] for line in p["unvaried"]]
+    if name in HELD_OUT_UNVARIED:
+        assert any(line.startswith(HELD_OUT_UNVARIED[name]) for line in unvaried), unvaried
+        assert "takes a size only as recorded: " + HELD_OUT_UNVARIED[name] in result.stderr, result.stderr[-4000:]
     served = len(status.get("served", []))
     assert f"held-out {name}.heldout.safetensors: {served} of {count} calls served (" in result.stdout, \
         result.stdout[-3000:]
