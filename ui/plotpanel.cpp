@@ -14,9 +14,11 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTimer>
 #include <QToolButton>
@@ -114,10 +116,13 @@ void PlotPanel::setUpPlot()
     m_plot->setMouseTracking(true);
     m_plot->xAxis->setLabel(tr("call"));
     m_plot->yAxis->setLabel(tr("size"));
+    // Calls and sizes are whole numbers: ticks at integers only, 1 apart or a round
+    // multiple of 1 (the size axis read 0.2, 0.4, ... and 1.5; issue 28 problem 10).
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     m_plot->xAxis->setTicker(ticker);
+    m_plot->yAxis->setTicker(ticker);
     QCPGraph *graph = m_plot->addGraph();
     graph->setLineStyle(QCPGraph::lsLine);
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
@@ -254,6 +259,12 @@ void PlotPanel::draw(const QString &leafPath, int leafDim, const QString &assign
     m_assignedDim = assignedDim;
     QVector<double> x, y, bx, by;
     for (const QPointF &p : std::as_const(m_points)) {
+        // A call without the leaf is a gap in the line, not a line drawn across it
+        // (QCustomPlot breaks a line at a NaN value; issue 28 problem 10).
+        if (!x.isEmpty() && p.x() > x.last() + 1) {
+            x.append(x.last() + 1);
+            y.append(qQNaN());
+        }
         x.append(p.x());
         y.append(p.y());
         if (violating.contains(int(p.x()))) {
@@ -406,13 +417,30 @@ void PlotPanel::saveInteractively()
 {
     QSettings settings;
     const QString folder = settings.value(settings::LastPlotFolder).toString();
-    QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), folder, tr("PNG image (*.png);;PDF document (*.pdf)"));
+    // A name to start from: what is plotted ("seq_len.png", "input_ids-dim1.png").
+    const QString suggested = QDir(folder.isEmpty() ? QDir::homePath() : folder).filePath(suggestedFileName());
+    QString path = QFileDialog::getSaveFileName(this, tr("Save plot"), suggested, tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     if (!PlotExporter::isSupported(path))
         path += QStringLiteral(".png");
     settings.setValue(settings::LastPlotFolder, QFileInfo(path).absolutePath());
     saveTo(path);
+}
+
+QString PlotPanel::suggestedFileName() const
+{
+    const bool leaf = m_dimName.isEmpty() && m_loaded && m_node > 0 && m_dim >= 0;
+    QString name = !m_dimName.isEmpty() ? m_dimName : leaf ? m_loaded->tree.node(m_node).path : QStringLiteral("plot");
+    // A key path ("past_key_values.key_cache[0]", "inputs['a b']") as one file name.
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_.-]+"));
+    name.replace(unsafe, QStringLiteral("_"));
+    while (name.endsWith(QLatin1Char('_')))
+        name.chop(1);
+    name = name.left(120);
+    if (leaf)
+        name += QStringLiteral("-dim%1").arg(m_dim);
+    return name + QStringLiteral(".png");
 }
 
 void PlotPanel::replot() { m_plot->replot(QCustomPlot::rpQueuedReplot); }

@@ -65,6 +65,9 @@ public:
     // with the problem in *error.
     bool saveTo(const QString &path, QString *error = nullptr);
     QCustomPlot *plot() const { return m_plot; }
+    // What Save… proposes: named after the Dim or the leaf and dim plotted
+    // ("seq_len.png", "past_key_values.key_cache_0-dim2.png").
+    QString suggestedFileName() const;
 
 private:
     void setUpPlot(); // axes, the two graphs, band, edge markers, hover ring

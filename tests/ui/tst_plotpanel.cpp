@@ -6,6 +6,7 @@
 #undef QT_NO_FOREACH
 #include "filedialoganswer.h"
 #include "capture/capturereader.h"
+#include "capturebuilder.h"
 #include "models/dimcolours.h"
 #include "models/dimsmodel.h"
 #include "plotpanel.h"
@@ -21,6 +22,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -70,6 +72,9 @@ private slots:
     void dimColoursReadInTheDarkTheme();
     void preferencesThemeAppliesAtOnceAndCancelRestores();
     void preferencesShowEveryLabelWhole();
+    void sizeTicksAreWholeNumbers();
+    void callWithoutTheLeafIsAGap();
+    void saveProposesAFileNamedAfterThePlot();
 
 private:
     void loadDemo();
@@ -395,4 +400,79 @@ void TestPlotPanel::preferencesShowEveryLabelWhole()
 }
 
 DIMSCOPE_TEST_MAIN(TestPlotPanel)
+// Sizes and calls are whole numbers: the size axis has no tick between them (issue 28
+// problem 10: batch, 2 in every call, read 1.8, 1.9, 2, 2.1).
+void TestPlotPanel::sizeTicksAreWholeNumbers()
+{
+    for (const QString &dim : {QStringLiteral("batch"), QStringLiteral("seq_len"), QStringLiteral("past_len")}) {
+        m_plot->showDim(dim);
+        m_plot->plot()->replot();
+        const QVector<double> ticks = m_plot->plot()->yAxis->tickVector();
+        QVERIFY2(!ticks.isEmpty(), qPrintable(dim));
+        for (double tick : ticks)
+            QVERIFY2(tick == std::round(tick), qPrintable(QStringLiteral("%1: tick %2").arg(dim).arg(tick)));
+        for (const QString &label : m_plot->plot()->yAxis->tickVectorLabels())
+            QVERIFY2(!label.contains(QLatin1Char('.')), qPrintable(QStringLiteral("%1: label %2").arg(dim, label)));
+    }
+}
+
+// A call the leaf is absent from breaks the line there (issue 28 problem 10: the line
+// ran from call 0 to call 2 as if call 1 had a size between).
+void TestPlotPanel::callWithoutTheLeafIsAGap()
+{
+    const Capture capture = test::makeCapture(QStringLiteral(
+        "input_ids=2x3:i64 pixel_values=2x3 | input_ids=2x4:i64 pixel_values=- | input_ids=2x5:i64 pixel_values=2x7"));
+    m_document->setCapture(QStringLiteral("gap.safetensors"), capture, ShapeInference::infer(capture));
+    m_plot->showNode(m_document->loaded()->tree.nodeForPath(QStringLiteral("pixel_values")));
+    m_plot->showDimension(1);
+    QCOMPARE(m_plot->points(), (QVector<QPointF>{{0, 3}, {2, 7}}));
+    QSharedPointer<QCPGraphDataContainer> data = m_plot->plot()->graph(0)->data();
+    QCOMPARE(data->size(), 3);
+    QCOMPARE(data->at(0)->value, 3.0);
+    QCOMPARE(data->at(1)->key, 1.0);
+    QVERIFY(std::isnan(data->at(1)->value));
+    QCOMPARE(data->at(2)->value, 7.0);
+    // a leaf in every call has no gap
+    m_plot->showNode(m_document->loaded()->tree.nodeForPath(QStringLiteral("input_ids")));
+    m_plot->showDimension(1);
+    QCOMPARE(m_plot->plot()->graph(0)->data()->size(), 3);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(m_plot->plot()->graph(0)->data()->at(i)->value, 3.0 + i);
+}
+
+// Save… opens with a file name: the Dim's, or the leaf's and dim's (issue 28 problem 10:
+// the dialog opened with none).
+void TestPlotPanel::saveProposesAFileNamedAfterThePlot()
+{
+    const QString folder = m_dir.filePath(QStringLiteral("proposed"));
+    QVERIFY(QDir().mkpath(folder));
+    QSettings().setValue(settings::LastPlotFolder, folder);
+    const auto proposed = [this] {
+        QString selected;
+        QTimer poll;
+        poll.setInterval(20);
+        connect(&poll, &QTimer::timeout, this, [&] {
+            if (auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget())) {
+                selected = dialog->selectedFiles().value(0);
+                dialog->reject();
+            }
+        });
+        poll.start();
+        QTimer::singleShot(5000, QApplication::activeModalWidget(), [] {
+            if (QWidget *w = QApplication::activeModalWidget())
+                w->close();
+        });
+        m_plot->findChild<QAction *>(QStringLiteral("actionSavePlot"))->trigger();
+        return selected;
+    };
+    m_plot->showDim(QStringLiteral("seq_len"));
+    QCOMPARE(proposed(), QDir(folder).filePath(QStringLiteral("seq_len.png")));
+    m_plot->showNode(m_document->loaded()->tree.nodeForPath(QStringLiteral("past_key_values.key_cache[0]")));
+    m_plot->showDimension(2);
+    QCOMPARE(m_plot->suggestedFileName(), QStringLiteral("past_key_values.key_cache_0-dim2.png"));
+    QCOMPARE(proposed(), QDir(folder).filePath(QStringLiteral("past_key_values.key_cache_0-dim2.png")));
+    // nothing was written: the dialog was cancelled
+    QVERIFY(QDir(folder).isEmpty());
+}
+
 #include "tst_plotpanel.moc"
