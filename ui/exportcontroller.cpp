@@ -11,6 +11,7 @@
 #include "document/projectdocument.h"
 #include "settings/settingskeys.h"
 #include "export/suggestedfixapplier.h"
+#include "export/heldoutstructure.h"
 
 #include <QAction>
 #include <QDir>
@@ -42,6 +43,7 @@ ExportController::ExportController(ProjectDocument *document, QWidget *window, Q
     connectService();
     if (m_document) {
         connect(m_document, &ProjectDocument::captureChanged, this, &ExportController::resetForNewDocument);
+        connect(m_document, &ProjectDocument::exportOptionsChanged, this, &ExportController::updateActions);
     }
     updateActions();
 }
@@ -70,6 +72,12 @@ void ExportController::createActions()
     m_outputFile->setObjectName(QStringLiteral("actionExportOutputFile"));
     m_outputFile->setToolTip(tr("Where Export writes the .pt2"));
     connect(m_outputFile, &QAction::triggered, this, &ExportController::chooseOutputFile);
+    m_verifyWith = new QAction(tr("&Verify With Another Capture…"), this);
+    m_verifyWith->setObjectName(QStringLiteral("actionVerifyWith"));
+    connect(m_verifyWith, &QAction::triggered, this, &ExportController::chooseHeldOutCapture);
+    m_stopVerifyingWith = new QAction(tr("Stop Verifying With the Held-Out Capture"), this);
+    m_stopVerifyingWith->setObjectName(QStringLiteral("actionStopVerifyingWith"));
+    connect(m_stopVerifyingWith, &QAction::triggered, this, &ExportController::forgetHeldOutCapture);
     m_cancel = new QAction(tr("Cancel Export"), this);
     m_cancel->setObjectName(QStringLiteral("actionCancelExport"));
     connect(m_cancel, &QAction::triggered, this, &ExportController::cancel);
@@ -126,6 +134,13 @@ void ExportController::updateActions()
     const QString device = devices.isEmpty() ? tr("the CUDA device") : devices.at(0).toString();
     m_cuda->setToolTip(!cudaReason.isEmpty() ? cudaReason : !haveCapture ? noCapture : tr("torch.export on %1").arg(device));
     m_cancel->setEnabled(busy);
+    m_verifyWith->setEnabled(haveCapture && !busy);
+    m_verifyWith->setToolTip(tr("Export again, replaying the calls of a second capture of this model (other prompts, "
+                                "batch sizes, lengths) through the programs in a fresh interpreter"));
+    const QString heldOut = m_document ? m_document->exportOptions().heldOutCapture : QString();
+    m_stopVerifyingWith->setEnabled(!heldOut.isEmpty() && !busy);
+    m_stopVerifyingWith->setToolTip(heldOut.isEmpty() ? tr("No held-out capture is set")
+                                                      : tr("Exports stop replaying %1").arg(QDir::toNativeSeparators(heldOut)));
 }
 
 QString ExportController::cudaUnavailableReason() const
@@ -233,6 +248,14 @@ bool ExportController::startExport(const QString &device, Consent consent)
         output = outputPath();
     }
     ExportOptions options = m_document->exportOptions();
+    if (!options.heldOutCapture.isEmpty()) {
+        const QString why = heldOutMismatch(options.heldOutCapture);
+        if (!why.isEmpty()) {
+            fail(tr("Not exported: the held-out capture cannot be replayed: %1 (Export > Stop Verifying With the "
+                    "Held-Out Capture forgets it)").arg(why));
+            return false;
+        }
+    }
     options.device = device;
     const ExportRequest request = ExportRequest::make(m_document->modelRef(), m_document->capturePath(), output, options);
     m_lastDevice = device;
@@ -317,6 +340,54 @@ bool ExportController::reexportWithPhases()
     options.fixLoop = true;
     m_document->setExportOptions(options);
     return reexport();
+}
+
+QString ExportController::heldOutMismatch(const QString &path) const
+{
+    return HeldOutStructure::fileMismatch(m_document->capture(), QFileInfo(m_document->capturePath()).fileName(), path);
+}
+
+bool ExportController::chooseHeldOutCapture()
+{
+    const QString folder = m_document && !m_document->capturePath().isEmpty()
+                               ? QFileInfo(m_document->capturePath()).absolutePath()
+                               : QString();
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Verify With Another Capture"), folder,
+                                                      tr("Captures (*.safetensors)"));
+    return !path.isEmpty() && exportVerifyingWith(path);
+}
+
+bool ExportController::exportVerifyingWith(const QString &capture)
+{
+    m_lastError.clear();
+    if (!m_document || !m_document->hasCapture()) {
+        fail(tr("Nothing to export: open a capture or a project first."));
+        return false;
+    }
+    if (m_service->isBusy()) {
+        fail(isExporting() ? tr("An export is already running.") : tr("A recording is running."));
+        return false;
+    }
+    const QString path = QFileInfo(capture).absoluteFilePath();
+    const QString why = heldOutMismatch(path);
+    if (!why.isEmpty()) {
+        fail(tr("Not verified with %1: %2").arg(QDir::toNativeSeparators(path), why));
+        return false;
+    }
+    ExportOptions options = m_document->exportOptions();
+    options.heldOutCapture = path;
+    m_document->setExportOptions(options); // saved with the project: every export replays it
+    return reexport();
+}
+
+void ExportController::forgetHeldOutCapture()
+{
+    if (!m_document)
+        return;
+    ExportOptions options = m_document->exportOptions();
+    options.heldOutCapture.clear();
+    m_document->setExportOptions(options);
+    updateActions();
 }
 
 bool ExportController::openModelDialog()

@@ -46,6 +46,9 @@ public:
     QAction *openModelAction() const { return m_openModel; }
     QAction *outputFileAction() const { return m_outputFile; }
     QAction *cancelAction() const { return m_cancel; }
+    // Export > Verify With Another Capture… / Stop Verifying With the Held-Out Capture.
+    QAction *verifyWithAction() const { return m_verifyWith; }
+    QAction *stopVerifyingWithAction() const { return m_stopVerifyingWith; }
 
     WorkerState state() const { return m_service->state(); }
     static QString stateName(WorkerState state) { return ExportService::stateName(state); }
@@ -85,6 +88,15 @@ public:
     // A partial result's remedy: the fix loop on (a program per phase; saved with the
     // project, shown in Export Options) and Re-export.
     bool reexportWithPhases();
+    // Verify With Another Capture…: `capture` (a second recording of the model) becomes
+    // the document's held-out capture (saved with the project) and the document is
+    // exported again; every export then replays its calls through the programs in the
+    // fresh interpreter that checks them, as `dimscope-cli export --verify-with` does.
+    // Refused, with the reason, when its calls do not fit the captured calls'
+    // structure (HeldOutStructure) or it cannot be read.
+    bool exportVerifyingWith(const QString &capture);
+    bool chooseHeldOutCapture();
+    void forgetHeldOutCapture();
     // File > Open Model…: the dialog; a reference sets the document's model, a .pt2
     // is shown. Returns false when cancelled.
     bool openModelDialog();
@@ -117,6 +129,8 @@ private:
     bool chooseOutputFile();
     void followFixesStep();
     QString defaultOutputPath() const;
+    // Why the held-out capture at `path` cannot be replayed; empty when it can.
+    QString heldOutMismatch(const QString &path) const;
 
     QPointer<ProjectDocument> m_document;
     QPointer<QWidget> m_window;
@@ -127,6 +141,8 @@ private:
     QAction *m_openModel;
     QAction *m_outputFile;
     QAction *m_cancel;
+    QAction *m_verifyWith;
+    QAction *m_stopVerifyingWith;
 
     QString m_lastDevice = QStringLiteral("cpu");
     // The undo step of the last Apply fixes, followed for fixesUndone.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportresultview.h"
 
+#include "heldoutview.h"
+
 #include "warningcolour.h"
 #include "export/exportphases.h"
 #include "document/exportresults.h"
@@ -25,6 +27,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -105,11 +108,13 @@ void ExportResultView::addTableTools()
 {
     TableActions::attach(m_programsView, tr("Programs"));
     TableActions::attach(m_verificationView, tr("Verification"));
+    TableActions::attach(m_heldOut->tableView(), tr("Held-out calls"));
     TableActions::attach(m_violations, tr("Violations"));
     m_filter->setObjectName(QStringLiteral("resultFilterBar"));
     m_filter->addView(m_program->inputsView());
     m_filter->addView(m_program->rangesView());
     m_filter->addView(m_verificationView);
+    m_filter->addView(m_heldOut->tableView());
     m_filter->addView(m_violations);
     connect(m_pages, &QStackedWidget::currentChanged, this, &ExportResultView::refreshFilter);
     refreshFilter();
@@ -161,8 +166,18 @@ QWidget *ExportResultView::createSuccessPage()
     m_verificationView->horizontalHeader()->setStretchLastSection(true);
     m_verificationView->setSelectionBehavior(QAbstractItemView::SelectRows);
     auto *split = new QSplitter(Qt::Vertical);
+    // The held-out calls beside the captured ones, as a tab: the page's minimum height
+    // stays that of one table.
+    m_heldOut = new HeldOutView;
+    m_heldOut->setObjectName(QStringLiteral("heldOutView"));
+    connect(m_heldOut, &HeldOutView::verifyRequested, this, &ExportResultView::verifyWithRequested);
+    m_callTabs = new QTabWidget;
+    m_callTabs->setObjectName(QStringLiteral("callTabs"));
+    m_callTabs->setDocumentMode(true);
+    m_callTabs->addTab(m_verificationView, tr("Captured calls"));
+    m_callTabs->addTab(m_heldOut, tr("Held-out calls"));
     split->addWidget(m_program);
-    split->addWidget(m_verificationView);
+    split->addWidget(m_callTabs);
     return split;
 }
 
@@ -255,6 +270,7 @@ void ExportResultView::clear()
     m_pages->setCurrentIndex(0);
     m_program->clear();
     m_verification->clear();
+    m_heldOut->setReplay({});
     m_violations->clear();
     m_fixes->clear();
     m_details->clear();
@@ -319,6 +335,8 @@ void ExportResultView::showOutcome()
     const PhasedExportOutcome &outcome = m_results->outcome();
     m_selected = -1;
     m_programsModel->setPrograms(outcome.programs);
+    m_heldOut->setReplay(outcome.heldOut);
+    m_callTabs->setTabVisible(m_callTabs->indexOf(m_heldOut), true);
     if (outcome.cancelled && outcome.programs.isEmpty()) {
         showCancelled();
         return;
@@ -402,6 +420,9 @@ void ExportResultView::showPrograms(const QVector<Pt2Program> &programs)
     m_unservedBox->hide();
     m_fixOutcome->hide();
     m_verification->clear();
+    // A program alone has no captured calls to replay a second capture beside.
+    m_heldOut->setReplay({});
+    m_callTabs->setTabVisible(m_callTabs->indexOf(m_heldOut), false);
     m_program->setPrograms(programs);
     QString text = tr("<b>%1</b> opened on its own: no constraints or captured calls to compare with.")
                        .arg(program.filePath.toHtmlEscaped());

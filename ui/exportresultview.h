@@ -17,6 +17,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSplitter;
 class QStackedWidget;
+class QTabWidget;
 class QTableView;
 class QTreeWidget;
 class QItemSelection;
@@ -24,6 +25,7 @@ class QItemSelection;
 namespace dimscope {
 
 class ExportResults;
+class HeldOutView;
 class ProgramsModel;
 class TableFilter;
 class Pt2ProgramView;
@@ -64,6 +66,9 @@ public:
     QTableView *programsView() const { return m_programsView; }
     Pt2ProgramView *programView() const { return m_program; }
     VerificationModel *verificationModel() const { return m_verification; }
+    // The held-out calls of the outcome shown (a tab beside the captured calls').
+    HeldOutView *heldOutView() const { return m_heldOut; }
+    QTabWidget *callTabs() const { return m_callTabs; }
     QTreeWidget *violationsView() const { return m_violations; }
     QListWidget *fixesView() const { return m_fixes; }
     QPushButton *applyFixesButton() const { return m_apply; }
@@ -89,6 +94,8 @@ signals:
     void useExampleCallRequested(int call);
     // Export again with a program per phase (the fix loop on).
     void exportPhasesRequested();
+    // "Verify With Another Capture…" on the held-out tab.
+    void verifyWithRequested();
 
 private:
     void showResults();
@@ -134,6 +141,8 @@ private:
     Pt2ProgramView *m_program;
     VerificationModel *m_verification;
     QTableView *m_verificationView;
+    QTabWidget *m_callTabs = nullptr;
+    HeldOutView *m_heldOut = nullptr;
     // failure
     QTreeWidget *m_violations;
     QListWidget *m_fixes;

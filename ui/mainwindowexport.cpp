@@ -119,6 +119,7 @@ void MainWindow::connectResultView()
     connect(m_resultView, &ExportResultView::useExampleCallRequested, m_export,
             &ExportController::reexportWithExampleCall);
     connect(m_resultView, &ExportResultView::exportPhasesRequested, m_export, &ExportController::reexportWithPhases);
+    connect(m_resultView, &ExportResultView::verifyWithRequested, m_export, &ExportController::chooseHeldOutCapture);
     connect(m_export, &ExportController::fixesApplied, m_resultView, &ExportResultView::showFixOutcome);
     connect(m_export, &ExportController::fixesUndone, m_resultView, &ExportResultView::showFixesUndone);
 }

@@ -177,6 +177,8 @@ void MainWindow::createExportMenu()
     enableWithCapture(m_document, {copyShapes, saveJson, options}, this);
     menu->addSeparator();
     menu->addAction(m_compare->compareExportsAction());
+    menu->addAction(m_export->verifyWithAction());
+    menu->addAction(m_export->stopVerifyingWithAction());
     menu->addAction(m_export->outputFileAction());
     menu->addSeparator();
     menu->addAction(m_aoti->compileAction());

@@ -155,16 +155,10 @@ std::optional<ExportConstraints> loadConstraints(const Options &o, const Capture
 // before anything is exported (HeldOutStructure).
 bool heldOutFits(const Options &o, const Capture &recorded, QString *error)
 {
-    std::optional<Capture> heldOut = CaptureReader::open(o.verifyWith, error);
-    if (!heldOut) {
-        *error = QStringLiteral("--verify-with: %1").arg(*error);
-        return false;
-    }
-    const QString mismatch = HeldOutStructure::mismatch(recorded, *heldOut);
-    if (!mismatch.isEmpty())
-        *error = QStringLiteral("--verify-with: %1; its calls cannot be replayed through programs exported from %2")
-                     .arg(mismatch, o.capture);
-    return mismatch.isEmpty();
+    const QString why = HeldOutStructure::fileMismatch(recorded, o.capture, o.verifyWith);
+    if (!why.isEmpty())
+        *error = QStringLiteral("--verify-with: %1").arg(why);
+    return why.isEmpty();
 }
 
 // Reads the capture and the constraints; exit 2 (with the message in *error) when

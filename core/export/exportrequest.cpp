@@ -53,6 +53,7 @@ ExportRequest ExportRequest::make(const QString &model, const QString &capture, 
     r.device = options.device;
     r.strict = options.strict;
     r.call = options.exampleCall;
+    r.heldOut = options.heldOutCapture;
     return r;
 }
 

@@ -2,6 +2,7 @@
 #include "export/heldoutstructure.h"
 
 #include "capture/capture.h"
+#include "capture/capturereader.h"
 
 #include <QFileInfo>
 #include <QMap>
@@ -90,6 +91,18 @@ QString HeldOutStructure::mismatch(const Capture &recorded, const Capture &heldO
             return QStringLiteral("%1: %2").arg(heldName, whyNoFit(call.index, s, structures, recordedName));
     }
     return {};
+}
+
+QString HeldOutStructure::fileMismatch(const Capture &recorded, const QString &recordedName, const QString &path)
+{
+    QString error;
+    const std::optional<Capture> heldOut = CaptureReader::open(path, &error);
+    if (!heldOut)
+        return error;
+    const QString why = mismatch(recorded, *heldOut);
+    if (why.isEmpty())
+        return {};
+    return QStringLiteral("%1; its calls cannot be replayed through programs exported from %2").arg(why, recordedName);
 }
 
 } // namespace dimscope

@@ -19,6 +19,10 @@ public:
     // held-out file, the call and the leaf: "OTHER.safetensors: call 2 has leaf
     // past_key_values.key_cache[2], which no call of rec.safetensors has".
     static QString mismatch(const Capture &recorded, const Capture &heldOut);
+    // The held-out capture at `path` read (CaptureReader) and checked as above: empty
+    // when it fits, else why not (unreadable: the reader's message naming the file).
+    // `recordedName` names the recorded capture in the message.
+    static QString fileMismatch(const Capture &recorded, const QString &recordedName, const QString &path);
 };
 
 } // namespace dimscope

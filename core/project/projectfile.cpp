@@ -32,6 +32,12 @@ QString objectText(const QVector<QPair<QString, QString>> &members, const QStrin
     return out + indent + QLatin1Char('}');
 }
 
+// A path as the project stores it: relative to the project's folder, '/' separated.
+QString projectRelative(const QDir &base, const QString &path)
+{
+    return QDir::fromNativeSeparators(base.relativeFilePath(path));
+}
+
 QString nullOr(const QString &text) { return text.isEmpty() ? QStringLiteral("null") : jsontext::quote(text); }
 
 } // namespace
@@ -51,15 +57,15 @@ QByteArray ProjectFile::toJson(const ProjectFile &project, const QString &projec
     // Written only when set: projects that never chose it keep their bytes.
     if (o.separatePrograms)
         exportMembers.append({QStringLiteral("separate_programs"), QStringLiteral("true")});
+    if (!o.heldOutCapture.isEmpty())
+        exportMembers.append({QStringLiteral("verify_with"), jsontext::quote(projectRelative(base, o.heldOutCapture))});
     const QString exportText = objectText(exportMembers, QStringLiteral("  "));
     // The constraint set as ConstraintSetJson writes it (its leaves keep their order),
     // indented one level.
     const QString constraints = project.constraints
         ? QString::fromUtf8(ConstraintSetJson::write(*project.constraints).trimmed()).replace(QLatin1Char('\n'), QLatin1String("\n  "))
         : QStringLiteral("null");
-    const QString capture = project.capturePath.isEmpty()
-        ? QString()
-        : QDir::fromNativeSeparators(base.relativeFilePath(project.capturePath));
+    const QString capture = project.capturePath.isEmpty() ? QString() : projectRelative(base, project.capturePath);
     const QString text = objectText({{QStringLiteral("format"), jsontext::quote(QLatin1String(kFormat))},
                                      {QStringLiteral("version"), QString::number(kVersion)},
                                      {QStringLiteral("capture"), nullOr(capture)},
@@ -122,23 +128,25 @@ std::optional<QJsonObject> projectObject(const QByteArray &bytes, QString *why)
 }
 
 // "capture": a path relative to the project's folder, or null.
-bool readCapturePath(const QJsonValue &capture, const QDir &base, QString &capturePath, QString *why)
+// A file path stored relative to the project (its capture, the held-out capture):
+// absolute in memory; `field` names it in errors ("capture", "export.verify_with").
+bool readProjectPath(const QJsonValue &value, const QDir &base, const QString &field, QString &path, QString *why)
 {
     // JSON's \uD800 escapes can spell strings that are no Unicode text: no file has
     // such a path, and writing the project would change it to '?' (found by fuzz_project).
-    if (capture.isString() && !capture.toString().isValidUtf16()) {
-        *why = QStringLiteral("capture: the path is not valid Unicode (an unpaired surrogate), so no file has it");
+    if (value.isString() && !value.toString().isValidUtf16()) {
+        *why = QStringLiteral("%1: the path is not valid Unicode (an unpaired surrogate), so no file has it").arg(field);
         return false;
     }
-    if (capture.isString()) {
+    if (value.isString()) {
         // To QDir a leading ':' names a Qt resource, an absolute path: in a project it
         // is the start of a file name beside the project like any other (a capture
         // named ":c.safetensors" was saved back as "../../:c.safetensors"; fuzz_project).
-        const QString text = capture.toString();
+        const QString text = value.toString();
         const QString relative = text.startsWith(QLatin1Char(':')) ? QStringLiteral("./") + text : text;
-        capturePath = QDir::cleanPath(base.absoluteFilePath(relative));
-    } else if (!capture.isNull() && !capture.isUndefined()) {
-        *why = QStringLiteral("capture: expected a path string or null");
+        path = QDir::cleanPath(base.absoluteFilePath(relative));
+    } else if (!value.isNull() && !value.isUndefined()) {
+        *why = QStringLiteral("%1: expected a path string or null").arg(field);
         return false;
     }
     return true;
@@ -182,7 +190,7 @@ bool readConstraints(const QByteArray &bytes, const QJsonValue &constraints, std
 }
 
 // "export": the export options, or null for the defaults.
-bool readExportOptions(const QJsonValue &exportValue, ExportOptions &options, QString *why)
+bool readExportOptions(const QJsonValue &exportValue, const QDir &base, ExportOptions &options, QString *why)
 {
     if (exportValue.isNull() || exportValue.isUndefined())
         return true;
@@ -217,7 +225,8 @@ bool readExportOptions(const QJsonValue &exportValue, ExportOptions &options, QS
         return false;
     }
     options.separatePrograms = separate.toBool(false);
-    return true;
+    return readProjectPath(e.value(QStringLiteral("verify_with")), base, QStringLiteral("export.verify_with"),
+                           options.heldOutCapture, why);
 }
 
 } // namespace
@@ -232,10 +241,10 @@ std::optional<ProjectFile> ProjectFile::read(const QString &path, QString *error
     ProjectFile project;
     const QDir base = QFileInfo(path).absoluteDir();
     const bool ok = root
-        && readCapturePath(root->value(QStringLiteral("capture")), base, project.capturePath, &why)
+        && readProjectPath(root->value(QStringLiteral("capture")), base, QStringLiteral("capture"), project.capturePath, &why)
         && readModelReference(root->value(QStringLiteral("model")), base, project.modelRef, &why)
         && readConstraints(*bytes, root->value(QStringLiteral("constraints")), project.constraints, &why)
-        && readExportOptions(root->value(QStringLiteral("export")), project.exportOptions, &why);
+        && readExportOptions(root->value(QStringLiteral("export")), base, project.exportOptions, &why);
     if (!ok) {
         fail(error, path, why);
         return std::nullopt;

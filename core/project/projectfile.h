@@ -22,11 +22,16 @@ struct ExportOptions {
     // instead of one PT2 archive with the weights stored once (torch >= 2.8; older
     // torch writes one file per program whatever this says).
     bool separatePrograms = false;
+    // A second capture of the same model whose calls every export also replays through
+    // its programs in the fresh interpreter that checks them (`export --verify-with`);
+    // absolute in memory, stored relative to the project. Empty: none.
+    QString heldOutCapture;
 
     friend bool operator==(const ExportOptions &x, const ExportOptions &y)
     {
         return x.device == y.device && x.exampleCall == y.exampleCall && x.strict == y.strict
-            && x.fixLoop == y.fixLoop && x.separatePrograms == y.separatePrograms;
+            && x.fixLoop == y.fixLoop && x.separatePrograms == y.separatePrograms
+            && x.heldOutCapture == y.heldOutCapture;
     }
 };
 

@@ -54,16 +54,20 @@ private slots:
         project.exportOptions.strict = true;
         project.exportOptions.fixLoop = false;
         project.exportOptions.separatePrograms = true;
+        project.exportOptions.heldOutCapture = dir.filePath(QStringLiteral("captures/other.safetensors"));
         const QString path = dir.filePath(QStringLiteral("p.dimscope"));
         QString error;
         QVERIFY2(ProjectFile::write(path, project, &error), qPrintable(error));
         auto back = ProjectFile::read(path, &error);
         QVERIFY2(back, qPrintable(error));
         QVERIFY(*back == project);
-        // The capture is stored relative to the project, so the folder can move.
+        // The capture and the held-out capture are stored relative to the project, so
+        // the folder can move.
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        QVERIFY(f.readAll().contains("\"capture\": \"captures/calls.safetensors\""));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.contains("\"capture\": \"captures/calls.safetensors\""));
+        QVERIFY(text.contains("\"verify_with\": \"captures/other.safetensors\""));
     }
 
     void writesKeysInDocumentedOrderWithTwoSpaceIndent()
@@ -240,6 +244,9 @@ private slots:
         QTest::newRow("separate_programs")
             << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"separate_programs": 1}})")
             << "bad.dimscope: export.separate_programs: expected true or false";
+        QTest::newRow("verify_with")
+            << QByteArray(R"({"format": "dimscope.project", "version": 1, "export": {"verify_with": 3}})")
+            << "bad.dimscope: export.verify_with: expected a path string or null";
     }
     void badDocuments()
     {

@@ -218,5 +218,8 @@ def record_held_out(name, path):
 
 
 if __name__ == "__main__":
+    # tinymodels.py NAME CAPTURE [HELD_OUT_CAPTURE]: the recording, and the held-out one.
     import sys
     record(sys.argv[1], sys.argv[2])
+    if len(sys.argv) > 3:
+        record_held_out(sys.argv[1], sys.argv[3])

@@ -12,6 +12,9 @@
 #include "explanationspanel.h"
 #include "document/exportresults.h"
 #include "exportresultview.h"
+#include "filedialoganswer.h"
+#include "heldoutview.h"
+#include "models/heldoutmodel.h"
 #include "models/explanationsmodel.h"
 #include "models/dimsmodel.h"
 #include "dimspanel.h"
@@ -230,6 +233,7 @@ private slots:
     void tutorialFailsApplyFixesThenReexport();
     void prefillExampleProposesABetterCall();
     void realModelExportsEveryCallThroughPhases();
+    void verifyWithRefusesACaptureThatDoesNotFit();
     void projectModelRunsOnlyAfterTheUserSaysSo();
     void disguisedDimscopeReferenceNeverRuns();
     void projectModelBesideItRunsWhereverTheGuiStarted();
@@ -825,12 +829,15 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     if (qEnvironmentVariable("DIMSCOPE_RUNTIME") == QLatin1String("trixie"))
         QSKIP("the trixie runtime has no transformers; the real-model GUI export runs on sid");
     const QString capture = m_dir.filePath(QStringLiteral("llama.safetensors"));
+    // A second recording of the model (batch 1, batch 4 padded, a longer prompt, a
+    // 1-token prompt, a chat turn): Verify With Another Capture… replays it.
+    const QString heldOutCapture = m_dir.filePath(QStringLiteral("llama-held-out.safetensors"));
     const QString models = QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/realmodels");
     QProcess python;
     python.setProcessChannelMode(QProcess::MergedChannels);
     python.setWorkingDirectory(models);
     python.start(QStringLiteral(DIMSCOPE_SOURCE_DIR "/scripts/torch-python"),
-                 {QStringLiteral("tinymodels.py"), QStringLiteral("llama"), capture});
+                 {QStringLiteral("tinymodels.py"), QStringLiteral("llama"), capture, heldOutCapture});
     QVERIFY(python.waitForFinished(300000));
     QVERIFY2(python.exitCode() == 0, python.readAll().right(3000).constData());
 
@@ -851,12 +858,28 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     const QString output = m_dir.filePath(QStringLiteral("llama.pt2"));
     exporter->setOutputPath(output);
 
+    // Export > Verify With Another Capture… (issue 24 item 4): the held-out capture is
+    // the project's from now on, and this export replays its calls.
     QSignalSpy done(exporter->service(), &ExportService::finished);
-    action(&window, "actionExportCpu")->trigger();
+    QAbstractItemModelTester heldOutTester(view->heldOutView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(test::answerFileDialog(action(&window, "actionVerifyWith"), heldOutCapture) > 0);
     QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, kExportTimeout);
+    QCOMPARE(doc->exportOptions().heldOutCapture, heldOutCapture);
+    QVERIFY(action(&window, "actionStopVerifyingWith")->isEnabled());
     const PhasedExportOutcome &outcome = window.document()->exportResults()->outcome();
     const QString log = window.exportPanel()->logView()->toPlainText().right(4000);
     QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary() + QLatin1Char('\n') + log));
+    // Every held-out call served by one of the programs, in its own tab, as the
+    // real-model suite's CLI check finds for Llama.
+    QVERIFY2(outcome.heldOut.replayed(), qPrintable(outcome.heldOut.skipped + QLatin1Char('\n') + log));
+    const HeldOutModel *heldOut = view->heldOutView()->model();
+    QVERIFY(heldOut->rowCount() >= 8);
+    for (int r = 0; r < heldOut->rowCount(); ++r)
+        QVERIFY2(heldOut->index(r, 0).data(Qt::UserRole).toBool(),
+                 qPrintable(heldOut->index(r, HeldOutModel::DetailColumn).data().toString()));
+    QVERIFY(view->heldOutView()->summaryLabel()->text().contains(
+        QStringLiteral("%1 of %1 calls served").arg(heldOut->rowCount())));
+    QVERIFY(view->callTabs()->isTabVisible(view->callTabs()->indexOf(view->heldOutView())));
     QVERIFY2(outcome.programs.size() >= 2, qPrintable(outcome.summary())); // prefill and decode differ under SDPA
     QCOMPARE(outcome.servedCalls().size(), doc->capture().calls.size());
     QVERIFY(doc->constraints() == before); // fixes go to a copy
@@ -907,6 +930,40 @@ void TestExportUi::realModelExportsEveryCallThroughPhases()
     }
     QVERIFY(symbolicPast);
     shot(&window, QStringLiteral("llama-phases.png"));
+}
+
+// Verify With Another Capture… checks the second capture before anything runs: one of
+// another model (the LLaVA fixture beside the demo project) is refused with the leaf
+// that does not fit, and the project keeps no held-out capture; one that was saved with
+// the project and is gone since stops the export with that reason.
+void TestExportUi::verifyWithRefusesACaptureThatDoesNotFit()
+{
+    MainWindow window;
+    ExportController *exporter = window.exportController();
+    QVERIFY(openProject(window, demoProject()));
+    QSignalSpy refused(exporter, &ExportController::exportRefused);
+    const QString llava = QStringLiteral(DIMSCOPE_SOURCE_DIR "/tests/fixtures/llava/llava-capture.safetensors");
+    QVERIFY(!exporter->exportVerifyingWith(llava));
+    QVERIFY2(exporter->lastError().contains(QLatin1String("Not verified with"))
+                 && exporter->lastError().contains(QLatin1String("which no call of")),
+             qPrintable(exporter->lastError()));
+    QVERIFY(!exporter->isExporting());
+    QVERIFY(window.document()->exportOptions().heldOutCapture.isEmpty());
+    QVERIFY(!action(&window, "actionStopVerifyingWith")->isEnabled());
+
+    ExportOptions options = window.document()->exportOptions();
+    options.heldOutCapture = m_dir.filePath(QStringLiteral("gone.safetensors"));
+    window.document()->setExportOptions(options);
+    QVERIFY(action(&window, "actionStopVerifyingWith")->isEnabled());
+    exporter->setOutputPath(m_dir.filePath(QStringLiteral("demo-held-out.pt2")));
+    QVERIFY(!exporter->startExport(QStringLiteral("cpu"), ExportController::Consent::Given));
+    QVERIFY2(exporter->lastError().contains(QLatin1String("held-out capture cannot be replayed"))
+                 && exporter->lastError().contains(QLatin1String("gone.safetensors")),
+             qPrintable(exporter->lastError()));
+    QVERIFY(!exporter->isExporting());
+    action(&window, "actionStopVerifyingWith")->trigger();
+    QVERIFY(window.document()->exportOptions().heldOutCapture.isEmpty());
+    QVERIFY(!action(&window, "actionStopVerifyingWith")->isEnabled());
 }
 
 // A project names Python code that Export runs: the first export of a project opened
