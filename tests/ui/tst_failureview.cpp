@@ -9,6 +9,7 @@
 #include "exportnotifier.h"
 #include "exportpanel.h"
 #include "exportresultview.h"
+#include "models/verificationmodel.h"
 #include "document/projectdocument.h"
 
 #include "export/exportresult.h"
@@ -83,6 +84,7 @@ private slots:
     void violationColumnTakesTheFreeWidth();
     void modelImportFailureSaysWhatToDoWithoutAnEmptyFixesBox();
     void firstExportCancelledSaysCancelledNeutrally();
+    void cancelledReexportKeepsTheResultShown();
     void exportEndIsNotifiedOnlyWhenNoWindowIsActive();
 };
 
@@ -189,6 +191,48 @@ void TestFailureView::firstExportCancelledSaysCancelledNeutrally()
     document.exportResults()->setOutcome(failedOutcome(kModelImport), {});
     QVERIFY(view.showsFailure());
     QVERIFY(view.headline()->text().contains(QLatin1String("Export failed")));
+}
+
+// A re-export cancelled over a verified result (issue 28, problem 7: it replaced the
+// result with a red "Export failed (cancelled)"): the result view still shows the
+// previous program and its replayed calls, the Export dock says "Cancelled" and that
+// the result is kept, in the palette's text colour.
+void TestFailureView::cancelledReexportKeepsTheResultShown()
+{
+    ProjectDocument document;
+    ExportResultView view(document.exportResults());
+    ExportService service{PythonRuntime()};
+    ExportProgress progress;
+    ExportPanel panel(&service, document.exportResults(), &progress);
+    ExportedProgram program;
+    program.result.ok = program.result.exported = true;
+    program.result.output = QStringLiteral("/tmp/kept.pt2");
+    program.result.verification.resize(3);
+    for (int c = 0; c < 3; ++c) {
+        program.result.verification[c].call = c;
+        program.result.verification[c].status = QStringLiteral("ok");
+    }
+    program.calls = {0, 1, 2};
+    PhasedExportOutcome verified;
+    verified.programs = {program};
+    document.exportResults()->setOutcome(verified, {});
+    const QString before = view.headline()->text();
+    QVERIFY2(before.contains(QLatin1String("Exported")), qPrintable(before));
+
+    PhasedExportOutcome cancelled;
+    cancelled.cancelled = true;
+    cancelled.firstAttempt = ExportResult::fromFailure(
+        WorkerFailure::make(QStringLiteral("cancelled"), QStringLiteral("cancelled: the worker was stopped")));
+    document.exportResults()->setOutcome(cancelled, {});
+    QVERIFY(!view.showsFailure());
+    QCOMPARE(view.headline()->text(), before);
+    QVERIFY2(view.headline()->text().contains(QLatin1String("/tmp/kept.pt2")), qPrintable(view.headline()->text()));
+    QCOMPARE(view.verificationModel()->rowCount(), 3);
+    auto *stage = panel.findChild<QLabel *>(QStringLiteral("exportStage"));
+    QVERIFY2(stage->text().startsWith(QLatin1String("Cancelled")) && stage->text().contains(QLatin1String("kept")),
+             qPrintable(stage->text()));
+    QVERIFY2(!stage->text().contains(QLatin1String("color")) && !stage->text().contains(QLatin1String("failed")),
+             qPrintable(stage->text()));
 }
 
 // The end of an export is announced (issue 28, problem 9) when none of dimscope's
