@@ -202,10 +202,16 @@ QWidget *NewRecordingDialog::createSettingsGroup()
     decoding->addWidget(m_beam);
     decoding->addWidget(m_beams);
     decoding->addStretch(1);
+    // Two rows, not three: the prompt boxes keep the height (the dialog fits 1093x614).
+    auto *counts = new QHBoxLayout;
+    counts->addWidget(m_maxNewTokens);
+    counts->addSpacing(12);
+    counts->addWidget(new QLabel(tr("Forward calls to keep:"), group));
+    counts->addWidget(m_calls);
+    counts->addStretch(1);
     auto *form = new QFormLayout(group);
-    form->addRow(tr("Max new tokens:"), m_maxNewTokens);
+    form->addRow(tr("Max new tokens:"), counts);
     form->addRow(tr("Decoding:"), decoding);
-    form->addRow(tr("Forward calls to keep:"), m_calls);
     return group;
 }
 
