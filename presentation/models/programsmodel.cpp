@@ -31,8 +31,10 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
             return PhasedExportOutcome::programText(m_programs, index.row(), true);
         case CallsColumn: // a synthesized program (the continuation) serves none of them
             return p.synthesized.isEmpty() ? ExportPhases::callsText(p.calls) : tr("none recorded");
-        case PhaseColumn: // the CLI's warning (issue 24 item 2), not silence
-            return p.narrowed.isEmpty() ? p.description : tr("%1 (narrower than asked)").arg(p.description);
+        case PhaseColumn: { // the CLI's warnings (issue 24 item 2, issue 27), not silence
+            QString text = p.narrowed.isEmpty() ? p.description : tr("%1 (narrower than asked)").arg(p.description);
+            return p.unvaried.isEmpty() ? text : tr("%1 (sizes as recorded)").arg(text);
+        }
         case FixesColumn:
             return p.appliedFixes.isEmpty() ? tr("none") : p.appliedFixes.join(QStringLiteral("; "));
         }
@@ -45,12 +47,17 @@ QVariant ProgramsModel::data(const QModelIndex &index, int role) const
             if (!p.synthesized.isEmpty())
                 return tr("Serves none of the captured calls: exported and %1").arg(p.synthesized);
             return tr("%n captured call(s) replay through this program, outputs compared", nullptr, int(p.calls.size()));
-        case PhaseColumn:
-            if (p.narrowed.isEmpty())
-                return p.description;
-            return tr("%1\n\nNarrower than the constraints its export started from; calls outside are served "
-                      "only where another program takes them:\n%2")
-                .arg(p.description, p.narrowed.join(QLatin1Char('\n')));
+        case PhaseColumn: {
+            QString tip = p.description;
+            if (!p.narrowed.isEmpty())
+                tip += tr("\n\nNarrower than the constraints its export started from; calls outside are served "
+                          "only where another program takes them:\n%1")
+                           .arg(p.narrowed.join(QLatin1Char('\n')));
+            if (!p.unvaried.isEmpty())
+                tip += tr("\n\nTakes these sizes only as recorded, since no recorded call varied them:\n%1")
+                           .arg(p.unvaried.join(QLatin1Char('\n')));
+            return tip;
+        }
         case FixesColumn:
             return p.appliedFixes.isEmpty()
                        ? tr("Exported with the constraints as they were")

@@ -62,7 +62,27 @@ private slots:
     void programsNamedByFileAndProgram();
     void synthesizedProgramServesNoCapturedCall();
     void aNarrowedProgramSaysSoInItsPhase();
+    void aProgramTakingSizesAsRecordedSaysSoInItsPhase();
 };
+
+// Sizes no recorded call varied (issue 27, UnvariedSizes): the Phase column says the
+// program takes some sizes as recorded, and its tooltip names them, as the CLI does.
+void TestResultModels::aProgramTakingSizesAsRecordedSaysSoInItsPhase()
+{
+    ProgramsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ExportedProgram program;
+    program.result.output = QStringLiteral("/out/gemma2.pt2");
+    program.description = QStringLiteral("every call");
+    const QString line = QStringLiteral("attention_mask['sliding_attention'] dim 3 is 8 in every recorded call, so the "
+                                        "program takes 8 only (guard attention_mask['sliding_attention'].shape[3] == 8)");
+    program.unvaried = QStringList{line};
+    model.setPrograms({program});
+    const QModelIndex phase = model.index(0, ProgramsModel::PhaseColumn);
+    QCOMPARE(phase.data().toString(), QStringLiteral("every call (sizes as recorded)"));
+    QVERIFY(phase.data(Qt::ToolTipRole).toString().contains(line));
+    QVERIFY(!phase.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Narrower")));
+}
 
 // A program the fix loop left narrower than its constraints (issue 24 item 2): the
 // Phase column says so and its tooltip names what, as the CLI's warning does.
