@@ -216,7 +216,12 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
     if model is not None and any(getattr(held[n], "rejected_probes", None) for n in names):
         from . import probes
 
-        elsewhere = probes.served_elsewhere(model, held, names, log)
+        try:
+            elsewhere = probes.served_elsewhere(model, held, names, log)
+        except Exception as e:  # noqa: BLE001 - probing reports; it never fails the archive
+            log("range probes: trying rejected probes on the archive's other programs failed: %s: %s"
+                % (type(e).__name__, e), stream="warning")
+            elsewhere = {}
         for entry in result["programs"]:
             entry["probes_elsewhere"] = elsewhere.get(entry["program"], [])
     if held_out is not None and held_out.result is not None:

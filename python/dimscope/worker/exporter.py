@@ -865,8 +865,14 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             from . import probes
 
             kept = [] if archive is not None else None  # for the archive's other programs (write_archive)
-            result["probes"] = probes.probe(model, program, calls, [r["call"] for r in rows if r["status"] == "ok"],
-                                            shapes, cap=probe_cap, log=log, keep_rejected=kept)
+            try:
+                result["probes"] = probes.probe(model, program, calls,
+                                                [r["call"] for r in rows if r["status"] == "ok"], shapes,
+                                                cap=probe_cap, log=log, keep_rejected=kept)
+            except Exception as e:  # noqa: BLE001 - probing reports; it never fails an export
+                result["probes"] = {"skipped": "probing failed: %s: %s" % (type(e).__name__, e), "dims": [],
+                                    "probes": [], "seconds": time.perf_counter() - t}
+                log("range probes: " + result["probes"]["skipped"], stream="warning")
             if archive is not None:
                 archive.held[archive.name].rejected_probes = kept
             timings["probe"] = time.perf_counter() - t
