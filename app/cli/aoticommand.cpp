@@ -14,6 +14,7 @@
 #include "util/atomicfile.h"
 #include "util/outputtarget.h"
 #include "util/terminaltext.h"
+#include "workerlines.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -108,20 +109,6 @@ bool isInputFailure(const QString &kind)
     return kinds.contains(kind);
 }
 
-void followProgress(ExportClient &client, QTextStream &err)
-{
-    QObject::connect(&client, &ExportClient::progress, &client,
-                     [&err](int, const QString &stage, const QString &message, double) {
-                         err << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
-                         err.flush();
-                     });
-    QObject::connect(&client, &ExportClient::logLine, &client, [&err](int, const QString &stream, const QString &text) {
-        if (stream == QLatin1String("warning") || stream == QLatin1String("worker"))
-            err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
-        err.flush();
-    });
-}
-
 int report(const QJsonObject &result, const QString &json, QTextStream &out, QTextStream &err)
 {
     for (const QString &line : AotiReport::lines(result))
@@ -151,7 +138,7 @@ int run(const QStringList &args)
     }
     ExportClient client;
     InterruptWatcher interrupts;
-    followProgress(client, err);
+    WorkerLines::follow(client, err, err, WorkerLines::Log::WarningsOnly);
     QObject::connect(&interrupts, &InterruptWatcher::interrupted, &client, [&client] { client.cancel(); });
     const int id = client.request(QStringLiteral("aoti"), o.request.params());
     client.waitForFinished(id);

@@ -11,6 +11,7 @@
 #include "constraints/constraintsetjson.h"
 #include "util/atomicfile.h"
 #include "util/terminaltext.h"
+#include "workerlines.h"
 
 #include <QJsonDocument>
 #include <QTextStream>
@@ -65,17 +66,7 @@ void ExportPrinter::follow(ExportClient &client)
     m_out << "worker: " << client.runtime().commandLine() << " (" << client.runtime().sourceName() << ")\n";
     // Which dimscope Python package the worker imports: the installed one or the source tree's.
     m_out << "worker package: " << client.runtime().packageDir() << "\n";
-    // Each connect names its sender as the context object: what Qt does without one,
-    // spelt out because QT_NO_CONTEXTLESS_CONNECT refuses the form without it (Qt >= 6.7).
-    QObject::connect(&client, &ExportClient::progress, &client, [this](int, const QString &stage, const QString &message, double) {
-        m_out << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
-        m_out.flush();
-    });
-    QObject::connect(&client, &ExportClient::logLine, &client, [this](int, const QString &stream, const QString &text) {
-        if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
-            m_err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
-        m_err.flush();
-    });
+    WorkerLines::follow(client, m_out, m_err, WorkerLines::Log::AllButBlankStderr);
 }
 
 void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)

@@ -14,6 +14,7 @@
 #include "project/modelreference.h"
 #include "util/outputtarget.h"
 #include "util/terminaltext.h"
+#include "workerlines.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -246,20 +247,6 @@ bool isInputFailure(const WorkerFailure &failure)
                && failure.json.value(QLatin1String("stage")).toString() == QLatin1String("resolve"));
 }
 
-void followProgress(ExportClient &client, QTextStream &err)
-{
-    QObject::connect(&client, &ExportClient::progress, &client,
-                     [&err](int, const QString &stage, const QString &message, double) {
-                         err << "[" << TerminalText::escaped(stage) << "] " << TerminalText::escaped(message) << "\n";
-                         err.flush();
-                     });
-    QObject::connect(&client, &ExportClient::logLine, &client, [&err](int, const QString &stream, const QString &text) {
-        if (stream != QLatin1String("stderr") || !text.trimmed().isEmpty())
-            err << "  " << TerminalText::escaped(stream) << ": " << TerminalText::escaped(text) << "\n";
-        err.flush();
-    });
-}
-
 void printResult(const QJsonObject &r, QTextStream &out)
 {
     const QJsonValue script = r.value(QLatin1String("inputs_script"));
@@ -288,7 +275,7 @@ int recordAndReport(const RecordRequest &request, const Options &o, QTextStream 
 {
     ExportClient client;
     InterruptWatcher interrupts;
-    followProgress(client, err);
+    WorkerLines::follow(client, err, err, WorkerLines::Log::AllButBlankStderr);
     QObject::connect(&interrupts, &InterruptWatcher::interrupted, &client, [&client] { client.cancel(); });
     const int id = client.record(request);
     client.waitForFinished(id);
