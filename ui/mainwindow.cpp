@@ -215,19 +215,39 @@ void MainWindow::restoreSettings()
 
 // A layout saved on a larger screen, or the first start's size on a small one, is
 // clamped to the screen's available area: nothing of the window starts off-screen.
+// Before the window manager has framed the window (the first show), Qt reads its frame
+// as 0, and a window as tall as the screen got a title bar beyond it (1280x768 plus
+// openbox's 25 px on a 768-px screen): until the frame is known, room is left for a
+// common one, and the window fits again once framed (moveEvent).
 void MainWindow::fitToScreen()
 {
     if (isMaximized() || isFullScreen() || !screen())
         return;
     layout()->activate(); // the minimum size of the docks shown now, not of the saved layout
     const QRect available = screen()->availableGeometry();
-    const QSize frame = frameGeometry().size() - geometry().size();
+    QSize frame = frameGeometry().size() - geometry().size();
+    if (frame.isNull()) {
+        // Title bars are 25 (openbox) to 37 px (GNOME), borders up to 4 px.
+        static constexpr QMargins unknownFrame(4, 40, 4, 4);
+        frame = QSize(unknownFrame.left() + unknownFrame.right(), unknownFrame.top() + unknownFrame.bottom());
+    }
     const QSize size = geometry().size().boundedTo(available.size() - frame);
     resize(size);
     const QSize outer = size + frame;
     const int x = std::clamp(frameGeometry().x(), available.left(), std::max(available.left(), available.right() + 1 - outer.width()));
     const int y = std::clamp(frameGeometry().y(), available.top(), std::max(available.top(), available.bottom() + 1 - outer.height()));
     move(x, y);
+}
+
+void MainWindow::moveEvent(QMoveEvent *event)
+{
+    QMainWindow::moveEvent(event);
+    // The window manager's frame, known once it has framed the window (Qt updates the
+    // frame margins before the move it reports): fit with it, once.
+    if (m_fitOnceFramed && isVisible() && frameGeometry().size() != geometry().size()) {
+        m_fitOnceFramed = false;
+        fitToScreen();
+    }
 }
 
 void MainWindow::saveSettings()

@@ -95,6 +95,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void moveEvent(QMoveEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -165,6 +166,7 @@ private:
     SpecTab *m_specTab = nullptr;
     bool m_cudaNoticePending = false;
     bool m_welcomeMode = false;
+    bool m_fitOnceFramed = true; // fitToScreen() again once the window manager's frame is known
     bool m_defaultDockSizesPending = false; // no saved layout: size the docks when first shown
     QList<QPointer<QDockWidget>> m_docksHiddenForWelcome;
     ElidedLabel *m_statusSummary;
