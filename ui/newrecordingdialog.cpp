@@ -138,6 +138,7 @@ void NewRecordingDialog::inputsModeChanged()
     m_script->setEnabled(script);
     m_scriptFile->setEnabled(script);
     m_promptsArea->setVisible(!script);
+    m_scriptHint->setVisible(script);
     // The script runs the model as it likes: generate()'s settings are not used.
     m_maxNewTokens->setEnabled(!script);
     m_greedy->setEnabled(!script);
@@ -171,10 +172,19 @@ QWidget *NewRecordingDialog::createInputsGroup()
     prompts->setContentsMargins(0, 0, 0, 0);
     prompts->addWidget(scroll, 1);
     prompts->addWidget(add, 0, Qt::AlignLeft);
+    m_scriptHint = new QLabel(tr("The function is called as calls(model, processor) (or calls(model)) with the loaded "
+                                 "model, and every forward call it makes is recorded; what it returns is ignored. "
+                                 "dimscope asks before running it, naming the file and its SHA-256."),
+                              group);
+    m_scriptHint->setObjectName(QStringLiteral("recordingInputsScriptHint"));
+    m_scriptHint->setWordWrap(true);
+    m_scriptHint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *layout = new QVBoxLayout(group);
     layout->addLayout(createInputsModeRow(group));
+    layout->addWidget(m_scriptHint);
     layout->addWidget(m_earlier);
     layout->addWidget(m_promptsArea, 1);
+    layout->addStretch(0); // takes the height when the boxes are hidden: the rows stay on top
     return group;
 }
 

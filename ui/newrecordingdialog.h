@@ -82,6 +82,7 @@ private:
     QLineEdit *m_script = nullptr;
     QPushButton *m_scriptFile = nullptr;
     QWidget *m_promptsArea = nullptr; // the boxes and Add Prompt Box
+    QLabel *m_scriptHint = nullptr;
     QLabel *m_earlier;
     QVBoxLayout *m_boxLayout = nullptr;
     QVector<Box> m_boxes;

@@ -501,6 +501,7 @@ void TestRecordUi::inputsScriptRunsOnlyAfterConsent()
         // The script runs the model: no prompt boxes, no generate() settings.
         QVERIFY(!child<QWidget>(dialog, QStringLiteral("promptText1"))->isVisibleTo(dialog));
         QVERIFY(!child<QSpinBox>(dialog, QStringLiteral("recordingMaxNewTokens"))->isEnabled());
+        QVERIFY(child<QLabel>(dialog, QStringLiteral("recordingInputsScriptHint"))->isVisibleTo(dialog));
     };
     QSignalSpy started(window.recordingController(), &RecordingController::recordingStarted);
     QSignalSpy finished(window.recordingController(), &RecordingController::recordingFinished);
