@@ -2,6 +2,7 @@
 #include "exportresultview.h"
 
 #include "heldoutview.h"
+#include "models/servedrangesmodel.h"
 
 #include "warningcolour.h"
 #include "export/exportphases.h"
@@ -53,7 +54,8 @@ QString verdict(const QWidget *on, bool ok, const QString &text)
 ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent)
     : QWidget(parent), m_results(results), m_headline(new QLabel(this)), m_pages(new QStackedWidget(this)),
       m_programsModel(new ProgramsModel(this)), m_programsView(new QTableView(this)), m_program(new Pt2ProgramView),
-      m_verification(new VerificationModel(this)), m_verificationView(new QTableView), m_violations(new QTreeWidget),
+      m_verification(new VerificationModel(this)), m_verificationView(new QTableView),
+      m_servedRanges(new ServedRangesModel(this)), m_violations(new QTreeWidget),
       m_fixes(new QListWidget), m_apply(new QPushButton(tr("Apply fixes"))), m_reexport(new QPushButton(tr("Re-export"))),
       m_fixOutcome(new QLabel), m_details(new QPlainTextEdit), m_fixesBox(new QWidget), m_findings(new QSplitter(Qt::Horizontal)),
       m_advice(new QLabel), m_filter(new TableFilter(this))
@@ -109,12 +111,14 @@ void ExportResultView::addTableTools()
     TableActions::attach(m_programsView, tr("Programs"));
     TableActions::attach(m_verificationView, tr("Verification"));
     TableActions::attach(m_heldOut->tableView(), tr("Held-out calls"));
+    TableActions::attach(m_servedRangesView, tr("Served ranges"));
     TableActions::attach(m_violations, tr("Violations"));
     m_filter->setObjectName(QStringLiteral("resultFilterBar"));
     m_filter->addView(m_program->inputsView());
     m_filter->addView(m_program->rangesView());
     m_filter->addView(m_verificationView);
     m_filter->addView(m_heldOut->tableView());
+    m_filter->addView(m_servedRangesView);
     m_filter->addView(m_violations);
     connect(m_pages, &QStackedWidget::currentChanged, this, &ExportResultView::refreshFilter);
     refreshFilter();
@@ -176,6 +180,14 @@ QWidget *ExportResultView::createSuccessPage()
     m_callTabs->setDocumentMode(true);
     m_callTabs->addTab(m_verificationView, tr("Captured calls"));
     m_callTabs->addTab(m_heldOut, tr("Held-out calls"));
+    // What the programs' declared ranges served when probed (issue 24 item 3).
+    m_servedRangesView = new QTableView;
+    m_servedRangesView->setObjectName(QStringLiteral("servedRangesTable"));
+    m_servedRangesView->setModel(m_servedRanges);
+    m_servedRangesView->verticalHeader()->hide();
+    m_servedRangesView->horizontalHeader()->setStretchLastSection(true);
+    m_servedRangesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_callTabs->addTab(m_servedRangesView, tr("Served ranges"));
     split->addWidget(m_program);
     split->addWidget(m_callTabs);
     return split;
@@ -271,6 +283,7 @@ void ExportResultView::clear()
     m_program->clear();
     m_verification->clear();
     m_heldOut->setReplay({});
+    m_servedRanges->clear();
     m_violations->clear();
     m_fixes->clear();
     m_details->clear();
@@ -330,6 +343,21 @@ void ExportResultView::showResult(const ExportResult &result, const std::optiona
     refreshFilter();
 }
 
+// Every program's probed Dims in one table, named as the programs table names them;
+// the tab is there only when the export probed.
+void ExportResultView::showServedRanges(const PhasedExportOutcome &outcome)
+{
+    QVector<ServedRangesModel::ProgramProbes> programs;
+    for (int i = 0; i < outcome.programs.size(); ++i) {
+        const RangeProbes &probes = outcome.programs.at(i).result.probes;
+        if (probes.present)
+            programs.append({outcome.programText(i, true), probes});
+    }
+    m_servedRanges->setPrograms(programs);
+    m_servedRangesView->resizeColumnsToContents();
+    m_callTabs->setTabVisible(m_callTabs->indexOf(m_servedRangesView), !programs.isEmpty());
+}
+
 void ExportResultView::showOutcome()
 {
     const PhasedExportOutcome &outcome = m_results->outcome();
@@ -337,6 +365,7 @@ void ExportResultView::showOutcome()
     m_programsModel->setPrograms(outcome.programs);
     m_heldOut->setReplay(outcome.heldOut);
     m_callTabs->setTabVisible(m_callTabs->indexOf(m_heldOut), true);
+    showServedRanges(outcome);
     if (outcome.cancelled && outcome.programs.isEmpty()) {
         showCancelled();
         return;
@@ -423,6 +452,8 @@ void ExportResultView::showPrograms(const QVector<Pt2Program> &programs)
     // A program alone has no captured calls to replay a second capture beside.
     m_heldOut->setReplay({});
     m_callTabs->setTabVisible(m_callTabs->indexOf(m_heldOut), false);
+    m_servedRanges->clear();
+    m_callTabs->setTabVisible(m_callTabs->indexOf(m_servedRangesView), false);
     m_program->setPrograms(programs);
     QString text = tr("<b>%1</b> opened on its own: no constraints or captured calls to compare with.")
                        .arg(program.filePath.toHtmlEscaped());

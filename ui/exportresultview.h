@@ -26,6 +26,8 @@ namespace dimscope {
 
 class ExportResults;
 class HeldOutView;
+struct PhasedExportOutcome;
+class ServedRangesModel;
 class ProgramsModel;
 class TableFilter;
 class Pt2ProgramView;
@@ -69,6 +71,9 @@ public:
     // The held-out calls of the outcome shown (a tab beside the captured calls').
     HeldOutView *heldOutView() const { return m_heldOut; }
     QTabWidget *callTabs() const { return m_callTabs; }
+    // The probed ranges of every program of the outcome (a tab beside the calls').
+    ServedRangesModel *servedRangesModel() const { return m_servedRanges; }
+    QTableView *servedRangesView() const { return m_servedRangesView; }
     QTreeWidget *violationsView() const { return m_violations; }
     QListWidget *fixesView() const { return m_fixes; }
     QPushButton *applyFixesButton() const { return m_apply; }
@@ -102,6 +107,7 @@ private:
     void clear();
     // What one export produced. With no program, the first attempt's failure.
     void showOutcome();
+    void showServedRanges(const PhasedExportOutcome &outcome);
     void showCancelled();
     // Under the programs of a partial result: UnservedAdvice, and its one-click remedy.
     void showUnservedAdvice();
@@ -143,6 +149,8 @@ private:
     QTableView *m_verificationView;
     QTabWidget *m_callTabs = nullptr;
     HeldOutView *m_heldOut = nullptr;
+    ServedRangesModel *m_servedRanges;
+    QTableView *m_servedRangesView = nullptr;
     // failure
     QTreeWidget *m_violations;
     QListWidget *m_fixes;

@@ -54,6 +54,9 @@ ExportRequest ExportRequest::make(const QString &model, const QString &capture, 
     r.strict = options.strict;
     r.call = options.exampleCall;
     r.heldOut = options.heldOutCapture;
+    // The declared ranges are probed wherever the fix loop runs, as the CLI's
+    // --fix-loop does by default (docs/worker-protocol.md, "Range probes").
+    r.probe = options.fixLoop;
     return r;
 }
 
