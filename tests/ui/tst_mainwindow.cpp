@@ -425,7 +425,8 @@ void TestMainWindow::menusHoldTheControllersActions()
     QCOMPARE(names("exportMenu"), (QStringList{QStringLiteral("actionExportCpu"), QStringLiteral("actionExportCuda"),
                                                 QStringLiteral("actionCancelExport"), QStringLiteral("actionCopyDynamicShapes"),
                                                 QStringLiteral("actionSaveConstraints"), QStringLiteral("actionExportOptions"),
-                                                QStringLiteral("actionCompareExports"), QStringLiteral("actionExportOutputFile"),
+                                                QStringLiteral("actionCompareExports"), QStringLiteral("actionVerifyWith"),
+                                                QStringLiteral("actionStopVerifyingWith"), QStringLiteral("actionExportOutputFile"),
                                                 QStringLiteral("actionCompileAoti"), QStringLiteral("actionCancelAoti")}));
     const QStringList file = names("fileMenu");
     QCOMPARE(file.mid(0, 3), (QStringList{QStringLiteral("actionOpenCapture"), QStringLiteral("actionOpenModel"),
