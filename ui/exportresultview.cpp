@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exportresultview.h"
 
+#include "compacttable.h"
 #include "heldoutview.h"
 #include "models/servedrangesmodel.h"
 
@@ -72,6 +73,7 @@ ExportResultView::ExportResultView(const ExportResults *results, QWidget *parent
     m_programsView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_programsView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_programsView->setMaximumHeight(m_programsView->fontMetrics().height() * 7);
+    CompactTable::allowOneRow(m_programsView);
     m_programsView->hide();
     connect(m_programsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
@@ -188,6 +190,10 @@ QWidget *ExportResultView::createSuccessPage()
     m_servedRangesView->horizontalHeader()->setStretchLastSection(true);
     m_servedRangesView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_callTabs->addTab(m_servedRangesView, tr("Served ranges"));
+    for (QAbstractItemView *table : {static_cast<QAbstractItemView *>(m_verificationView),
+                                     static_cast<QAbstractItemView *>(m_program->inputsView()),
+                                     static_cast<QAbstractItemView *>(m_program->rangesView())})
+        CompactTable::allowOneRow(table);
     split->addWidget(m_program);
     split->addWidget(m_callTabs);
     return split;

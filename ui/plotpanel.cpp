@@ -112,7 +112,7 @@ void PlotPanel::setUpPlot()
     m_plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag | QCP::iSelectPlottables);
     // Low enough that the window with every dock fits a 1366x768 laptop at 125 %
     // (1093x614 logical pixels; issue 28, problem 1); the dock is made taller by hand.
-    m_plot->setMinimumHeight(100);
+    m_plot->setMinimumHeight(50);
     m_plot->setMouseTracking(true);
     m_plot->xAxis->setLabel(tr("call"));
     m_plot->yAxis->setLabel(tr("size"));

@@ -15,6 +15,8 @@
 #include "document/exportresults.h"
 #include "document/projectdocument.h"
 #include "export/phasedexportoutcome.h"
+#include "export/programreadback.h"
+#include "pt2/pt2reader.h"
 #include "throwawaysettings.h"
 
 #include <QDir>
@@ -68,6 +70,29 @@ QVector<ShapeExplanation> decisionInLibrary(const QString &file)
     return {e};
 }
 
+// The demo's fix-loop export as the window shows it: the first attempt's shape decision
+// (the Why dock), then one program serving the 6 calls with torch's fix applied, read
+// back from a real .pt2 (the program view's inputs and ranges), its verification rows.
+PhasedExportOutcome fixLoopExport(const QString &pt2, const ConstraintSet &constraints)
+{
+    PhasedExportOutcome outcome;
+    outcome.callCount = 6;
+    outcome.firstAttempt = ExportResult::fromFailure(
+        WorkerFailure::make(QStringLiteral("constraint_violation"), QStringLiteral("Constraints violated")));
+    outcome.firstAttempt.failure.explanations = decisionInLibrary(QStringLiteral("/venv/lib/python3.11/site-packages/m.py"));
+    ExportedProgram program;
+    program.result.exported = program.result.ok = true;
+    program.result.output = pt2;
+    program.calls = {0, 1, 2, 3, 4, 5};
+    program.description = QStringLiteral("every call");
+    program.constraints = constraints;
+    program.appliedFixes = {QStringLiteral("heads = 2")};
+    for (int call = 0; call < 6; ++call)
+        program.result.verification << CallVerification{call, QStringLiteral("ok"), {}, {}, {}};
+    outcome.programs = {program};
+    return outcome;
+}
+
 } // namespace
 
 class TestWindowFit : public QObject
@@ -78,6 +103,7 @@ private slots:
     void init() { QSettings().clear(); }
     void exportLogStaysAtColumnZero();
     void everyDockFitsALaptop();
+    void everyDockFitsALaptopAfterAnExport();
     void longPathsDoNotWidenTheWindow();
     void restoredGeometryIsClampedToTheScreen();
     void firstStartLeavesRoomForTheFrame();
@@ -130,6 +156,27 @@ void TestWindowFit::everyDockFitsALaptop()
 {
     MainWindow window;
     QVERIFY(showWithEveryDock(window));
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= kLaptop.width() && minimum.height() <= kLaptop.height(), qPrintable(sizeText(minimum)));
+}
+
+// After an export the Exported Program page shows its programs table, the program's
+// inputs and ranges and the verification, and the Why dock the first attempt's
+// decision: the window with every dock still fits the laptop (it needed 676 px: the
+// tables' default minimum of 70 px each stacked up).
+void TestWindowFit::everyDockFitsALaptopAfterAnExport()
+{
+    MainWindow window;
+    QVERIFY(showWithEveryDock(window));
+    const PhasedExportOutcome outcome = fixLoopExport(samplePt2(), window.document()->constraints());
+    ProgramReadBack readBack; // the program's interface, no Dims to map it to (a capture of another model)
+    readBack.program = Pt2Reader::open(samplePt2(), &readBack.error);
+    QVERIFY2(readBack.program, qPrintable(readBack.error));
+    window.document()->exportResults()->setOutcome(outcome, {readBack});
+    QTRY_VERIFY(window.explanationsPanel()->isVisible());
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+        dock->show();
+    QTest::qWait(50);
     const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
     QVERIFY2(minimum.width() <= kLaptop.width() && minimum.height() <= kLaptop.height(), qPrintable(sizeText(minimum)));
 }
