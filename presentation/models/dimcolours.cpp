@@ -3,6 +3,8 @@
 
 #include "constraints/constraintset.h"
 
+#include <QGuiApplication>
+#include <QPalette>
 #include <QSet>
 
 #include <algorithm>
@@ -75,6 +77,12 @@ void DimColours::update(const ConstraintSet &set)
 QColor DimColours::staticVaryingColour() { return QColor(0x80, 0x80, 0x80); }
 
 QColor DimColours::unnamedDynamicColour() { return QColor(0x00, 0x83, 0x8f); }
+
+QColor DimColours::readableOnBase(const QColor &colour)
+{
+    const auto *gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
+    return gui ? readableOn(colour, QGuiApplication::palette().color(QPalette::Base)) : colour;
+}
 
 QColor DimColours::readableOn(const QColor &colour, const QColor &background)
 {

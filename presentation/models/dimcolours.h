@@ -29,6 +29,9 @@ public:
     // is kept. Unchanged on a light background (the palette was chosen for one) and
     // when it already reads.
     static QColor readableOn(const QColor &colour, const QColor &background);
+    // readableOn the application palette's base (the tables' background); unchanged
+    // without a GUI application (the guiless tests read the colours as chosen).
+    static QColor readableOnBase(const QColor &colour);
 
     // A dimension whose size changes between calls but that the constraints keep static
     // (it will fail those calls): grey, a colour no Dim ever gets, so it never reads as

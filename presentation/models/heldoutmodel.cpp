@@ -4,8 +4,6 @@
 #include "models/dimcolours.h"
 
 #include <QColor>
-#include <QGuiApplication>
-#include <QPalette>
 #include <QStringList>
 
 namespace dimscope {
@@ -89,9 +87,7 @@ QVariant HeldOutModel::data(const QModelIndex &index, int role) const
         // a dark base until it reads (no palette without a GUI).
         if (index.column() != StatusColumn || served)
             return {};
-        const QColor red(Qt::red);
-        const auto *gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
-        return gui ? DimColours::readableOn(red, QGuiApplication::palette().color(QPalette::Base)) : red;
+        return DimColours::readableOnBase(QColor(Qt::red));
     }
     case Qt::TextAlignmentRole:
         if (index.column() == CallColumn || index.column() == MaxAbsColumn)

@@ -4,8 +4,6 @@
 #include "models/dimcolours.h"
 
 #include <QColor>
-#include <QGuiApplication>
-#include <QPalette>
 #include <QStringList>
 
 #include <algorithm>
@@ -121,9 +119,7 @@ QVariant ServedRangesModel::data(const QModelIndex &index, int role) const
         // on a dark base until it reads (no palette without a GUI).
         if (index.column() != ServedColumn || servedWhole(row))
             return {};
-        const QColor red(Qt::red);
-        const auto *gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
-        return gui ? DimColours::readableOn(red, QGuiApplication::palette().color(QPalette::Base)) : red;
+        return DimColours::readableOnBase(QColor(Qt::red));
     }
     case Qt::UserRole:
         return servedWhole(row);

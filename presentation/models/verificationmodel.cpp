@@ -6,8 +6,6 @@
 #include "text/unservedadvice.h"
 
 #include <QColor>
-#include <QGuiApplication>
-#include <QPalette>
 #include <QStringList>
 
 namespace dimscope {
@@ -100,9 +98,7 @@ QVariant VerificationModel::data(const QModelIndex &index, int role) const
         // Lightened on a dark base until it reads (4.5:1), as the Dim colours are; no
         // palette without a GUI (the guiless tests read the colours as chosen).
         if (index.column() == StatusColumn) {
-            const QColor colour = v.ok() ? QColor(0x1b, 0x7f, 0x2a) : QColor(Qt::red);
-            const auto *gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
-            return gui ? DimColours::readableOn(colour, QGuiApplication::palette().color(QPalette::Base)) : colour;
+            return DimColours::readableOnBase(v.ok() ? QColor(0x1b, 0x7f, 0x2a) : QColor(Qt::red));
         }
         return {};
     case Qt::TextAlignmentRole:
