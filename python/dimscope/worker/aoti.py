@@ -512,7 +512,7 @@ def _answer(module, leaves, spec, device):
     from torch.utils import _pytree as pytree
 
     from .exporter import _guards_suppressed
-    from .heldout import _guard_text
+    from .errors import guard_text
 
     def fresh(to):
         return pytree.tree_unflatten([x.clone().to(to) if isinstance(x, torch.Tensor) else x for x in leaves], spec)
@@ -524,7 +524,7 @@ def _answer(module, leaves, spec, device):
             expected = module(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - the program's guard
         text = ("%s: %s" % (type(e).__name__, str(e).strip()))[:4000]
-        answer.update(program=False, program_message=text, guard=_guard_text(text))
+        answer.update(program=False, program_message=text, guard=guard_text(text))
     return answer, (expected if answer["program"] else None), fresh(device)
 
 

@@ -387,3 +387,16 @@ def parse_guard_failure(message):
             sources.append(entry)
     text = _GUARD_SIZE.sub(lambda s: "%s dim %s" % (_guard_path(s.group(1)), s.group(2)), expression)
     return {"expression": expression, "text": text, "sources": sources}
+
+
+def guard_text(message):
+    """The guard a program's rejection names ("input_ids.size()[1] <= 7"), else torch's
+    first line without the exception's class ("Expected input at ..." from
+    "RuntimeError: Expected input at ..."). Held-out calls, range probes and the
+    AOTInductor step report rejections with it."""
+    guard = parse_guard_failure(message)
+    if guard:
+        return guard["expression"]
+    first = (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
+    kind, _, rest = first.partition(": ")
+    return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first

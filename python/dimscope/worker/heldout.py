@@ -20,7 +20,7 @@ import os
 import time
 import traceback
 
-from .errors import WorkerError, parse_guard_failure
+from .errors import WorkerError, guard_text
 # One call's folder is laid out as the fresh check lays out its own call's.
 from .freshcheck import _INPUTS, _OUTPUTS, _SPEC
 
@@ -118,7 +118,7 @@ class Replay:
         from .exporter import _difference_text, _worst, compare_outputs, compare_with_recorded
         from .freshcheck import _leaves
 
-        rejections = [{"program": name, "message": text, "guard": _guard_text(text)}
+        rejections = [{"program": name, "message": text, "guard": guard_text(text)}
                       for name, text in got["rejections"]]
         row = {"call": call.index, "status": "served", "program": got["program"], "message": None,
                "rejections": rejections}
@@ -141,17 +141,6 @@ class Replay:
             row.update(status="rebuilt_differs", message="the model's outputs on the rebuilt call differ from those "
                        "recorded in the held-out capture (%s): the call cannot be verified" % recorded["text"])
         return row
-
-
-def _guard_text(message):
-    """The guard a program's rejection names ("input_ids.size()[1] <= 7"), else its first line."""
-    guard = parse_guard_failure(message)
-    if guard:
-        return guard["expression"]
-    first = (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
-    # "RuntimeError: Expected input at ..." (torch's input check): its words, without the class
-    kind, _, rest = first.partition(": ")
-    return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first
 
 
 # ------------------------------------------------------------------ the new interpreter

@@ -21,7 +21,7 @@ import copy
 import time
 
 from .aoti import _finite, _moved_call, _path_text, _symbol_values, _user_inputs
-from .errors import max_positions, parse_guard_failure
+from .errors import guard_text, max_positions
 
 # A probe whose inputs would hold more elements than this is skipped (said so): probing
 # must stay cheap next to verification.
@@ -131,17 +131,6 @@ def _run_probe(model, module, args, kwargs, compare, guards_suppressed):
     return {"status": "mismatch", "max_abs": worst,
             "message": "the program accepts it and its outputs differ from the eager model's (%s)"
                        % (message or "beyond atol=1e-4, rtol=1e-3")}
-
-
-def guard_text(message):
-    """The guard a rejection names ("input_ids.size()[1] <= 7"), else torch's first line
-    without the exception's class."""
-    guard = parse_guard_failure(message)
-    if guard:
-        return guard["expression"]
-    first = (message or "").strip().splitlines()[0][:500] if (message or "").strip() else ""
-    kind, _, rest = first.partition(": ")
-    return rest if kind.isidentifier() and kind.endswith(("Error", "Exception")) and rest else first
 
 
 def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None,
