@@ -189,8 +189,8 @@ void SpecTab::saveAs()
 
 bool SpecTab::saveTo(const QString &path, QString *error) const
 {
-    // AtomicFile: every byte flushed and checked before the rename (Qt 6.4's
-    // QSaveFile::commit() reports success after ENOSPC and empties the file).
+    // AtomicFile, the one way dimscope saves a file: every byte flushed and checked
+    // before the rename (docs in core/util/atomicfile.h say why Qt's own is not enough).
     QString why;
     if (!AtomicFile::write(path, text().toUtf8(), &why)) {
         *error = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), why);
