@@ -11,20 +11,17 @@ namespace dimscope {
 
 namespace {
 
-// The one size a dim row has in every call that passes the leaf; -1 when it varies or
-// no call passes it.
+// The one size a dim row has in every call that passes the leaf; -1 when it varies
+// (ShapeTable::rowVaries) or no call passes it.
 qint64 onlySize(const ShapeTable &table, int row)
 {
-    qint64 size = -1;
+    if (table.rowVaries(row))
+        return -1;
     for (int c = 0; c < table.callCount(); ++c) {
-        const qint64 v = table.value(row, c);
-        if (v < 0)
-            continue;
-        if (size >= 0 && v != size)
-            return -1;
-        size = v;
+        if (table.value(row, c) >= 0)
+            return table.value(row, c);
     }
-    return size;
+    return -1;
 }
 
 // The program's input check on the first dim of a group, with the CLI's leaf path.
