@@ -199,8 +199,12 @@ bool readDim(const QJsonValue &value, int index, const QHash<QString, IntRead> &
     }
     out->name = o.value(QLatin1String("name")).toString();
     if (derived) {
-        if (!o.value(QLatin1String("root")).isString()) {
-            *error = QStringLiteral("%1.root: expected a Dim name, found %2").arg(place, typeName(o.value(QLatin1String("root"))));
+        // An empty root would read as a root Dim (DimDecl::isDerived) that keeps a and b,
+        // and writing it would drop them: refuse it as the name it is not.
+        const QJsonValue root = o.value(QLatin1String("root"));
+        if (!root.isString() || root.toString().isEmpty()) {
+            *error = QStringLiteral("%1.root: expected a Dim name, found %2")
+                         .arg(place, root.isString() ? QStringLiteral("an empty string") : typeName(root));
             return false;
         }
         out->root = o.value(QLatin1String("root")).toString();

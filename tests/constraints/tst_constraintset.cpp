@@ -186,6 +186,10 @@ void TestConstraintSet::badJson_data()
     QTest::newRow("missing root") << head + "\"dims\": [{\"name\": \"a\", \"root\": \"r\", \"a\": 1, \"b\": 0}]}"
                                   << "dims[0]: derived Dim 'a': no Dim named 'r' to derive from";
     QTest::newRow("a zero") << head + "\"dims\": [{\"name\": \"r\"}, {\"name\": \"a\", \"root\": \"r\", \"a\": 0, \"b\": 0}]}" << "dims[1].a: expected a positive integer";
+    // Found by fuzz_constraints: an empty root read as a root Dim that kept a = 2, and
+    // writing it dropped a, so the set did not read back as itself.
+    QTest::newRow("empty root") << head + "\"dims\": [{\"name\": \"x\", \"root\": \"\", \"a\": 2, \"b\": 0}]}"
+                                << "dims[0].root: expected a Dim name, found an empty string";
     QTest::newRow("leaf type") << head + "\"leaves\": {\"x\": \"batch\"}}" << "leaves['x']: expected an array of strings (one per dimension), found a string";
     QTest::newRow("leaf entry") << head + "\"leaves\": {\"x\": [3]}}" << "leaves['x'][0]: expected \"static\", \"auto\", \"dynamic\" or a Dim name, found a number";
     QTest::newRow("leaf unknown dim") << head + "\"leaves\": {\"x\": [\"static\", \"batch\"]}}"
