@@ -278,9 +278,12 @@ def describe_custom(value: Any) -> Optional[CustomParts]:
         keys = [_key_string(k) for k, _ in pairs]
         children = [v for _, v in pairs]
     else:
+        # No keyed flattening (transformers' ModelOutput classes): the names the worker's
+        # keyed flattening gives the children (_ensure_flatten_with_keys), so that a
+        # leaf's path here is the program input's key path (encoder_outputs.last_hidden_state).
         children, context = node.flatten_fn(value)
         children = list(children)
-        keys = [str(i) for i in range(len(children))]
+        keys = _context_names(context, len(children)) or [str(i) for i in range(len(children))]
     return CustomParts(type_name, PYTREE, keys, _jsonable(context), children)
 
 
@@ -434,6 +437,15 @@ def register_encoder_decoder_cache(cls: type) -> None:
     _register(cls, flatten, unflatten, _with_keys(flatten))
 
 
+def _context_names(context: Any, count: int) -> Optional[List[str]]:
+    """The children's names when a pytree context names them (a ModelOutput's field
+    names: one distinct string per child), else None."""
+    if not isinstance(context, (list, tuple)) or len(context) != count or \
+            not all(isinstance(k, str) for k in context) or len(set(context)) != count:
+        return None
+    return list(context)
+
+
 def _ensure_flatten_with_keys(cls: type) -> None:
     """torch.export needs a flatten-with-keys function for every pytree class among
     the inputs; transformers registers its ModelOutput classes (``encoder_outputs``)
@@ -450,8 +462,7 @@ def _ensure_flatten_with_keys(cls: type) -> None:
     def flatten_with_keys(obj: Any):
         children, context = flatten_fn(obj)
         children = list(children)
-        names = context if isinstance(context, (list, tuple)) and len(context) == len(children) and \
-            all(isinstance(k, str) for k in context) else None
+        names = _context_names(context, len(children))
         keys = [mapping_key(n) for n in names] if names else [sequence_key(i) for i in range(len(children))]
         return list(zip(keys, children)), context
 

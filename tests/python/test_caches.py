@@ -6,6 +6,7 @@ emulated here with their two public layouts (attribute-based ``key_cache``/``val
 up to 4.5x, layer-based ``.layers[i].keys/.values`` after), under their real qualified
 names in a stand-in ``transformers.cache_utils`` module installed only for the test."""
 
+import collections
 import json
 import types
 
@@ -190,6 +191,36 @@ def test_pytree_class_without_keys_gets_index_keys(tmp_path):
         assert [p for p, _ in got] == ["past_key_values.0", "past_key_values.1"]
     finally:
         torch.utils._pytree.SUPPORTED_NODES.pop(Box, None)
+
+
+class Outputs(collections.OrderedDict):
+    """A dict subclass registered the way transformers registers its ModelOutput classes:
+    the field names as the context, and no flatten-with-keys function."""
+
+
+def test_a_model_output_is_recorded_under_its_field_names(tmp_path):
+    """An encoder-decoder's encoder_outputs (issue 24): its leaves are named by their
+    field names, as the worker's keyed flattening names the program's inputs, so the
+    read-back matches the program input with its leaf (the capture said
+    encoder_outputs.0, and the read-back noted encoder_outputs_last_hidden_state as
+    matching none of the given leaves)."""
+    pytree = torch.utils._pytree
+    pytree.register_pytree_node(Outputs, lambda o: (list(o.values()), list(o.keys())),
+                                lambda values, keys: Outputs(zip(keys, values)))
+    try:
+        state = Outputs(last_hidden_state=torch.ones(2, 5, 3))
+        rec = record(CacheModel(), dict(input_ids=torch.ones(1), past_key_values=state))
+        rec.save(tmp_path / "c.safetensors")
+        node, got = cache_leaves(caches_manifest(tmp_path / "c.safetensors"))
+        assert node["flavour"] == "pytree" and node["keys"] == ["last_hidden_state"], node
+        assert got == [("past_key_values.last_hidden_state", [2, 5, 3])]
+        caches._ensure_flatten_with_keys(Outputs)  # what the worker registers before exporting
+        (path, _), = pytree.tree_flatten_with_path({"past_key_values": state})[0]
+        assert pytree.keystr(path) == "['past_key_values']['last_hidden_state']"
+        rebuilt = load_capture(tmp_path / "c.safetensors").calls[0].kwargs["past_key_values"]
+        assert type(rebuilt) is Outputs and list(rebuilt) == ["last_hidden_state"]
+    finally:
+        pytree.SUPPORTED_NODES.pop(Outputs, None)
 
 
 EXPORT_IN_FRESH_PROCESS = r"""

@@ -561,7 +561,7 @@ def test_a_speech_folder_records_a_wav_per_prompt(whisper):
     assert recording["audio"] == [clips[:2], clips[2:]] and recording["padding_side"] is None, recording
     leaves = {leaf["path"]: leaf for leaf in info["leaves"]}
     # generate() runs the encoder once and passes its outputs: the 100 frames, halved
-    assert [c["shape"] for c in leaves["encoder_outputs.0"]["calls"]] == [[2, 50, 32]] * 6, leaves.keys()
+    assert [c["shape"] for c in leaves["encoder_outputs.last_hidden_state"]["calls"]] == [[2, 50, 32]] * 6, leaves.keys()
     assert [c["shape"] for c in leaves["attention_mask"]["calls"]] == [[2, 100]] * 6
 
 
