@@ -26,11 +26,15 @@ bool isTokenInput(const QString &arg)
     return names.contains(arg);
 }
 
+// An encoder's output states (encoder_outputs, encoder_hidden_states) are batched too: an
+// encoder-decoder's decode call has no input_ids, so without them its batch group is not
+// all batch and is declared from 2 (a batch of 1 then runs unverified).
 bool isBatchedInput(const QString &arg)
 {
     static const QStringList names = {QStringLiteral("x"), QStringLiteral("input"), QStringLiteral("inputs"),
                                       QStringLiteral("hidden_states"), QStringLiteral("input_features"),
-                                      QStringLiteral("attention_mask"), QStringLiteral("decoder_attention_mask")};
+                                      QStringLiteral("attention_mask"), QStringLiteral("decoder_attention_mask"),
+                                      QStringLiteral("encoder_outputs"), QStringLiteral("encoder_hidden_states")};
     return isTokenInput(arg) || names.contains(arg);
 }
 

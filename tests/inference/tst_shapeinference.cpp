@@ -198,6 +198,14 @@ void TestShapeInference::encoderDecoderNames()
     const InferenceResult r = ShapeInference::infer(
         makeCapture(QStringLiteral("attention_mask=2x5 encoder_outputs=2x5x32 | attention_mask=2x8 encoder_outputs=2x8x32")));
     QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("attention_mask(static,encoder_len) encoder_outputs(static,encoder_len,static)"));
+    // A decode call has no input_ids: the batch group is the mask, the decoder's ids and
+    // the encoder's output states, all batched, so the batch is declared from 1 as for a
+    // decoder (BART and T5 were declared from 2, and a batch of 1 ran unverified).
+    const InferenceResult decode = ShapeInference::infer(
+        makeCapture(QStringLiteral("attention_mask=2x5 decoder_input_ids=2x1 encoder_outputs=2x5x32 | "
+                                   "attention_mask=2x8 decoder_input_ids=2x1 encoder_outputs=2x8x32")),
+        optionsFor(QStringLiteral("batch:all")));
+    QCOMPARE(summarizeDims(decode.constraints), QStringLiteral("batch[1,oo] encoder_len[2,oo]"));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestShapeInference)
