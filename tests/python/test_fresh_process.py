@@ -142,3 +142,94 @@ def test_a_waiting_checker_ends_when_the_worker_does():
     waiting, freshcheck._waiting = freshcheck._waiting, None
     out, err = waiting.communicate("", timeout=300)
     assert waiting.returncode == 0 and out == "", err
+
+
+HALVES_MODULE = '''
+import atexit
+import os
+
+import torch
+import torch.utils._pytree as pytree
+
+with open({log!r}, "a") as f:
+    f.write("imported %d\\n" % os.getpid())
+atexit.register(lambda: open({log!r}, "a").write("teardown %d\\n" % os.getpid()))
+
+
+class Halves:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+pytree.register_pytree_node(
+    Halves, lambda h: ([h.a, h.b], None), lambda c, _: Halves(*c), serialized_type_name={name!r} + ".Halves",
+    flatten_with_keys_fn=lambda h: ([(pytree.GetAttrKey("a"), h.a), (pytree.GetAttrKey("b"), h.b)], None))
+
+
+class Split(torch.nn.Module):
+    def forward(self, x):
+        return Halves(x[:1] * 2, x[1:] + 1)
+'''
+
+
+@pytest.fixture
+def halves(tmp_path):
+    """A model file whose output class the fresh interpreter imports first (needed_imports),
+    logging each import and each Python teardown with the process id."""
+    import importlib.util
+
+    log = tmp_path / "halves.log"
+    name = "dimscope_test_halves_model"
+    (tmp_path / "halves_model.py").write_text(HALVES_MODULE.format(log=str(log), name=name))
+    spec = importlib.util.spec_from_file_location(name, tmp_path / "halves_model.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    caches._ensure_fx_flatten_spec(module.Halves)  # torch 2.6's program.module() needs it
+    x = torch.randn(3, 2)
+    program = torch.export.export(module.Split(), (x,))
+    try:
+        yield program, x, log
+    finally:
+        caches._deregister(module.Halves)
+        sys.modules.pop(name, None)
+
+
+def _lines_of(log, pid):
+    return [line.split()[0] for line in log.read_text().splitlines() if line.split()[1] == str(pid)]
+
+
+def test_a_waiting_checker_imports_the_programs_classes_ahead_and_ends_without_teardown(halves, tmp_path):
+    """preload() hands the waiting checker the modules a user imports before loading (the
+    model's classes: most of transformers for a decoder) as soon as the program is traced,
+    so their import overlaps the save and the verification; the check then imports nothing
+    more and the checker ends without Python's teardown, which the worker would wait for
+    (issue 29)."""
+    import time
+
+    program, x, log = halves
+    freshcheck.prepare()
+    waiting = freshcheck._waiting
+    freshcheck.preload(program)
+    deadline = time.monotonic() + 300
+    while not _lines_of(log, waiting.pid) and time.monotonic() < deadline and waiting.poll() is None:
+        time.sleep(0.2)
+    assert _lines_of(log, waiting.pid) == ["imported"], log.read_text()  # before any check was asked
+    fresh = {}
+    exporter.save_atomically(program, str(tmp_path / "halves.pt2"), check=lambda saved: fresh.update(
+        freshcheck.check(program, saved, (x,), {}, "cpu", 0)))
+    assert fresh["status"] == "ok" and fresh["imports"] == ["dimscope_test_halves_model"], fresh
+    assert waiting.returncode == 0 and freshcheck._waiting is None
+    assert _lines_of(log, waiting.pid) == ["imported"], log.read_text()  # once, and no teardown
+
+
+def test_a_checker_that_imported_more_than_the_check_needs_is_not_used(halves, tmp_path):
+    """The new interpreter holds only what its check imports: one that preloaded a module
+    the programs it checks do not need is ended, and a new one checks them."""
+    program, _, log = halves
+    freshcheck.prepare()
+    waiting = freshcheck._waiting
+    freshcheck.preload(program)
+    assert _check_linear(tmp_path)["status"] == "ok"  # a Linear needs no module
+    assert waiting.returncode is not None and waiting.returncode != 0  # killed, not used
+    assert freshcheck._waiting is None and freshcheck._preloaded is None

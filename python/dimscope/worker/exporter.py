@@ -812,6 +812,9 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     explanations = _explanations(explainer, leaves, log)
     # The Dim name of each of the program's symbols, saved in the .pt2 with it (dimnames.py).
     dimnames.remember(program, leaves)
+    if verify_calls:
+        # The waiting check interpreter imports the model's classes while this one saves and verifies.
+        freshcheck.preload(program)
     t = time.perf_counter()
     fresh = {}
     if archive is None:

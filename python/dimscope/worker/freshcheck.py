@@ -90,6 +90,7 @@ def needed_imports(program):
 
 
 _waiting = None  # the checker started ahead of time (prepare), until a check takes it
+_preloaded = None  # the imports `preload` asked the waiting checker for ([[module, file]])
 
 
 def prepare():
@@ -101,12 +102,40 @@ def prepare():
         _waiting = _start_checker()
 
 
-def _take_waiting_checker():
+def preload(program):
+    """Asks the waiting checker to import now the modules a user imports before loading
+    `program` (needed_imports: the model's cache and output classes, which pull in most
+    of transformers), while the worker saves, verifies and exports the other programs.
+    Once per checker: the check then gets this checker only if the modules are among its
+    own programs' imports (`_take_waiting_checker`), so the new interpreter never holds
+    a module its check would not have imported itself."""
+    global _preloaded
+    if _waiting is None or _preloaded is not None or _waiting.poll() is not None:
+        return
+    imports = [list(i) for i in needed_imports(program)]
+    if not imports:
+        return
+    try:
+        _waiting.stdin.write(json.dumps({"imports": imports}) + "\n")
+        _waiting.stdin.flush()
+    except OSError:  # it died: the check starts another
+        return
+    _preloaded = imports
+
+
+def _take_waiting_checker(imports):
     """The checker `prepare` started, when it is still running (one that died, killed or
-    failing to import torch, is not the program's fault: the check starts another)."""
-    global _waiting
-    checker, _waiting = _waiting, None
-    if checker is not None and checker.poll() is not None:
+    failing to import torch, is not the program's fault: the check starts another) and
+    imported ahead (`preload`) only modules among `imports`, those of the programs it
+    checks (else it is ended and another started: it would hold more than a user's)."""
+    global _waiting, _preloaded
+    checker, preloaded, _waiting, _preloaded = _waiting, _preloaded or [], None, None
+    if checker is None:
+        return None
+    stale = any(i not in imports for i in preloaded)
+    if stale:
+        checker.kill()
+    if stale or checker.poll() is not None:
         checker.communicate()
         return None
     return checker
@@ -155,7 +184,8 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
     try:
         prepared = [_prepare_call(entry, os.path.join(folder, str(n)), device) for n, entry in enumerate(entries)]
         held = held_out.write(folder) if held_out is not None else []
-        checker = _take_waiting_checker() or _start_checker()
+        imports = [list(i) for _, program_imports, _ in prepared for i in program_imports]
+        checker = _take_waiting_checker(imports) or _start_checker()
         request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)],
                    held]
         try:
@@ -365,8 +395,10 @@ def check_in_this_process(pt2_path, entries, held=()):
 
 def _wait_for_program():
     """The checker's side of `prepare`: torch imported first (the slow part, and what the
-    check's interpreter imports anyway, loading included), then one line on stdin, `[program, folder]`; the
-    end of stdin without one (the worker ended) ends the checker."""
+    check's interpreter imports anyway, loading included), then lines on stdin: at most
+    one `{"imports": [[module, file], ...]}` (`preload`), imported at once, then
+    `[pt2, [[program, folder], ...], held]`, the check; the end of stdin without one (the
+    worker ended) ends the checker."""
     import importlib
 
     import torch  # noqa: F401
@@ -384,12 +416,41 @@ def _wait_for_program():
         except ImportError:
             pass
 
-    line = sys.stdin.readline()
-    if not line.strip():
-        return
-    pt2_path, entries, *held = json.loads(line)
-    os.chdir(entries[0][1])
-    check_in_this_process(pt2_path, entries, held[0] if held else ())
+    while True:
+        line = sys.stdin.readline()
+        if not line.strip():
+            return
+        request = json.loads(line)
+        if isinstance(request, dict):  # preload: what the check imports first, imported now
+            _preload(request["imports"])
+            continue
+        pt2_path, entries, *held = request
+        os.chdir(entries[0][1])
+        check_in_this_process(pt2_path, entries, held[0] if held else ())
+        _end_now()
+
+
+def _preload(imports):
+    """The modules a user imports before loading the program, imported ahead. When one
+    fails this checker ends: the check starts a new interpreter (`_take_waiting_checker`),
+    which imports it from the start and reports why it fails."""
+    for name, path in imports:
+        try:
+            _import(name, path)
+        except Exception:  # noqa: BLE001 - the check's own interpreter reports it
+            _end_now()
+
+
+def _end_now():
+    """Ends the checker without Python's teardown (a second or two of torch's and
+    transformers' clean-up that the worker, and the user, would wait for: issue 29):
+    every output was written and closed by torch.save."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 if __name__ == "__main__":
