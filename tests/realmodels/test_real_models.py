@@ -87,6 +87,10 @@ DYNAMIC = {
     "gpt2": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2)],
     "t5": [("attention_mask", 0), ("attention_mask", 1), ("past_key_values.self_attention_cache.key_cache[0]", 2),
            ("past_key_values.cross_attention_cache.key_cache[0]", 2)],
+    # BART (issue 24): as T5, and the encoder's states (a ModelOutput) named by their field.
+    "bart": [("attention_mask", 0), ("attention_mask", 1), ("encoder_outputs.last_hidden_state", 1),
+             ("past_key_values.self_attention_cache.key_cache[0]", 2),
+             ("past_key_values.cross_attention_cache.key_cache[0]", 2)],
     # LLaVA: the number of images is static in the prefill program, the batch symbolic (PREFILL_STATIC).
     "llava": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("input_ids", 1)],
     # Sliding-window layer 0 (keeps 7 tokens) and full layer 1: both lengths stay symbolic.
@@ -321,6 +325,40 @@ def test_held_out_calls_are_served_or_named_at_export(name, workdir):
         assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
 
 
+# Encoder-decoders: the decode program is first exported for every call and rejects the
+# prefill's empty cross-attention cache; the phased export keeps it for the decode calls.
+@pytest.mark.parametrize("name", sorted(tinymodels.ENCODER_DECODERS))
+def test_an_encoder_decoder_is_probed_and_named_in_every_program(name, workdir):
+    """Issue 24 (BART, T5): every program is probed over every Dim it has, the decode
+    program too (it rejected the prefill calls when first tried on every call, and went
+    unprobed); the batch is declared from 1 with its batch-1 slice verified (the encoder's
+    states count as batched: it was declared from 2), and the read-back matches every
+    program input with its capture leaf (encoder_outputs was recorded as
+    encoder_outputs.0: `program input encoder_outputs_last_hidden_state matches none of
+    the given leaves`)."""
+    _, result = run_family(name, workdir)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
+    assert "matches none of the given leaves" not in result.stdout, result.stdout[-4000:]
+    exported = json.loads((workdir / f"{name}.export.json").read_text())
+    assert len(exported["programs"]) == 2, exported["programs"]
+    for p in exported["programs"]:
+        probes = p["probes"]
+        assert probes and not probes.get("skipped"), (p["program"], probes)
+        probed = {d["dim"] for d in probes["dims"]}
+        assert "batch" in probed and "encoder_len" in probed, (p["program"], probed)
+        assert all(not d["wrong"] for d in probes["dims"]), probes["dims"]
+        assert p["batch_slice"]["status"] == "ok", p["batch_slice"]
+    if name == "bart":
+        # Learned positions (max_position_embeddings 64, offset 2): past the table, the
+        # decode program fails in its embedding lookup as the model does, and says so.
+        decode = [p for p in exported["programs"] if p["program"] == "model"][0]
+        assert any(line.startswith("past_len (declared 0..oo): 0..4 served; 64 rejected (index out of range")
+                   for line in decode["probes"]["lines"]), decode["probes"]["lines"]
+    shapes = read_back_inputs(result.stdout)
+    assert all(re.match(r"batch \(s\d+\)$", inputs["attention_mask"][0]) for inputs in shapes.values()), shapes
+    assert re.findall(r"^  batch \(s\d+\)\s+\[(\d+), oo\]$", result.stdout, re.M) == ["1", "1"], result.stdout[-3000:]
+
+
 def test_a_batch_of_one_and_a_batch_of_three_share_their_programs(workdir):
     """Issue 24 item 2: generate() at batch 1 (a 5-token prompt), then at batch 3 (8
     tokens). The batch is declared from 1, so the calls at batch 1 need no programs of
@@ -420,7 +458,7 @@ print("max abs diff", float((out.logits - call.outputs.logits).abs().max()))
 
 # The module a user imports to have the model's classes (its outputs and caches).
 MODEL_MODULES = {"gemma2": "transformers.models.gemma2.modeling_gemma2",
-                 "t5": "transformers.models.t5.modeling_t5"}
+                 "t5": "transformers.models.t5.modeling_t5", "bart": "transformers.models.bart.modeling_bart"}
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_MODULES))

@@ -860,9 +860,12 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                                                  bound_inputs(calls[index]), args, kwargs, compare_outputs,
                                                  _guards_suppressed, log)
         timings["verify"] = time.perf_counter() - t
-        if probe and all(r["status"] == "ok" for r in rows):
-            # The declared ranges, probed from the calls verification served (probes.py);
-            # a program that fails its own calls is the fix loop's, not probed.
+        if probe and any(r["status"] == "ok" for r in rows) and all(r["status"] in ("ok", "rejected") for r in rows):
+            # The declared ranges, probed from the calls verification served (probes.py).
+            # A program that rejects some calls is probed too: the phased export keeps it
+            # for the calls it serves (an encoder-decoder's decode program, tried first on
+            # every call, rejects the prefill's empty cross-attention cache), and it was
+            # left unprobed. One that computes a call wrong is the fix loop's, not probed.
             t = time.perf_counter()
             progress("probe", "probing the declared ranges of the program", None)
             from . import probes
