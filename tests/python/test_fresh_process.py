@@ -233,3 +233,13 @@ def test_a_checker_that_imported_more_than_the_check_needs_is_not_used(halves, t
     assert _check_linear(tmp_path)["status"] == "ok"  # a Linear needs no module
     assert waiting.returncode is not None and waiting.returncode != 0  # killed, not used
     assert freshcheck._waiting is None and freshcheck._preloaded is None
+
+
+def test_the_modules_imported_ahead_are_those_the_check_imports_in_its_order():
+    """The classes' modules first, then those the plain-load registrations import: the
+    same modules, in the same order, as the check's interpreter imports them itself."""
+    assert freshcheck._check_imports([("dimscope.demo", "/x/demo.py")], [
+        "import dimscope.demo", "from dimscope.caches import register_key_value_cache",
+        "register_key_value_cache(dimscope.demo.DemoCache)"]) == [["dimscope.demo", "/x/demo.py"],
+                                                                  ["dimscope.caches", ""]]
+    assert freshcheck._check_imports([], []) == []

@@ -105,14 +105,17 @@ def prepare():
 def preload(program):
     """Asks the waiting checker to import now the modules a user imports before loading
     `program` (needed_imports: the model's cache and output classes, which pull in most
-    of transformers), while the worker saves, verifies and exports the other programs.
+    of transformers) and those its plain-load registrations import (transformers'
+    executorch integration), while the worker saves, verifies and exports the others.
     Once per checker: the check then gets this checker only if the modules are among its
     own programs' imports (`_take_waiting_checker`), so the new interpreter never holds
     a module its check would not have imported itself."""
     global _preloaded
     if _waiting is None or _preloaded is not None or _waiting.poll() is not None:
         return
-    imports = [list(i) for i in needed_imports(program)]
+    from ..program import plain_load_registrations
+
+    imports = _check_imports(needed_imports(program), plain_load_registrations(program))
     if not imports:
         return
     try:
@@ -121,6 +124,19 @@ def preload(program):
     except OSError:  # it died: the check starts another
         return
     _preloaded = imports
+
+
+def _check_imports(imports, registrations):
+    """[[module, file]] the check's interpreter imports, in its order: the program's
+    classes (`imports`), then the modules its plain-load `registrations` import (by name)."""
+    import ast
+
+    out = [list(i) for i in imports]
+    for node in ast.walk(ast.parse("\n".join(registrations))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(
+            node, ast.ImportFrom) and node.level == 0 and node.module else []
+        out += [[name, ""] for name in names if name not in (m for m, _ in out)]
+    return out
 
 
 def _take_waiting_checker(imports):
@@ -184,7 +200,8 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
     try:
         prepared = [_prepare_call(entry, os.path.join(folder, str(n)), device) for n, entry in enumerate(entries)]
         held = held_out.write(folder) if held_out is not None else []
-        imports = [list(i) for _, program_imports, _ in prepared for i in program_imports]
+        imports = [i for _, program_imports, registrations in prepared
+                   for i in _check_imports(program_imports, registrations)]
         checker = _take_waiting_checker(imports) or _start_checker()
         request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)],
                    held]
