@@ -105,7 +105,23 @@ DYNAMIC = {
     "llama_static": [("input_ids", 0), ("input_ids", 1), ("attention_mask", 3), ("past_key_values.key_cache[0]", 2)],
     "gemma2_static": [("input_ids", 0), ("input_ids", 1), ("attention_mask['full_attention']", 3),
                       ("past_key_values.key_cache[1]", 2)],
+    # Issue 24's families (ctest entry real_models_more, MORE_FAMILIES): Qwen3 (q/k norms),
+    # Gemma3's text model (a sliding-window layer of window 8 and a full layer, as Gemma2),
+    # and Qwen3-MoE (4 experts, 2 per token, in every layer).
+    "qwen3": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("input_ids", 1)],
+    "gemma3": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2),
+               ("past_key_values.key_cache[1]", 2), ("input_ids", 1)],
+    "qwen3_moe": [("input_ids", 0), ("attention_mask", 1), ("past_key_values.key_cache[0]", 2), ("input_ids", 1)],
 }
+
+# The families of their own ctest entry (real_models_more: pytest -m more_families, the
+# suite's entry deselects them), so that the suite's 424 s on CI do not grow.
+MORE_FAMILIES = {"qwen3", "gemma3", "qwen3_moe"}
+
+
+def families(names):
+    """`names` sorted for parametrize, the MORE_FAMILIES marked more_families."""
+    return [pytest.param(n, marks=pytest.mark.more_families) if n in MORE_FAMILIES else n for n in sorted(names)]
 
 # LLaVA's prefill program (the calls with pixel_values): torch specializes the number of
 # images (`list(image_features)` in get_image_features, docs/real-models.md). The
@@ -120,6 +136,7 @@ PREFILL_SAME_SYMBOL = {"llava": [("input_ids", 0), ("attention_mask", 0), ("posi
 # sliding, window 8) below it (call 3) and past it (calls 5-7: 8-10 tokens seen, the
 # cache holding 7), where the program takes the count as past_key_values.tokens_seen.
 SERVED_TOGETHER = {"gemma2": [3, 5], "gemma2_static": [1, 5], "mistral": [3, 5, 6, 7]}
+SERVED_TOGETHER.update({"gemma3": [3, 5]})
 # The decode program's mask length, derived from the Dim every decode call relates it to
 # (issue 27 item 1): Mistral's mask is one longer than the tokens seen, not than the
 # cache (which stops at 7), so the step after a 1-token prompt (mask 2) is served.
@@ -131,16 +148,16 @@ ONE_PROGRAM = {"llama_static", "gemma2_static"}
 # each phase's own calls, export at the first torch.export (issue 29: the decode phase
 # gets total_len = past_len + 1; inferred over every call, round 1 failed on it). The
 # log ends each program's attempt with "(torch.export calls: N)".
-ONE_TRACE_PER_PROGRAM = {"llama"}
+ONE_TRACE_PER_PROGRAM = {"llama"} | MORE_FAMILIES
 # Families whose programs declare the batch from 1 and agree with the eager model on a
 # batch-1 slice of their example call (issue 27 item 3; checked where it was measured).
-BATCH_FROM_ONE = {"llama"}
+BATCH_FROM_ONE = {"llama"} | MORE_FAMILIES
 # Families whose export makes the continuation program (issue 27 item 2: several new
 # tokens on a non-empty cache, from synthesized calls): every decoder of text alone with a
 # cache that grows. The others export with --no-continuation: LLaVA's prefill cannot be
 # split (pixel_values), T5 is an encoder-decoder, Mamba's states and the static caches do
 # not grow (the worker says so and skips it); their held-out runs have no chat turn.
-CONTINUATION = {"llama", "qwen2", "gpt2", "gemma2", "mistral"}
+CONTINUATION = {"llama", "qwen2", "gpt2", "gemma2", "mistral"} | MORE_FAMILIES
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +234,7 @@ def run_family(name, workdir):
     return capture, result
 
 
-@pytest.mark.parametrize("name", sorted(DYNAMIC))
+@pytest.mark.parametrize("name", families(DYNAMIC))
 def test_generate_capture_exports_end_to_end(name, workdir):
     capture, result = run_family(name, workdir)
     text = result.stdout
@@ -287,7 +304,7 @@ def test_generate_capture_exports_end_to_end(name, workdir):
         assert symbolic, f"{leaf} dim {dim} is static in every program: {shapes}"
 
 
-@pytest.mark.parametrize("name", sorted(HELD_OUT))
+@pytest.mark.parametrize("name", families(HELD_OUT))
 def test_held_out_calls_are_served_or_named_at_export(name, workdir):
     """A second generate() run of calls never recorded, replayed through the family's
     programs in the interpreter that checked the archive: each call served by the first
@@ -323,6 +340,52 @@ def test_held_out_calls_are_served_or_named_at_export(name, workdir):
     # Replayed in the archive's one new interpreter, not in one of their own.
     if any(", program " in label for label, _ in programs(result.stdout)):
         assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
+
+
+# Programs whose caches have a sliding-window layer and a full layer, their lengths two
+# Dims (Gemma3's decode and continuation programs: past_len, the sliding layer's, at most
+# window - 1 = 7 in every real call, and the full layer's, which is never shorter). The
+# probes move each on its own, into calls no generate() makes (a sliding layer of 256
+# tokens, a full layer shorter than the sliding one), which these programs reject (an
+# IndexError in the sliding layer's mask slice, or torch's guard tying the full layer's
+# length, the prompt and the mask): reported as rejected sizes, not as what the program
+# serves. The prefill program serves every probe; the held-out calls (a 13-token prompt,
+# generations past the window) are all served.
+PROBES_APART = {"gemma3": {"past_key_values_key_cache_1_dim2"}}
+
+
+@pytest.mark.parametrize("name", families(MORE_FAMILIES))
+def test_every_dim_of_every_program_is_probed(name, workdir):
+    """Issue 24 item 3 (on by default with --fix-loop): each program's --json lists range
+    probes for every Dim its read-back names (a derived size moves with its root), each
+    probed past the recorded sizes up to max_position_embeddings (256) and served there
+    (but PROBES_APART's); a rejected size names torch's guard or the program's error.
+    Nothing is skipped or WRONG, and no program is narrower than asked or takes a size
+    only as recorded (no Dim that varied was dropped)."""
+    _, result = run_family(name, workdir)
+    exported = json.loads((workdir / f"{name}.export.json").read_text())
+    shapes = read_back_inputs(result.stdout)
+    assert len(exported["programs"]) == len(shapes) >= 2, (list(shapes), exported["programs"])
+    for program in exported["programs"]:
+        label = f"{program['output']}, program {program['program']}"
+        inputs = shapes.get(label) or shapes[program["output"]]  # the archive's `model` may be named by its file
+        named = {re.match(r"\w+", d).group() for dims in inputs.values() for d in dims if not d.isdigit()}
+        assert program["narrowed"] == [] and program["unvaried"] == [], (label, program)
+        probes = program["probes"]
+        assert probes and probes.get("skipped") is None, (label, probes)
+        dims = {d["dim"]: d for d in probes["dims"]}
+        # The mask's length where the program's guards tie it to the cache and prompt
+        # lengths (the continuation's total_len = past_len + seq_len) moves with them.
+        tied = {"total_len"} if {"past_len", "seq_len"} <= set(dims) else set()
+        assert named and named - tied <= set(dims), (label, named, list(dims))
+        apart = PROBES_APART.get(name, set()) & set(dims)
+        for dim in dims.values():
+            assert dim["probed"] and not dim["wrong"] and not dim["unverified"], (label, dim)
+            if not apart:
+                assert max(dim["served"]) == 256 > max(dim["recorded"]), (label, dim)
+        for probe in probes["probes"]:
+            assert probe["status"] in ("served", "rejected"), (label, probe)
+            assert probe["status"] == "served" or (probe["guard"] and apart), (label, probe)
 
 
 # Encoder-decoders: the decode program is first exported for every call and rejects the
@@ -414,7 +477,7 @@ def test_prefill_cache_is_recorded_with_length_zero(workdir):
     assert first["constant_kwargs"]["use_cache"] is True  # passed by generate(), equal to nothing special
 
 
-@pytest.mark.parametrize("name", ["gemma2", "mistral", "mamba", "gemma2_static"])
+@pytest.mark.parametrize("name", families(["gemma2", "mistral", "mamba", "gemma2_static"]) + families(MORE_FAMILIES))
 def test_rebuilt_calls_replay_as_recorded(name, workdir):
     """The capture's cache nodes rebuild the caches the model had: replaying every
     rebuilt call gives the recorded outputs (sliding-window layers keep their window and
@@ -459,6 +522,9 @@ print("max abs diff", float((out.logits - call.outputs.logits).abs().max()))
 # The module a user imports to have the model's classes (its outputs and caches).
 MODEL_MODULES = {"gemma2": "transformers.models.gemma2.modeling_gemma2",
                  "t5": "transformers.models.t5.modeling_t5", "bart": "transformers.models.bart.modeling_bart"}
+# Not the MORE_FAMILIES: their programs are loaded in a new interpreter by the export
+# itself (dimscope.load_program and plain torch.export.load), which the end-to-end test
+# asserts for every program; a second check here would cost 45-60 s a family.
 
 
 @pytest.mark.parametrize("name", sorted(MODEL_MODULES))

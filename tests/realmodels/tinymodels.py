@@ -111,6 +111,33 @@ def mamba():
     return _finish(MambaForCausalLM(cfg))
 
 
+def qwen3():
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+    _seed()
+    return _finish(Qwen3ForCausalLM(Qwen3Config(**_decoder_common(head_dim=8))))
+
+
+def gemma3():
+    """Gemma3's text model: a sliding-window layer (window 8) and a full-attention layer
+    (Gemma3TextConfig's own pattern would make both sliding at 2 layers)."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+    _seed()
+    cfg = Gemma3TextConfig(**_decoder_common(head_dim=8, sliding_window=8, query_pre_attn_scalar=8,
+                                             layer_types=["sliding_attention", "full_attention"]))
+    return _finish(Gemma3ForCausalLM(cfg))
+
+
+def qwen3_moe():
+    """A mixture of experts in every layer (4 experts, 2 per token), with transformers'
+    default experts implementation on the CPU (grouped_mm): the "eager" one loops over
+    the experts a batch hits, a data-dependent loop torch.export cannot trace
+    (docs/real-models.md)."""
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+    _seed()
+    cfg = Qwen3MoeConfig(**_decoder_common(head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16))
+    return _finish(Qwen3MoeForCausalLM(cfg))
+
+
 # ------------------------------------------------------------------------ recording
 
 
@@ -144,6 +171,7 @@ FACTORIES = {
     "llama": llama, "qwen2": qwen2, "mistral": mistral, "gemma2": gemma2, "gpt2": gpt2,
     "t5": t5, "bart": bart, "llava": llava, "mamba": mamba, "llama_static": llama_static,
     "gemma2_static": gemma2_static,
+    "qwen3": qwen3, "gemma3": gemma3, "qwen3_moe": qwen3_moe,
 }
 
 
