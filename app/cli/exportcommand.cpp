@@ -32,6 +32,7 @@ struct Options {
     int call = -1;
     bool strict = false, fixLoop = false, explain = false, separatePrograms = false, noContinuation = false;
     bool probe = false, noProbe = false; // --probe / --no-probe: on by default with --fix-loop
+    qint64 probeCap = 0;                  // --probe-cap N: 0, the worker's default cap
     QString json; // --json FILE
     QString verifyWith; // --verify-with CAPTURE: held-out calls
 };
@@ -52,6 +53,7 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
         {QStringLiteral("--constraints"), &o->constraints}, {QStringLiteral("-o"), &o->output},
         {QStringLiteral("--output"), &o->output}, {QStringLiteral("--device"), &o->device},
         {QStringLiteral("--json"), &o->json},     {QStringLiteral("--call"), nullptr},
+        {QStringLiteral("--probe-cap"), nullptr},
         {QStringLiteral("--verify-with"), &o->verifyWith}};
     if (flags.contains(a)) {
         *flags.value(a) = true;
@@ -73,6 +75,13 @@ bool parseArgument(const QStringList &args, int *i, Options *o, QString *error)
             *error = QStringLiteral("--call needs a call index >= 0, not '%1'").arg(v);
         return error->isEmpty();
     }
+    if (a == QLatin1String("--probe-cap")) {
+        bool ok = false;
+        o->probeCap = v.toLongLong(&ok);
+        if (!ok || o->probeCap < 1)
+            *error = QStringLiteral("--probe-cap needs a size >= 1, not '%1'").arg(v);
+        return error->isEmpty();
+    }
     *values.value(a) = v;
     if (a == QLatin1String("--device") && v != QLatin1String("cpu") && v != QLatin1String("cuda"))
         *error = QStringLiteral("--device must be cpu or cuda, not '%1'").arg(v);
@@ -87,6 +96,10 @@ bool parse(const QStringList &args, Options *o, QString *error)
     }
     if (o->probe && o->noProbe) {
         *error = QStringLiteral("--probe and --no-probe contradict each other");
+        return false;
+    }
+    if (o->probeCap > 0 && !(o->probe || (o->fixLoop && !o->noProbe))) {
+        *error = QStringLiteral("--probe-cap needs probing (--probe, or --fix-loop without --no-probe)");
         return false;
     }
     if (o->model.isEmpty() || o->capture.isEmpty() || o->output.isEmpty()) {
@@ -240,7 +253,7 @@ int run(const QStringList &args)
     if (!parse(args, &o, &error)) {
         err << "dimscope-cli export: " << error << "\nusage: dimscope-cli export --model REF --capture FILE "
             << "[--constraints FILE] [--device cpu|cuda] [--call N] [--strict] [--fix-loop] [--no-continuation] [--separate-programs] [--explain] "
-               "[--verify-with CAPTURE] [--probe|--no-probe] [--json FILE] -o OUT.pt2\n";
+               "[--verify-with CAPTURE] [--probe|--no-probe] [--probe-cap N] [--json FILE] -o OUT.pt2\n";
         return 2;
     }
     error = refusedOutput(o);
@@ -267,12 +280,13 @@ int run(const QStringList &args)
     // The declared ranges probed after verification (issue 24 item 3): asked for, or
     // with --fix-loop unless --no-probe.
     request.probe = o.probe || (o.fixLoop && !o.noProbe);
+    request.probeCap = o.probeCap;
     return exportAndReport(o, capture, c, request, out, err);
 }
 
 const CliRegistration registration({"export",
                                     "export --model REF --capture FILE [--constraints FILE] [--device cpu|cuda] [--call N] "
-                                    "[--strict] [--fix-loop] [--no-continuation] [--separate-programs] [--explain] [--verify-with CAPTURE] [--probe|--no-probe] [--json FILE] -o OUT.pt2",
+                                    "[--strict] [--fix-loop] [--no-continuation] [--separate-programs] [--explain] [--verify-with CAPTURE] [--probe|--no-probe] [--probe-cap N] [--json FILE] -o OUT.pt2",
                                     "torch.export through the Python worker, then replay every captured call", &run});
 
 } // namespace

@@ -48,7 +48,10 @@ QJsonObject programJson(const ExportResult &r)
                        {QStringLiteral("example_call"), r.exampleCall},
                        {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
                        {QStringLiteral("explanations"), explanationsJson(r.explanations)},
-                       {QStringLiteral("fresh_process"), r.freshProcess.toJson()}};
+                       {QStringLiteral("fresh_process"), r.freshProcess.toJson()},
+                       // The worker's seconds per step (docs/worker-protocol.md); bench_probes
+                       // reads verify and probe from here.
+                       {QStringLiteral("timings"), r.timings}};
 }
 
 } // namespace

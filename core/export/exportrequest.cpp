@@ -30,6 +30,8 @@ QJsonObject ExportRequest::toParams() const
         p.insert(QStringLiteral("reload"), true);
     if (probe)
         p.insert(QStringLiteral("probe"), true);
+    if (probe && probeCap > 0)
+        p.insert(QStringLiteral("probe_cap"), double(probeCap));
     if (!heldOut.isEmpty() && archiveProgram.isEmpty())
         p.insert(QStringLiteral("held_out"), QDir(heldOut).absolutePath());
     if (!archiveProgram.isEmpty())

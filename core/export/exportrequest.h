@@ -35,6 +35,10 @@ struct ExportRequest {
     // Probe every Dim's declared range with synthesized calls after verification
     // (dimscope-cli export --probe; docs/worker-protocol.md, "Range probes").
     bool probe = false;
+    // The largest size probed for a Dim without a max (--probe-cap; the request's
+    // probe_cap); 0: the worker's default (max_position_embeddings, else 4x the largest
+    // recorded size).
+    qint64 probeCap = 0;
 
     QJsonObject toParams() const;
     // The request both front ends send: the model, the capture file, the .pt2 to

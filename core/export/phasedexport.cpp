@@ -484,11 +484,12 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
     m_outcome.heldOut = HeldOutReplay::fromJson(result.value(QLatin1String("held_out")));
     QHash<QString, QJsonObject> checks;
     QHash<QString, QJsonValue> elsewhere; // who serves the probes each program rejected
+    QHash<QString, QJsonObject> elsewhereTimings; // and how long trying them took
     for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray()) {
-        checks.insert(v.toObject().value(QLatin1String("program")).toString(),
-                      v.toObject().value(QLatin1String("fresh_process")).toObject());
-        elsewhere.insert(v.toObject().value(QLatin1String("program")).toString(),
-                         v.toObject().value(QLatin1String("probes_elsewhere")));
+        const QString name = v.toObject().value(QLatin1String("program")).toString();
+        checks.insert(name, v.toObject().value(QLatin1String("fresh_process")).toObject());
+        elsewhere.insert(name, v.toObject().value(QLatin1String("probes_elsewhere")));
+        elsewhereTimings.insert(name, v.toObject().value(QLatin1String("timings")).toObject());
     }
     const QJsonArray written = result.value(QLatin1String("archive_programs")).toArray();
     for (qsizetype i = m_outcome.programs.size() - 1; i >= 0; --i) {
@@ -506,6 +507,9 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
         p.result.held = false;
         p.result.freshProcess = FreshProcessCheck::fromJson(fresh);
         p.result.probes.applyElsewhere(elsewhere.value(p.result.program));
+        const QJsonObject tried = elsewhereTimings.value(p.result.program);
+        for (auto it = tried.begin(); it != tried.end(); ++it)
+            p.result.timings.insert(it.key(), it.value());
         if (!fresh.isEmpty())
             p.result.timings.insert(QStringLiteral("fresh_process"), fresh.value(QLatin1String("seconds")));
     }

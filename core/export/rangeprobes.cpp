@@ -46,6 +46,7 @@ RangeProbe probeFromJson(const QJsonObject &o)
     p.message = o.value(QLatin1String("message")).toString();
     if (o.value(QLatin1String("max_abs")).isDouble())
         p.maxAbs = o.value(QLatin1String("max_abs")).toDouble();
+    p.movedWith = o.value(QLatin1String("with")).toObject();
     return p;
 }
 
@@ -202,6 +203,7 @@ QJsonValue RangeProbes::toJson() const
                                       {QStringLiteral("guard"), orNull(p.guard)},
                                       {QStringLiteral("message"), orNull(p.message)},
                                       {QStringLiteral("max_abs"), p.maxAbs ? QJsonValue(*p.maxAbs) : QJsonValue()},
+                                      {QStringLiteral("with"), p.movedWith.isEmpty() ? QJsonValue() : QJsonValue(p.movedWith)},
                                       {QStringLiteral("served_by"), orNull(p.servedBy)},
                                       {QStringLiteral("served_by_status"), orNull(p.servedByStatus)}});
     return QJsonObject{{QStringLiteral("skipped"), orNull(skipped)},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
 #include <QStringList>
@@ -11,7 +12,8 @@
 namespace dimscope {
 
 // One synthesized call of a range probe (docs/worker-protocol.md, "Range probes"): a
-// recorded call with one Dim moved to `value`, run through the program and the eager model.
+// recorded call with a Dim moved to `value` (and maybe others: movedWith), run through
+// the program and the eager model.
 struct RangeProbe {
     QString dim;
     qint64 value = 0;
@@ -20,6 +22,9 @@ struct RangeProbe {
     QString guard;   // rejected: the guard ("input_ids.size()[1] > 1"), else torch's first line
     QString message; // torch's or the worker's whole text
     std::optional<double> maxAbs;
+    // The other Dims the same call moved ({dim: size}): a program that serves several
+    // Dims' sizes in one call is probed with fewer calls; empty: this Dim alone.
+    QJsonObject movedWith;
     // rejected: the program of the same archive that serves it instead (write_archive's
     // `probes_elsewhere`, as a dispatcher would try them), and how ("served", "mismatch",
     // "eager_failed"); empty: none does, or it was not tried.

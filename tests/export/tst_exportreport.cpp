@@ -4,6 +4,7 @@
 // and its JSON (docs/cli.md, "export --json"), built from results as the worker sends
 // them. The run itself against the worker: tst_exportservice and test_cli_export.py.
 #include "export/exportreport.h"
+#include "export/exportrequest.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -90,6 +91,7 @@ private slots:
     void programsGiveTheirPhaseAndTheContinuationItsSynthesizedCalls();
     void callsWhoseRebuiltCallDiffersAreUnservedWithWhy();
     void heldOutCallsAreReportedAndAWrongOneFailsTheExport();
+    void programGivesTheWorkersTimingsAndTheProbeCapReachesTheWorker();
 };
 
 // The worker's result as docs/worker-protocol.md shows it: the registrations a user runs
@@ -356,6 +358,35 @@ void TestExportReport::explanationJsonReadsBackAsItWasWritten()
     ShapeExplanation atTheInputs = specialization();
     atTheInputs.location = {};
     QVERIFY(atTheInputs.toJson().value(QLatin1String("location")).isNull());
+}
+
+// Issue 24 item 3: the worker's seconds per step reach --json (bench_probes compares
+// probe with verify there), and --probe-cap reaches the worker only when it probes.
+void TestExportReport::programGivesTheWorkersTimingsAndTheProbeCapReachesTheWorker()
+{
+    ExportReport report;
+    report.outcome.callCount = 1;
+    ExportedProgram program;
+    program.result = ExportResult::fromResult(QJsonObject{
+        {QStringLiteral("output"), QStringLiteral("/out/m.pt2")},
+        {QStringLiteral("verification"),
+         QJsonArray{QJsonObject{{QStringLiteral("call"), 0}, {QStringLiteral("status"), QStringLiteral("ok")}}}},
+        {QStringLiteral("timings"), QJsonObject{{QStringLiteral("verify"), 0.5}, {QStringLiteral("verify_cpu"), 0.4},
+                                                {QStringLiteral("probe"), 0.75}, {QStringLiteral("probe_cpu"), 0.6}}}});
+    program.calls = {0};
+    report.outcome.programs = {program};
+    const QJsonObject timings = report.toJson().value(QLatin1String("programs")).toArray().first().toObject()
+                                    .value(QLatin1String("timings")).toObject();
+    QCOMPARE(timings.value(QLatin1String("verify_cpu")).toDouble(), 0.4);
+    QCOMPARE(timings.value(QLatin1String("probe_cpu")).toDouble(), 0.6);
+
+    ExportRequest request;
+    request.probeCap = 12;
+    QVERIFY(!request.toParams().contains(QLatin1String("probe_cap"))); // no probing: nothing capped
+    request.probe = true;
+    QCOMPARE(request.toParams().value(QLatin1String("probe_cap")).toInt(), 12);
+    request.probeCap = 0;
+    QVERIFY(!request.toParams().contains(QLatin1String("probe_cap"))); // the worker's default cap
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestExportReport)

@@ -158,7 +158,8 @@ private slots:
                 {"dim": "seq_len", "value": 16, "call": 0, "status": "mismatch", "max_abs": 0.5,
                  "message": "the program accepts it and its outputs differ from those of the eager model"},
                 {"dim": "batch", "value": 1, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
-                {"dim": "batch", "value": 3, "call": 0, "status": "served", "message": null, "max_abs": 0.0},
+                {"dim": "batch", "value": 3, "call": 0, "status": "served", "message": null, "max_abs": 0.0,
+                 "with": {"seq_len": 5}},
                 {"dim": "batch", "value": 64, "call": 0, "status": "served", "message": null, "max_abs": 0.0}]}})J"));
         QVERIFY(r.ok); // probes are synthesized calls: the export's verdict is the recorded calls'
         QVERIFY(r.probes.present);
@@ -174,6 +175,10 @@ private slots:
         QCOMPARE(j.value(QLatin1String("probes")).toArray().first().toObject().value(QLatin1String("guard")).toString(),
                  QStringLiteral("input_ids.size()[1] > 1"));
         QCOMPARE(j.value(QLatin1String("lines")).toArray().size(), 2);
+        // a probe that moved several Dims in one call says which others, and a lone one none
+        const QJsonArray rows = j.value(QLatin1String("probes")).toArray();
+        QCOMPARE(rows.at(5).toObject().value(QLatin1String("with")).toObject(), QJsonObject({{QStringLiteral("seq_len"), 5}}));
+        QVERIFY(rows.at(4).toObject().value(QLatin1String("with")).isNull());
         // write_archive tried the rejected size on the archive's other programs
         ExportResult archived = r;
         archived.probes.applyElsewhere(QJsonArray{QJsonObject{{QStringLiteral("dim"), QStringLiteral("seq_len")},

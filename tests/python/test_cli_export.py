@@ -187,8 +187,9 @@ def test_tutorial_fails_with_violations_and_fixes(tutorial, tmp_path):
 def test_tutorial_fix_loop_applies_fixes_and_exports(tutorial, tmp_path):
     model, capture, constraints = tutorial
     out_pt2 = tmp_path / "foo.pt2"
+    # --probe-cap: the largest size probed where a Dim has no max (issue 24 item 3)
     done = cli("export", "--model", model, "--capture", capture, "--constraints", constraints, "--fix-loop",
-               "-o", out_pt2)
+               "--probe-cap", "12", "--json", tmp_path / "foo.json", "-o", out_pt2)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "== fix loop round 1 ==" in done.stdout and "== fix loop round 2 ==" in done.stdout
     # d1 is shared by x and y: the loop splits it per input first (d1_y), torch then
@@ -208,6 +209,25 @@ def test_tutorial_fix_loop_applies_fixes_and_exports(tutorial, tmp_path):
     assert kept["leaves"] == {"x": [name, "static"], "y": [name, "static"]}
     check_symbols_for_dynamic_dims(done.stdout, kept)
     assert read_back(done.stdout)["x"][1] == "4"
+    probes = json.loads((tmp_path / "foo.json").read_text())["programs"][0]["probes"]
+    dim, = probes["dims"]
+    assert (dim["cap"], dim["cap_source"], dim["declared"][1]) == (12, "the request's probe_cap", None), dim
+    assert max(dim["probed"]) == 12 and dim["served"] == dim["probed"], dim
+    assert re.search(r"^probes: %s \(declared \d+\.\.oo\): \d+\.\.12 served$" % dim["dim"], done.stdout, re.M), \
+        done.stdout[-2000:]
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--fix-loop", "--probe-cap", "0"], "--probe-cap needs a size >= 1, not '0'"),
+    (["--probe-cap", "8"], "--probe-cap needs probing (--probe, or --fix-loop without --no-probe)"),
+    (["--fix-loop", "--no-probe", "--probe-cap", "8"], "--probe-cap needs probing"),
+])
+def test_a_probe_cap_without_probing_or_below_one_is_refused(tutorial, tmp_path, extra, message):
+    model, capture, constraints = tutorial
+    done = cli("export", "--model", model, "--capture", capture, "--constraints", constraints, *extra,
+               "-o", tmp_path / "foo.pt2")
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert not (tmp_path / "foo.pt2").exists()
 
 
 # --- (c) an LLM-like model with a DynamicCache-style cache ---------------------------

@@ -77,6 +77,32 @@ def test_a_guard_inside_the_declared_range_is_reported_with_its_text(tmp_path):
     assert all(r["call"] == 0 for r in result["probes"])
 
 
+@pytest.mark.skipif(TORCH < (2, 7), reason="torch 2.6 keeps no guard that rejects length 5")
+def test_a_call_of_several_dims_that_is_rejected_is_probed_again_per_dim(tmp_path):
+    """Two Dims probed in shared calls: the call holding length 5 is rejected, and each
+    of its sizes is probed again alone, so the rejection names the length, not the
+    batch size that shared the call; the calls served count for every Dim in them."""
+    model = SkipsFive()
+    path = record(model, [(torch.randn(3, 4),)], tmp_path / "cap.safetensors", no_grad=True)
+    calls = capturelib.load_capture(str(path), device="cpu").calls
+    args, kwargs = exporter.call_arguments(calls[0])
+    auto = torch.export.Dim.AUTO
+    program = torch.export.export(model, args, kwargs, dynamic_shapes={"x": {0: auto, 1: auto}}, strict=False)
+    result = probes.probe(model, program, calls, [0], None)
+    rows = {(r["dim"], r["value"]): r for r in result["probes"]}
+    dims = {d["symbol"]: d for d in result["dims"]}
+    assert len(dims) == 2, dims
+    seq = next(d for d in dims.values() if d["where"] == "x.size()[1]")
+    batch = next(d for d in dims.values() if d["where"] == "x.size()[0]")
+    assert seq["rejected"] == [5] and batch["rejected"] == [] and batch["served"] == batch["probed"], (seq, batch)
+    five = rows[(seq["dim"], 5)]
+    assert five["status"] == "rejected" and five["guard"] == "x.size()[1] != 5" and "with" not in five, five
+    # every other size was served in a call with the other Dim moved too: fewer calls than sizes
+    assert all(r["with"] for r in result["probes"] if r["status"] == "served"), result["probes"]
+    sizes = len(seq["probed"]) + len(batch["probed"])
+    assert result["runs"] < sizes + 2, (result["runs"], sizes)
+
+
 def test_a_program_that_serves_its_range_is_served_at_every_probe(tmp_path):
     result, lines = _probe(tmp_path, Doubles(), lengths=(4, 9))
     dim, = result["dims"]
@@ -116,6 +142,10 @@ def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
     assert dims["past_len"]["recorded"] == [0, 5, 6, 7, 8, 11] and dims["past_len"]["probed"] == [1, 2, 12, 44]
     assert dims["seq_len"]["recorded"] == [1, 3, 5] and dims["seq_len"]["probed"] == [2, 4, 6, 20]
     assert {r["status"] for r in got["probes"]} == {"served"}, [r for r in got["probes"] if r["status"] != "served"]
+    # 4 calls for 8 sizes, each Dim's top (20, 44) beside the other Dim's smallest size (1, 2)
+    tops = {r["dim"]: r["with"] for r in got["probes"] if r["value"] in (20, 44)}
+    assert tops == {"seq_len": {"past_len": 1}, "past_len": {"seq_len": 2}}, tops
+    assert got["runs"] == 4 and all(set(r["with"]) == set(dims) - {r["dim"]} for r in got["probes"]), got
     assert dims["past_len"]["where"] == "past_key_values['key_cache'][0].size()[2]", dims["past_len"]
 
 

@@ -32,6 +32,7 @@ import time
 import traceback
 
 from .errors import WorkerError
+from .resizedcalls import finite, moved_call, path_text, symbol_values, user_inputs
 from .freshcheck import _INPUTS, _SPEC, FIRST_PROGRAM, _import, _last_error, interpreter_command, needed_imports
 
 _TIMEOUT_S = 900
@@ -201,77 +202,6 @@ def _compile(program, package, device, calls, log):
 
 # ------------------------------------------------------------------ range probes
 
-def _user_inputs(program, call):
-    """[(key path text, placeholder shape, value)] of the program's user inputs against
-    `call`'s values (matched by the program's input tree: by key path, else by position
-    with the keyword arguments in the program's order, for classes registered without
-    key paths), or None when the call's structure is not the program's."""
-    from torch.utils import _pytree as pytree
-
-    from .exporter import call_arguments
-
-    spec = program.call_spec.in_spec
-    args, kwargs = call_arguments(call)
-    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    # A constant input (transformers' use_cache=True) is its value in user_inputs, not a name.
-    names = program.graph_signature.user_inputs
-    placeholders = [nodes.get(name) if isinstance(name, str) else None for name in names]
-    if any(n is None and isinstance(name, str) for n, name in zip(placeholders, names)):
-        return None
-    try:
-        values = pytree.tree_flatten_with_path((args, kwargs))[0]
-        by_path = {pytree.keystr(p): v for p, v in values}
-        paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path(
-            pytree.tree_unflatten(list(range(spec.num_leaves)), spec))[0]]
-        leaves = [by_path[p] for p in paths] if all(p in by_path for p in paths) else None
-    except Exception:  # noqa: BLE001 - a class without key paths: by position below
-        leaves = None
-    if leaves is None:
-        try:
-            from torch.export._tree_utils import reorder_kwargs
-
-            leaves = pytree.tree_flatten((args, reorder_kwargs(kwargs, spec)))[0]
-        except Exception:  # noqa: BLE001 - another structure: not this program's call
-            return None
-        paths = ["input %d" % n for n in range(len(leaves))]
-    if len(placeholders) != len(leaves):
-        return None
-    return [(p, getattr(n.meta.get("val"), "shape", None) if n is not None else None, v)
-            for p, n, v in zip(paths, placeholders, leaves)]
-
-
-def _path_text(keystr):
-    """`[1]['x']` (a kwarg of the (args, kwargs) tree) -> `x`; `[0][2]` -> `args[2]`."""
-    if keystr.startswith("[1]['"):
-        end = keystr.index("']", 5)
-        return keystr[5:end] + keystr[end + 2:]
-    if keystr.startswith("[0]"):
-        return "args" + keystr[3:]
-    return keystr
-
-
-def _symbol_values(inputs):
-    """{symbol: size} read off the dims that are one symbol; None on a conflict or a
-    static size the call does not have."""
-    import torch
-
-    values = {}
-    for _, shape, value in inputs:
-        if shape is None or not isinstance(value, torch.Tensor):
-            continue
-        if len(shape) != value.dim():
-            return None
-        for size, actual in zip(shape, value.shape):
-            expr = size.node.expr if isinstance(size, torch.SymInt) else int(size)
-            if isinstance(expr, int):
-                if expr != actual:
-                    return None
-            elif expr.is_Symbol:
-                if values.setdefault(expr, actual) != actual:
-                    return None
-    return values
-
-
 def _runs(program, call):
     """Whether the program runs the call (its own input check)."""
     import torch
@@ -288,20 +218,15 @@ def _runs(program, call):
     return True
 
 
-def _finite(bound):
-    """A range bound as an int; None for torch's infinities (int_oo is no sympy Integer)."""
-    return int(bound) if getattr(bound, "is_Integer", False) else None
-
-
 def _fits(program, call):
     """Whether the call has the program's structure and sizes in its declared ranges."""
-    inputs = _user_inputs(program, call)
-    values = _symbol_values(inputs) if inputs is not None else None
+    inputs = user_inputs(program, call)
+    values = symbol_values(inputs) if inputs is not None else None
     if values is None:
         return False
     for symbol, value in values.items():
         r = program.range_constraints.get(symbol)
-        lower, upper = (_finite(r.lower) or 0, _finite(r.upper)) if r is not None else (0, None)
+        lower, upper = (finite(r.lower) or 0, finite(r.upper)) if r is not None else (0, None)
         if value < lower or (upper is not None and value > upper):
             return False
     return True
@@ -314,63 +239,26 @@ def _range_probes(program, calls):
     base = next((c for c in calls if _fits(program, c)), None)
     if base is None:
         return []
-    inputs = _user_inputs(program, base)
-    values = _symbol_values(inputs)
+    inputs = user_inputs(program, base)
+    values = symbol_values(inputs)
     probes = []
     for symbol in sorted(values, key=str):
         r = program.range_constraints.get(symbol)
         if r is None:
             continue
-        lower, upper = _finite(r.lower) or 0, _finite(r.upper)
+        lower, upper = finite(r.lower) or 0, finite(r.upper)
         targets = [lower - 1] if lower >= 1 else []
         if upper is not None and upper + 1 <= _PROBE_SIZE_CAP:
             targets.append(upper + 1)
         where = next("%s.size()[%d]" % (p, d) for p, shape, _ in inputs if shape is not None
                      for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol)
         for target in targets:
-            moved = _moved_call(program, base, inputs, {**values, symbol: target})
+            moved = moved_call(program, base, inputs, {**values, symbol: target})
             if moved is not None:
                 text = "call %d with %s (%s, declared %d..%s) = %d" % (
-                    base.index, _path_text(where), symbol, lower, "oo" if upper is None else upper, target)
+                    base.index, path_text(where), symbol, lower, "oo" if upper is None else upper, target)
                 probes.append((text,) + moved)
     return probes
-
-
-def _moved_call(program, call, inputs, values):
-    """`call` with every tensor resized to the sizes its placeholder's shape gives under
-    `values` (cut, or repeated along the dim: ids and masks keep recorded values); None
-    when a size would not be a positive integer."""
-    import torch
-    from torch.utils import _pytree as pytree
-
-    from .exporter import call_arguments
-
-    new = {}
-    for path, shape, value in inputs:
-        if shape is None or not isinstance(value, torch.Tensor):
-            continue
-        for dim, size in enumerate(shape):
-            if not isinstance(size, torch.SymInt):
-                continue
-            target = size.node.expr.subs(values)
-            if not target.is_Integer or int(target) < 0:
-                return None
-            n = value.shape[dim]
-            if int(target) != n:
-                if n == 0:
-                    return None
-                value = value.index_select(dim, torch.arange(int(target)) % n)
-        new[path] = value
-    args, kwargs = call_arguments(call)
-    if inputs and inputs[0][0].startswith("input "):  # matched by position (_user_inputs)
-        from torch.export._tree_utils import reorder_kwargs
-
-        args, kwargs = args, reorder_kwargs(kwargs, program.call_spec.in_spec)
-        leaves, spec = pytree.tree_flatten((args, kwargs))
-        return pytree.tree_unflatten([new.get("input %d" % n, v) for n, v in enumerate(leaves)], spec)
-    leaves = pytree.tree_flatten_with_path((args, kwargs))[0]
-    moved = [new.get(pytree.keystr(p), v) for p, v in leaves]
-    return pytree.tree_unflatten(moved, pytree.tree_structure((args, kwargs)))
 
 
 # ------------------------------------------------------------------ replay and report

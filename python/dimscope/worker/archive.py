@@ -223,7 +223,10 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
                 % (type(e).__name__, e), stream="warning")
             elsewhere = {}
         for entry in result["programs"]:
-            entry["probes_elsewhere"] = elsewhere.get(entry["program"], [])
+            tried = elsewhere.get(entry["program"], {})
+            entry["probes_elsewhere"] = tried.get("rows", [])
+            if tried:
+                entry["timings"] = {"probe_elsewhere": tried["seconds"], "probe_elsewhere_cpu": tried["cpu_seconds"]}
     if held_out is not None and held_out.result is not None:
         result["held_out"] = held_out.result
     return result

@@ -55,6 +55,46 @@ def symbol_names(program, leaves):
     return names
 
 
+def input_names(program, shapes, call, inputs):
+    """{symbol: Dim name} of the symbols of `inputs` (resizedcalls.user_inputs of `call`):
+    the names remember() left on the program, else read from the spec `shapes` (a
+    program loaded from a file, or exported elsewhere); {} without either."""
+    remembered = getattr(program, _ATTRIBUTE, None) or {}
+    names = _spec_names(shapes, call, inputs) if shapes is not None else {}
+    for symbol in list(names) + [s for s in _input_symbols(program) if s not in names]:
+        if str(symbol) in remembered:
+            names[symbol] = remembered[str(symbol)]
+    return names
+
+
+def _spec_names(shapes, call, inputs):
+    """{symbol: Dim name} from the spec's entries at the same tensors (by identity:
+    the call's values are the capture's objects) and dims as the program's symbols."""
+    import torch
+
+    from . import spec as speclib
+    from .exporter import bound_inputs, with_constants
+
+    by_tensor = {}
+    try:
+        bound = bound_inputs(call)
+        for _path, tensor, dims in speclib.walk(with_constants(shapes, bound), bound):
+            by_tensor[id(tensor)] = dims
+    except Exception:  # noqa: BLE001 - no names: the symbols are named as torch names them
+        return {}
+    names = {}
+    for _path, shape, value in inputs:
+        dims = by_tensor.get(id(value))
+        if shape is None or not dims:
+            continue
+        for d, size in enumerate(shape):
+            expr = size.node.expr if isinstance(size, torch.SymInt) else None
+            name = getattr(dims.get(d), "__name__", None)
+            if expr is not None and expr.is_Symbol and isinstance(name, str):
+                names.setdefault(expr, name)
+    return names
+
+
 def remember(program, leaves):
     """Keeps the names on the program until it is saved (record())."""
     try:

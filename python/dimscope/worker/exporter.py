@@ -341,7 +341,8 @@ def _matches_recording(row, call, actual):
     return True
 
 
-def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None, among=None, stats=None):
+def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache=None, among=None, stats=None,
+           module=None):
     """Replays every captured call through the exported program and compares its outputs
     with the outputs recorded at capture time where the capture has them; the eager
     model runs on the rebuilt call only when they differ, when none were recorded, or
@@ -353,10 +354,11 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
     text when it failed) that a warm worker keeps between exports of the same loaded
     model and capture, so a re-export runs only the exported program; filled here.
     `stats`: a dict given `eager_runs` (calls the eager model ran on here) and
-    `eager_cached` (calls whose eager outputs came from `eager_cache`)."""
+    `eager_cached` (calls whose eager outputs came from `eager_cache`). `module`: the
+    program's module when the caller has one."""
     import torch
 
-    module = program.module()
+    module = module if module is not None else program.module()
     rows = []
     cache = eager_cache if eager_cache is not None else {}
     stats = stats if stats is not None else {}
@@ -848,25 +850,28 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     if deferred is not None:
         result["deferred_guards"] = deferred
     if verify_calls:
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         stats = {}
+        module = program.module()  # one module for verification, the batch-1 slice and the probes
         rows = verify(model, program, calls, progress, example_keys=set(named), eager_cache=eager_cache,
-                      among=among, stats=stats)
+                      among=among, stats=stats, module=module)
         log("verification ran the eager model on %d of %d call(s)%s; the others' outputs agreed with those "
             "recorded at capture time" % (stats["eager_runs"], len(rows), " (%d more from the warm worker's "
                                           "earlier run)" % stats["eager_cached"] if stats["eager_cached"] else ""))
         # Row 0 of the example call, when the program declares its batch from 1 (batchslice.py).
-        result["batch_slice"] = batchslice.check(model, program.module(), index, spec_doc, shapes,
+        result["batch_slice"] = batchslice.check(model, module, index, spec_doc, shapes,
                                                  bound_inputs(calls[index]), args, kwargs, compare_outputs,
                                                  _guards_suppressed, log)
         timings["verify"] = time.perf_counter() - t
+        # CPU seconds too: on a shared machine they move less than the wall clock (bench_probes).
+        timings["verify_cpu"] = time.process_time() - cpu
         if probe and any(r["status"] == "ok" for r in rows) and all(r["status"] in ("ok", "rejected") for r in rows):
             # The declared ranges, probed from the calls verification served (probes.py).
             # A program that rejects some calls is probed too: the phased export keeps it
             # for the calls it serves (an encoder-decoder's decode program, tried first on
             # every call, rejects the prefill's empty cross-attention cache), and it was
             # left unprobed. One that computes a call wrong is the fix loop's, not probed.
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             progress("probe", "probing the declared ranges of the program", None)
             from . import probes
 
@@ -874,7 +879,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             try:
                 result["probes"] = probes.probe(model, program, calls,
                                                 [r["call"] for r in rows if r["status"] == "ok"], shapes,
-                                                cap=probe_cap, log=log, keep_rejected=kept)
+                                                cap=probe_cap, log=log, keep_rejected=kept, module=module)
             except Exception as e:  # noqa: BLE001 - probing reports; it never fails an export
                 result["probes"] = {"skipped": "probing failed: %s: %s" % (type(e).__name__, e), "dims": [],
                                     "probes": [], "seconds": time.perf_counter() - t}
@@ -882,6 +887,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             if archive is not None:
                 archive.held[archive.name].rejected_probes = kept
             timings["probe"] = time.perf_counter() - t
+            timings["probe_cpu"] = time.process_time() - cpu
         # The eager outputs verification needed all came from the warm worker's earlier run.
         result["eager_reused"] = stats["eager_cached"] > 0 and stats["eager_runs"] == 0
         result["eager_calls"] = stats["eager_runs"]

@@ -11,6 +11,7 @@ The guards are read with `ast` (never evaluated): sizes `L[...].size()[d]`, inte
 such relations in the shapes themselves (one symbol, or `s0 + s1`): nothing to read."""
 
 import ast
+import functools
 
 
 def _size_source(node):
@@ -93,30 +94,46 @@ def followers(equal, order):
     return out
 
 
-def consistent(values, moved, equal, prefer):
-    """`values` ({symbol: size}) with `moved` fixed and the other symbols changed so that
-    every equality holds (each solved for one symbol not yet fixed, `prefer`red first);
-    None when they cannot all hold."""
+@functools.lru_cache(maxsize=256)
+def _linear(e, s):
+    """(c, rest) with e == c * s + rest: computed once per equality and symbol, not per
+    probe (sympy's expand is most of consistent()'s time)."""
     import sympy
 
-    values, fixed = dict(values), {moved}
+    c = sympy.diff(e, s)
+    return c, sympy.expand(e - c * s)
+
+
+def consistent(values, moved, equal, prefer):
+    """`values` ({symbol: size}) with `moved` (a symbol, or a set of the symbols a probe
+    moves together) fixed and the other symbols changed so that every equality holds
+    (each solved for one symbol not yet fixed, `prefer`red first); None when they cannot
+    all hold."""
+    from .resizedcalls import evaluate, integers
+
+    values, fixed = dict(values), set(moved) if isinstance(moved, (set, frozenset)) else {moved}
+
+    def holds(e):
+        return evaluate(e, integers(values)) == 0
+
     for _ in range(2 * len(equal) + 1):
-        broken = [e for e in equal if e.subs(values) != 0]
+        broken = [e for e in equal if not holds(e)]
         if not broken:
             return values
         e = broken[0]
         free = sorted((s for s in e.free_symbols if s not in fixed), key=lambda s: (s not in prefer, str(s)))
         solved = False
         for s in free:
-            c = sympy.diff(e, s)
+            c, rest = _linear(e, s)
             if c.free_symbols or c == 0:
                 continue
-            v = sympy.solve(e.subs({k: val for k, val in values.items() if k != s}), s)
-            if len(v) == 1 and v[0].is_Integer:
-                values[s] = int(v[0])
+            # e is c * s + rest, rest without s: s = -rest / c where that is an integer
+            rest = evaluate(rest, integers({k: val for k, val in values.items() if k != s}))
+            if rest.is_Integer and c.is_Integer and int(rest) % int(c) == 0:
+                values[s] = -int(rest) // int(c)
                 fixed.add(s)
                 solved = True
                 break
         if not solved:
             return None
-    return values if all(e.subs(values) == 0 for e in equal) else None
+    return values if all(holds(e) for e in equal) else None

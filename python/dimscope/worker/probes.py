@@ -20,7 +20,8 @@ program or the constraints: it reports.
 import copy
 import time
 
-from .aoti import _finite, _moved_call, _path_text, _symbol_values, _user_inputs
+from .resizedcalls import finite, moved_call, path_text, symbol_values, user_inputs
+from . import dimnames
 from .errors import guard_text, max_positions
 
 # A probe whose inputs would hold more elements than this is skipped (said so): probing
@@ -55,34 +56,6 @@ def targets(lower, upper, recorded, cap):
     return sorted({v for v in wanted if lower <= v <= top and v not in recorded})
 
 
-def _dim_names(shapes, call, inputs):
-    """{symbol: Dim name} from the spec's entries at the same tensors (by identity:
-    the call's values are the capture's objects) and dims as the program's symbols."""
-    import torch
-
-    from . import spec as speclib
-    from .exporter import bound_inputs, with_constants
-
-    by_tensor = {}
-    try:
-        bound = bound_inputs(call)
-        for _path, tensor, dims in speclib.walk(with_constants(shapes, bound), bound):
-            by_tensor[id(tensor)] = dims
-    except Exception:  # noqa: BLE001 - no names: the symbols are named as torch names them
-        return {}
-    names = {}
-    for _path, shape, value in inputs:
-        dims = by_tensor.get(id(value))
-        if shape is None or not dims:
-            continue
-        for d, size in enumerate(shape):
-            expr = size.node.expr if isinstance(size, torch.SymInt) else None
-            name = getattr(dims.get(d), "__name__", None)
-            if expr is not None and expr.is_Symbol and isinstance(name, str):
-                names.setdefault(expr, name)
-    return names
-
-
 def _masks_of_ones(args_kwargs, changed):
     """Integer or bool tensors named like an attention mask that were resized (`changed`:
     their ids) hold ones: a mask repeated from a padded one would pad mid-sequence."""
@@ -108,14 +81,24 @@ def _elements(tree):
     return sum(x.numel() for x in pytree.tree_leaves(tree) if isinstance(x, torch.Tensor))
 
 
-def _run_probe(model, module, args, kwargs, compare, guards_suppressed):
-    """One probe through the program and the eager model: the row's status fields."""
+def _mutates_inputs(program):
+    """Whether the program writes into its user inputs (then it runs on copies, so the
+    eager model gets the probe's own values); unknown: it does."""
+    return bool(getattr(program.graph_signature, "user_inputs_to_mutate", True))
+
+
+def _run_probe(model, module, args, kwargs, compare, guards_suppressed, copy_inputs=True):
+    """One probe through the program and the eager model: the row's status fields.
+    `copy_inputs`: run the program on copies (False: it mutates none of its inputs)."""
     import torch
 
     with torch.no_grad():
         try:
             with guards_suppressed(module):
-                actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+                if copy_inputs:
+                    actual = module(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+                else:
+                    actual = module(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - the program's guard is the verdict
             text = ("%s: %s" % (type(e).__name__, str(e).strip()))[:4000]
             return {"status": "rejected", "message": text, "guard": guard_text(text)}
@@ -134,12 +117,13 @@ def _run_probe(model, module, args, kwargs, compare, guards_suppressed):
 
 
 def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None,
-          keep_rejected=None):
+          keep_rejected=None, module=None):
     """Probes the declared range of `program` from its served calls (`served`: indices
     into `calls`). Returns the `probes` entry of the export result
     (docs/worker-protocol.md): {"dims": [...], "probes": [...], "seconds": ...}.
     `keep_rejected`: a list given (row, args, kwargs) of each rejected probe, for the
-    archive's other programs to try (served_elsewhere)."""
+    archive's other programs to try (served_elsewhere). `module`: the program's module
+    when the caller has one (verification's), else built here."""
     from .exporter import _guards_suppressed, compare_outputs
 
     compare = compare or compare_outputs
@@ -148,31 +132,164 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
     result = {"dims": [], "probes": [], "seconds": 0.0}
     measured = []
     for i in served:
-        inputs = _user_inputs(program, calls[i])
-        values = _symbol_values(inputs) if inputs is not None else None
+        inputs = user_inputs(program, calls[i])
+        values = symbol_values(inputs) if inputs is not None else None
         if values is not None:
             measured.append((calls[i], inputs, values))
     if not measured:
         result["skipped"] = "no served call has the program's input structure: nothing to probe from"
         log("range probes: " + result["skipped"])
         return result
-    names = _dim_names(shapes, measured[0][0], measured[0][1]) if shapes is not None else {}
+    names = dimnames.input_names(program, shapes, measured[0][0], measured[0][1])
     order = _symbol_order(measured[0][1])
     ties = _ties(program, measured[0][0], measured[0][1], order)
     names = _unique_names(names, [s for s in order if s not in ties["followers"]])
-    module = program.module()
-    for symbol in order:
-        if symbol in ties["followers"]:
-            continue  # moves with the Dims it is tied to
-        dim = _probe_dim(model, program, module, symbol, names.get(symbol, str(symbol)), measured, cap,
-                         compare, guards_suppressed, keep_rejected, ties)
-        if dim is not None:
-            result["dims"].append(dim[0])
-            result["probes"] += dim[1]
+    plans = [plan for plan in (_plan_dim(model, program, s, names.get(s, str(s)), measured, cap)
+                               for s in order if s not in ties["followers"]) if plan is not None]
+    runner = _Runner(model, program, module or program.module(), compare, guards_suppressed, ties, measured)
+    rows = _probe_together(plans, runner)
+    for plan in plans:
+        entry = plan["entry"]
+        for row in sorted(rows[plan["symbol"]], key=lambda r: r["value"]):
+            if row["status"] == "rejected" and keep_rejected is not None:
+                keep_rejected.append((row,) + runner.kept[id(row)])
+            entry["probed"].append(row["value"])
+            key = {"served": "served", "rejected": "rejected", "mismatch": "wrong"}.get(row["status"], "unverified")
+            entry[key].append(row["value"])
+            result["probes"].append(row)
+        result["dims"].append(entry)
     result["seconds"] = time.perf_counter() - t
+    result["runs"] = runner.runs
     for line in summary_lines(result):
         log("range probes: " + line, stream="warning" if "rejected" in line or "WRONG" in line else "worker")
     return result
+
+
+def _plan_dim(model, program, symbol, name, measured, cap):
+    """The report entry of one Dim and the sizes to probe it at; None for a symbol the
+    program declares no range for."""
+    r = program.range_constraints.get(symbol)
+    if r is None:
+        return None
+    lower, upper = finite(r.lower) or 0, finite(r.upper)
+    recorded = sorted({values[symbol] for _c, _i, values in measured if symbol in values})
+    dim_cap, cap_source = (cap, "the request's probe_cap") if cap else default_cap(model, recorded[-1])
+    inputs = measured[0][1]
+    where = next(("%s.size()[%d]" % (path_text(p), d) for p, shape, _ in inputs if shape is not None
+                  for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol), None)
+    entry = {"dim": name, "symbol": str(symbol), "where": where, "declared": [lower, upper], "recorded": recorded,
+             "cap": dim_cap, "cap_source": cap_source, "probed": [], "served": [], "rejected": [], "unverified": [],
+             "wrong": []}
+    return {"symbol": symbol, "name": name, "entry": entry, "targets": targets(lower, upper, recorded, dim_cap)}
+
+
+def _probe_together(plans, runner):
+    """{symbol: [row]}: every Dim's sizes, probed several Dims at once where one call
+    can hold them. Call k holds Dim k's top (the declared max or the cap, the costly
+    size) with every other Dim at one of its smaller sizes (each Dim's other sizes fill
+    the calls that do not hold its top, smallest first, then its smallest again), so no
+    call holds two Dims' tops. When such a call is served, each of its Dims is served at
+    its size; otherwise each size is probed again on its own, as the Dim's own row, so
+    that a rejection names the Dim it is about. A program that serves its ranges takes
+    max(most sizes of one Dim, its Dims) calls instead of the sum of its Dims' sizes:
+    probing stays within 1.5x of verification (tests/bench/bench_probes.py)."""
+    rows = {plan["symbol"]: [] for plan in plans}
+    probed = [plan for plan in plans if plan["targets"]]
+    n = max([len(plan["targets"]) for plan in probed] + [len(probed)])
+    slots = [[] for _ in range(n)]  # per call: (plan, size, whether this call probes that size)
+    for i, plan in enumerate(probed):
+        top, rest = plan["targets"][-1], plan["targets"][:-1]
+        others = [k for k in range(n) if k != i]
+        filler = rest[0] if rest else None  # a Dim with one size keeps its recorded one elsewhere
+        slots[i].append((plan, top, True))
+        for k, slot in enumerate(others):
+            slots[slot].append((plan, rest[k], True) if k < len(rest) else (plan, filler, False))
+    for slot in slots:
+        sizes = {plan["symbol"]: value for plan, value, _probes in slot if value is not None}
+        mine = [(plan, value) for plan, value, probes_it in slot if probes_it]
+        together = runner.together(sizes) if len(sizes) > 1 else None
+        for plan, value in mine:
+            if together is not None and together["status"] == "served":
+                row = {"dim": plan["name"], "value": value, **together,
+                       "with": {p["name"]: v for p, v, _x in slot if p is not plan and v is not None}}
+            else:
+                row = {"dim": plan["name"], "value": value, **runner.alone(plan["symbol"], plan["name"], value)}
+                runner.keep(row)
+            rows[plan["symbol"]].append(row)
+    return rows
+
+
+class _Runner:
+    """Makes and runs probe calls for one program; a call whose input sizes another
+    probe already had is not run again."""
+
+    def __init__(self, model, program, module, compare, guards_suppressed, ties, measured):
+        self.model, self.program, self.module = model, program, module
+        self.compare, self.guards_suppressed = compare, guards_suppressed
+        self.ties, self.measured = ties, measured
+        self.seen, self.kept, self.runs = {}, {}, 0
+        self.copy_inputs = _mutates_inputs(program)
+        self._last = None
+
+    def _sizes(self, values, moved):
+        if not self.ties["equal"]:
+            return values
+        from . import proberelations
+
+        return proberelations.consistent(values, moved, self.ties["equal"], self.ties["followers"])
+
+    def _run(self, call, sizes):
+        """(status fields, args, kwargs) of `call` resized to `sizes`; cached by sizes."""
+        key = (call.index, tuple(sorted((str(s), v) for s, v in sizes.items())))
+        if key in self.seen:
+            return self.seen[key]
+        inputs = next(i for c, i, _v in self.measured if c is call)
+        moved = moved_call(self.program, call, inputs, sizes)
+        if moved is None:
+            out = ({"status": "skipped"}, None, None)
+        elif _elements(moved) > _MAX_ELEMENTS:
+            out = ({"status": "skipped", "message": "the probe's inputs would hold more than %d elements"
+                    % _MAX_ELEMENTS}, None, None)
+        else:
+            changed = {id(x) for x in _changed_leaves(moved, call)}
+            args, kwargs = _masks_of_ones(moved, changed)
+            self.runs += 1
+            out = (_run_probe(self.model, self.module, args, kwargs, self.compare, self.guards_suppressed,
+                              copy_inputs=self.copy_inputs), args, kwargs)
+        self.seen[key] = out
+        return out
+
+    def together(self, wanted):
+        """The verdict of one call with every Dim of `wanted` ({symbol: size}) moved, made
+        from the served call with the most of them; None when no call can hold them."""
+        ranked = sorted(self.measured, key=lambda m: -sum(m[2].get(s, 0) for s in wanted))
+        for call, _inputs, values in ranked[:2]:
+            sizes = self._sizes({**values, **wanted}, set(wanted))
+            if sizes is None:
+                return None
+            verdict, _args, _kwargs = self._run(call, sizes)
+            if verdict["status"] != "skipped" or "message" in verdict:
+                return {**verdict, "call": call.index}
+        return None
+
+    def alone(self, symbol, name, value):
+        """The verdict of the served call with the most of this Dim, with it moved to `value`."""
+        call, _inputs, values = max(self.measured, key=lambda m: m[2].get(symbol, -1))
+        sizes = self._sizes({**values, symbol: value}, {symbol})
+        if sizes is None:
+            self._last = None
+            return {"call": call.index, "status": "skipped",
+                    "message": "the call cannot be resized to %s = %d" % (name, value)}
+        verdict, args, kwargs = self._run(call, sizes)
+        self._last = (args, kwargs)
+        if verdict["status"] == "skipped" and "message" not in verdict:
+            verdict = {"status": "skipped", "message": "the call cannot be resized to %s = %d" % (name, value)}
+        return {"call": call.index, **verdict}
+
+    def keep(self, row):
+        """Remembers the call of the row alone() just made (for keep_rejected)."""
+        if self._last is not None:
+            self.kept[id(row)] = self._last
 
 
 def _symbol_order(inputs):
@@ -221,47 +338,6 @@ def _ties(program, call, inputs, order):
     return {"equal": equal, "followers": proberelations.followers(equal, order)}
 
 
-def _probe_dim(model, program, module, symbol, name, measured, cap, compare, guards_suppressed, keep_rejected,
-               ties):
-    r = program.range_constraints.get(symbol)
-    if r is None:
-        return None
-    lower, upper = _finite(r.lower) or 0, _finite(r.upper)
-    recorded = sorted({values[symbol] for _c, _i, values in measured if symbol in values})
-    dim_cap, cap_source = (cap, "the request's probe_cap") if cap else default_cap(model, recorded[-1])
-    # The served call with the most of this Dim: the most recorded content to repeat.
-    call, inputs, values = max(measured, key=lambda m: m[2].get(symbol, -1))
-    where = next(("%s.size()[%d]" % (_path_text(p), d) for p, shape, _ in inputs if shape is not None
-                  for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol), None)
-    entry = {"dim": name, "symbol": str(symbol), "where": where, "declared": [lower, upper], "recorded": recorded,
-             "cap": dim_cap, "cap_source": cap_source, "probed": [], "served": [], "rejected": [], "unverified": [],
-             "wrong": []}
-    rows = []
-    for value in targets(lower, upper, recorded, dim_cap):
-        row = {"dim": name, "value": value, "call": call.index}
-        sizes = {**values, symbol: value}
-        if ties["equal"]:
-            from . import proberelations
-
-            sizes = proberelations.consistent(sizes, symbol, ties["equal"], ties["followers"])
-        moved = _moved_call(program, call, inputs, sizes) if sizes is not None else None
-        if moved is None:
-            row.update(status="skipped", message="the call cannot be resized to %s = %d" % (name, value))
-        elif _elements(moved) > _MAX_ELEMENTS:
-            row.update(status="skipped", message="the probe's inputs would hold more than %d elements" % _MAX_ELEMENTS)
-        else:
-            changed = {id(x) for x in _changed_leaves(moved, call)}
-            args, kwargs = _masks_of_ones(moved, changed)
-            row.update(_run_probe(model, module, args, kwargs, compare, guards_suppressed))
-            if row["status"] == "rejected" and keep_rejected is not None:
-                keep_rejected.append((row, args, kwargs))
-        rows.append(row)
-        entry["probed"].append(value)
-        key = {"served": "served", "rejected": "rejected", "mismatch": "wrong"}.get(row["status"], "unverified")
-        entry[key].append(value)
-    return entry, rows
-
-
 def _changed_leaves(moved, call):
     """The tensors of `moved` that are not the call's own (resized ones)."""
     import torch
@@ -304,15 +380,16 @@ def summary_lines(result):
 
 def served_elsewhere(model, held, names, log=_noop):
     """The probes each program of an archive rejected, tried on the archive's other
-    programs in its order (as a user's dispatcher would): {program: [{"dim", "value",
-    "served_by", "status", "message"}]} (`served_by` null: no program accepts it; status
+    programs in its order (as a user's dispatcher would): {program: {"rows": [{"dim",
+    "value", "served_by", "status", "message"}], "seconds", "cpu_seconds"}} (`served_by`
+    null: no program accepts it; status
     `served`, `mismatch` (accepted with other outputs than the eager model's) or
     `eager_failed`). `held`: {name: archive.Held} whose `rejected_probes` probe() kept."""
     from .exporter import _guards_suppressed, compare_outputs
 
     modules, out = {}, {}
     for name in names:
-        rows = []
+        rows, t, cpu = [], time.perf_counter(), time.process_time()
         for row, args, kwargs in getattr(held[name], "rejected_probes", None) or []:
             answer = {"dim": row["dim"], "value": row["value"], "served_by": None, "status": "rejected",
                       "message": None}
@@ -331,5 +408,5 @@ def served_elsewhere(model, held, names, log=_noop):
                 else "rejected, served by program %s%s" % (answer["served_by"], "" if answer["status"] == "served"
                                                            else " (%s)" % answer["message"])))
         if rows:
-            out[name] = rows
+            out[name] = {"rows": rows, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu}
     return out
