@@ -199,6 +199,16 @@ def _user_frames(exc):
     return frames
 
 
+def _model_frames(exc):
+    """Frames of the traceback outside torch and this package, installed packages'
+    (transformers) included: where the model's code was."""
+    if exc is None or exc.__traceback__ is None:
+        return []
+    return [{"file": fs.filename, "line": fs.lineno, "function": fs.name, "code": fs.line or ""}
+            for fs in traceback.extract_tb(exc.__traceback__)
+            if "/torch/" not in fs.filename and not os.path.abspath(fs.filename).startswith(_PACKAGE_FOLDER)]
+
+
 def _data_dependent(message, exc):
     expr = None
     m = re.search(r"data-dependent expression (.+?)(?: \(unhinted|\.\s|\n|$)", message)
@@ -212,9 +222,13 @@ def _data_dependent(message, exc):
         frames = _user_frames(exc)
         if frames:
             src = frames[-1]
-    return {"expression": expr, "source": src,
-            "hint": "add torch._check(...) on the value in the model code (see the torch.export "
-                    "tutorial, 'Data-dependent errors'), or make the branch static"}
+    from . import draftexport
+
+    # Which documented workaround applies, and whether the fix loop can try
+    # torch.export.draft_export instead (draftexport.py).
+    workaround = draftexport.workaround(src, _model_frames(exc))
+    return {"expression": expr, "source": src, "workaround": workaround,
+            "draft_export_available": draftexport.available(), "hint": "workaround: " + workaround}
 
 
 # --- the classifier ----------------------------------------------------------------

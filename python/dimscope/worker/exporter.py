@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import batchslice, dimnames, freshcheck, guardcheck, varkeyword
+from . import batchslice, dimnames, draftexport, freshcheck, guardcheck, varkeyword
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -693,6 +693,18 @@ def _explanations(explainer, leaves, log):
     return explainer.explanations(leaves)
 
 
+def _draft_assumptions(program, leaves, log):
+    """draft_export's decisions (draftexport.assumptions), each said in the log."""
+    found = draftexport.assumptions(program, leaves, log)
+    for a in found:
+        where = a["location"]
+        log("draft export: %s%s" % ("%s:%s: " % (where["file"], where["line"]) if where else "", a["expression"]),
+            stream="warning" if not a.get("assertion") else "worker")
+    if not found:
+        log("draft export: torch made no decision from the example call's values (nothing assumed)")
+    return found
+
+
 def _check_among(calls, among):
     if among is None:
         return None
@@ -738,8 +750,12 @@ def _guard_verdicts(error, spec_doc, leaves):
 
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
-               archive=None, held_out=None, probe=False, probe_cap=None):
+               archive=None, held_out=None, probe=False, probe_cap=None, draft_export=False):
     """The whole export; returns the result dict, raises WorkerError or torch's exception.
+
+    `draft_export`: trace with torch.export.draft_export (draftexport.py: the fix loop's
+    route past data-dependent model code); its decisions are explanations of kind
+    `assumption` and the result says `draft_export`.
 
     `probe`: after verification, synthesized calls across every Dim's declared range run
     through the program and the eager model (probes.py; result `probes`, never part of
@@ -769,15 +785,19 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     named = call_inputs(calls[index])
     shapes = with_constants(shapes, bound_inputs(calls[index]))
     args, kwargs = call_arguments(calls[index])
-    progress("export", "torch.export.export on call %d (%s, %s)"
-             % (index, device, "strict" if strict else "non-strict"), None)
+    progress("export", "%s on call %d (%s, %s)" % ("torch.export.draft_export" if draft_export else "torch.export.export",
+                                                  index, device, "strict" if strict else "non-strict"), None)
+
+    def trace(**options):
+        exporter = draftexport.export if draft_export else varkeyword.export
+        return exporter(model, args, kwargs, shapes, strict, log, **options)
     t = time.perf_counter()
     # torch's shape decisions during this export, with the model's lines (explain.py).
     explainer = Explainer(log)
     deferred = None
     try:
         with explainer:
-            program = varkeyword.export(model, args, kwargs, shapes, strict, log)
+            program = trace()
     except Exception as e:
         leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
         verdicts = _guard_verdicts(e, spec_doc, leaves)
@@ -802,8 +822,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         explainer = Explainer(log)
         try:
             with explainer:
-                program = varkeyword.export(model, args, kwargs, shapes, strict, log,
-                                            prefer_deferred_runtime_asserts_over_guards=True)
+                program = trace(prefer_deferred_runtime_asserts_over_guards=True)
         except Exception as e:
             e.dimscope_bounds = (spec_doc, *max_positions(model))
             e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
@@ -812,6 +831,9 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     timings["export"] = time.perf_counter() - t
     leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
     explanations = _explanations(explainer, leaves, log)
+    if draft_export:
+        # Each decision torch took from the example call's values, with its runtime assertion.
+        explanations += _draft_assumptions(program, leaves, log)
     # The Dim name of each of the program's symbols, saved in the .pt2 with it (dimnames.py).
     dimnames.remember(program, leaves)
     if verify_calls:
@@ -847,6 +869,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         result["held_out"] = held_out.result
     result.update(describe_program(program))
     result["explanations"] = explanations
+    if draft_export:
+        result["draft_export"] = True
     if deferred is not None:
         result["deferred_guards"] = deferred
     if verify_calls:

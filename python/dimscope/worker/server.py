@@ -311,7 +311,8 @@ class Worker:
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
             eager_cache=self.eager_outputs, inputs=inputs, archive=target, held_out=held_out,
-            probe=bool(params.get("probe", False)), probe_cap=self._probe_cap(params))
+            probe=bool(params.get("probe", False)), probe_cap=self._probe_cap(params),
+            draft_export=bool(params.get("draft_export", False)))
         result["model_reused"] = reused
         result["capture_reused"] = capture_reused
         if result.get("verification") is not None and not result["verified"]:

@@ -26,23 +26,25 @@ _MISSING = object()
 _flattening_needed = None
 
 
-def export(model, args, kwargs, shapes, strict, log=None, **options):
-    """torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, ...)."""
+def export(model, args, kwargs, shapes, strict, log=None, exporter=None, **options):
+    """torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, ...), or
+    `exporter` (torch.export.draft_export, which takes the same arguments)."""
     import torch
 
+    exporter = exporter or torch.export.export
     # Every export: transformers' masks without vmap, so the program can be saved (masks.py).
     with masks.index_based(log):
         var = var_keyword_entries(model, shapes)
         if var is None or not needs_flattening():
-            return torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict, **options)
+            return exporter(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict, **options)
         name, entries = var
         if log is not None:
             log("this torch checks dynamic_shapes with forward's **%s entries nested and builds its range "
                 "constraints with them flat; exporting with %s as keyword-only parameters of forward"
                 % (name, ", ".join(entries)))
         with keyword_only_forward(model, list(entries)):
-            return torch.export.export(model, args, kwargs=kwargs, dynamic_shapes=lifted(shapes, name),
-                                       strict=strict, **options)
+            return exporter(model, args, kwargs=kwargs, dynamic_shapes=lifted(shapes, name), strict=strict,
+                            **options)
 
 
 def var_keyword_entries(model, shapes):

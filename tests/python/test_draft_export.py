@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fix loop's route past data-dependent model code (draftexport.py, issue 20 item 3):
+torch.export stops on a branch over a tensor's value; torch.export.draft_export (torch
+2.7+) exports with the example call's branch and a runtime assertion for it, reported
+as an `assumption` with the model's line; the program is verified like any other, and a
+call that takes the other branch is rejected, never served with the other branch's
+numbers. Where this torch has no draft_export, the failure says which workaround applies."""
+
+import inspect
+
+import pytest
+import torch
+
+from dimscope.capture import InputRecorder, load_capture
+from dimscope.worker import draftexport, errors, exporter
+from dimscope.worker.errors import WorkerError
+
+HAS_DRAFT = callable(getattr(torch.export, "draft_export", None))
+
+
+class LongRope(torch.nn.Module):
+    """LongRoPE's shape of code: the factor depends on the largest position, a value."""
+
+    def forward(self, x, position_ids):
+        seq_len = torch.max(position_ids) + 1
+        if seq_len > 64:  # the branch torch cannot decide
+            return x * 4.0
+        return x * 2.0
+
+
+BRANCH_LINE = inspect.getsourcelines(LongRope.forward)[1] + 2
+SPEC = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "n", "min": 2, "max": 256}],
+        "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "n"}}, "position_ids": {"tensor": {"0": "n"}}}}}
+
+
+def call(n, start=0):
+    return torch.randn(n, 4), torch.arange(start, start + n)
+
+
+@pytest.fixture
+def capture(tmp_path):
+    model = LongRope()
+    rec = InputRecorder(store_n_calls=3)
+    with rec(model):
+        for n in (5, 8, 12):
+            model(*call(n))
+    rec.save(tmp_path / "calls.safetensors")
+    return model, load_capture(tmp_path / "calls.safetensors")
+
+
+def test_the_plain_export_stops_and_names_the_line_and_the_workaround(capture, tmp_path):
+    model, cap = capture
+    with pytest.raises(Exception) as info:
+        exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "p.pt2"))
+    err = errors.classify(info.value)
+    assert err["kind"] == "data_dependent", err["message"]
+    assert err["source"]["line"] == BRANCH_LINE and err["source"]["file"] == __file__
+    assert err["draft_export_available"] is HAS_DRAFT
+    # A branch: torch.cond where both must serve, torch._check where one is enough.
+    assert "torch.cond" in err["workaround"] and "torch._check" in err["workaround"]
+    assert err["hint"] == "workaround: " + err["workaround"]
+
+
+@pytest.mark.skipif(not HAS_DRAFT, reason="torch.export.draft_export is torch 2.7+")
+def test_draft_export_reports_the_assumption_and_the_program_rejects_the_other_branch(capture, tmp_path):
+    model, cap = capture
+    logs = []
+    result = exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "d.pt2"), draft_export=True,
+                                 log=lambda text, stream=None: logs.append(text))
+    assert result["draft_export"] is True
+    assert [r["status"] for r in result["verification"]] == ["ok", "ok", "ok"]
+    found = [e for e in result["explanations"] if e["kind"] == "assumption"]
+    assert len(found) == 1, result["explanations"]
+    a = found[0]
+    assert (a["location"]["file"], a["location"]["line"]) == (__file__, BRANCH_LINE)
+    assert a["location"]["code"] == "if seq_len > 64:  # the branch torch cannot decide"
+    assert a["result"] == "False" and a["assertion"], a
+    assert "runtime assertion: " + a["assertion"] in a["expression"]
+    assert any("draft export: %s:%d" % (__file__, BRANCH_LINE) in line for line in logs), logs
+    # The saved program serves the recorded branch and refuses the other one loudly.
+    program = torch.export.load(str(tmp_path / "d.pt2"))
+    x, pos = call(10)
+    assert torch.equal(program.module()(x=x, position_ids=pos), x * 2.0)
+    x, pos = call(10, start=100)
+    with pytest.raises(RuntimeError, match="Runtime assertion failed"):
+        program.module()(x=x, position_ids=pos)
+
+
+@pytest.mark.skipif(not HAS_DRAFT, reason="torch.export.draft_export is torch 2.7+")
+def test_a_recorded_call_on_the_other_branch_is_rejected_not_served(tmp_path):
+    model = LongRope()
+    rec = InputRecorder(store_n_calls=2)
+    with rec(model):
+        model(*call(5))
+        model(*call(6, start=100))  # positions past 64: the other branch
+    rec.save(tmp_path / "calls.safetensors")
+    cap = load_capture(tmp_path / "calls.safetensors")
+    result = exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "r.pt2"), draft_export=True, call=0)
+    rows = result["verification"]
+    assert [r["status"] for r in rows] == ["ok", "rejected"], rows
+    assert "Runtime assertion failed" in rows[1]["message"]
+
+
+@pytest.mark.skipif(HAS_DRAFT, reason="this torch has torch.export.draft_export")
+def test_without_draft_export_the_request_says_which_workarounds_apply(capture, tmp_path):
+    model, cap = capture
+    with pytest.raises(WorkerError) as info:
+        exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "n.pt2"), draft_export=True)
+    assert "has no torch.export.draft_export (torch 2.7+)" in str(info.value)
+    assert "torch._check" in str(info.value) and "torch.cond" in str(info.value)
+
+
+def test_the_assumed_decision_is_the_expression_as_it_came_out():
+    assert draftexport.negated("Eq(u0, 1)") == "Ne(u0, 1)"
+    assert draftexport.negated("Ne(u0, s3)") == "Eq(u0, s3)"
+    assert draftexport.negated("u0 > 64") == "u0 <= 64"
+    assert draftexport.negated("u0 <= 64") == "u0 > 64"
+    assert draftexport.negated("u0 + 1 > Max(2, s1)") == "Not(u0 + 1 > Max(2, s1))"
+    assert draftexport._matching("Ne(u0, 1)", ["Ne(u0,1)", "u1 >= 0"]) == ["Ne(u0,1)"]
+    assert draftexport._matching("u0 <= 64", ["u1 >= 0", "Ne(u0, 65)"]) == ["Ne(u0, 65)"]
+    assert draftexport._matching("u0 <= 64", ["u1 >= 0"]) == []
+
+
+def test_the_workaround_for_a_mixture_of_experts_loop_is_the_other_implementation():
+    frames = [{"file": "modeling_x.py", "line": 3, "function": "forward", "code": "for expert_idx in expert_hit:"}]
+    text = draftexport.workaround({"file": "modeling_x.py", "line": 4, "function": "forward",
+                                   "code": "top_x = torch.where(mask)"}, frames)
+    assert 'experts_implementation="batched_mm"' in text
+    assert draftexport.workaround({"code": "n = int(x.sum())"}).startswith("torch._check(...)")
