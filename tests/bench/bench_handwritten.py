@@ -22,11 +22,16 @@ tests/realmodels/tinymodels.py:llama) or `qwen05b` (Qwen2.5-0.5B's sizes, random
 tests/bench/benchmodels.py:qwen05b; minutes a round). Quick mode (default, for CI):
 1 round. Full mode: DIMSCOPE_BENCH_FULL=1, 7 rounds. DIMSCOPE_BENCH_N=K sets the rounds.
 The CLI: argv[1], else $DIMSCOPE_CLI, else build/app/dimscope-cli.
+Before/after a change: DIMSCOPE_BENCH_BASELINE_CLI=PATH adds the side `baseline`, that
+CLI run the same way in the same rotation (an installed copy of the code before the change:
+PATH/../share/dimscope/python is the worker it runs), and the ratio dimscope/baseline.
 
 Prints one JSON line: per side the times, median, min and max; the ratios
-dimscope/floor and dimscope/shared-floor (of the medians); the torch.export calls per
-program dimscope made (its --json report); where dimscope's time went (per stage, from
-the times its progress lines arrived); the bytes each side wrote; each side's CPU time (its process tree's, user + system: a
+dimscope/floor and dimscope/shared-floor (of the medians, and of the fastest runs); the
+torch.export calls per program dimscope made (its --json report); where dimscope's time
+went (per stage, from the times its progress lines arrived, and the worker's own phase
+timings per program from its --json report; an archive's fresh-process check is one,
+given with each program); the bytes each side wrote; each side's CPU time (its process tree's, user + system: a
 check on the wall times when the machine is shared, not the measure); the machine. Exits 1
 when a side fails, or (tiny Llama) when a program took more than one torch.export call,
 and in full mode when a target is missed: tiny Llama, dimscope/floor <= 1.0; qwen05b,
@@ -169,20 +174,28 @@ def measure(cli, name, model, rounds, full, tmp):
                                "sys.path.insert(0, %r); import handwritten_export as h; "
                                "print(torch.__version__, transformers.__version__, h.has_archive_format())" % HERE],
                               check=True, stdout=subprocess.PIPE, text=True).stdout.split()
-    sides = ["dimscope", "floor"] + (["shared_floor"] if versions[-1] == "True" else [])
+    baseline = os.environ.get("DIMSCOPE_BENCH_BASELINE_CLI")
+    sides = ["dimscope"] + (["baseline"] if baseline else []) + ["floor"] + (
+        ["shared_floor"] if versions[-1] == "True" else [])
     flags = {"floor": (), "shared_floor": ("--shared",)}
     times = {side: [] for side in sides}
     cpu_times = {side: [] for side in sides}
     written = {side: [] for side in sides}
-    stage_times, traces, failed, programs = {}, [], [], 0
+    stage_times, worker_times, traces, failed, programs, baseline_traces = {}, {}, [], [], 0, None
     for r in range(rounds):
         order = sides[r % len(sides):] + sides[:r % len(sides)]
         for side in order:
             out = tempfile.mkdtemp(dir=tmp)
-            if side == "dimscope":
+            if side == "baseline":
+                seconds, cpu, report, _ = run_dimscope(baseline, model["ref"], capture, out)
+                baseline_traces = [p["torch_export_calls"] for p in report["programs"]]
+            elif side == "dimscope":
                 seconds, cpu, report, stages = run_dimscope(cli, model["ref"], capture, out)
                 for stage, s in stages.items():
                     stage_times.setdefault(stage, []).append(s)
+                for p in report["programs"]:
+                    for phase, s in (p.get("timings") or {}).items():
+                        worker_times.setdefault("%s.%s" % (p.get("program") or "model", phase), []).append(s)
                 traces = [p["torch_export_calls"] for p in report["programs"]]
                 failed = report.get("failed_torch_export_calls") or []
                 programs = len(report["programs"])
@@ -196,6 +209,8 @@ def measure(cli, name, model, rounds, full, tmp):
             shutil.rmtree(out)
     medians = {side: statistics.median(t) for side, t in times.items()}
     ratios = {side: round(medians["dimscope"] / medians[side], 3) for side in sides[1:]}
+    # The fastest run of each side: on a machine others share, the least disturbed one.
+    min_ratios = {side: round(min(times["dimscope"]) / min(times[side]), 3) for side in sides[1:]}
     cpu_medians = {side: statistics.median(t) for side, t in cpu_times.items()}
     targets = {side: {"target": limit, "ratio": ratios.get(side),
                       "met": None if side not in ratios else ratios[side] <= limit}
@@ -206,6 +221,9 @@ def measure(cli, name, model, rounds, full, tmp):
         "times": {side: summary(t) for side, t in times.items()},
         "ratio_dimscope_over_floor": ratios.get("floor"),
         "ratio_dimscope_over_shared_floor": ratios.get("shared_floor"),
+        "ratio_dimscope_over_baseline": ratios.get("baseline"),
+        "baseline_torch_export_calls_per_program": baseline_traces,
+        "ratios_of_min_times": min_ratios,
         "cpu_times": {side: summary(t) for side, t in cpu_times.items()},
         "cpu_ratios": {side: round(cpu_medians["dimscope"] / cpu_medians[side], 3) for side in sides[1:]},
         "targets": {side: dict(t, met={True: "met", False: "MISSED", None: "not measured"}[t["met"]])
@@ -213,6 +231,7 @@ def measure(cli, name, model, rounds, full, tmp):
         "dimscope_programs": programs, "torch_export_calls_per_program": traces,
         "failed_torch_export_calls": failed,
         "dimscope_stage_median_s": {k: round(statistics.median(v), 3) for k, v in stage_times.items()},
+        "dimscope_worker_timings_median_s": {k: round(statistics.median(v), 3) for k, v in worker_times.items()},
         "written_bytes": {side: max(b) for side, b in written.items()},
         "machine": machine(), "torch": versions[-3], "transformers": versions[-2], "cli": cli}))
     if model["one_trace"] and not one_trace:
