@@ -37,11 +37,17 @@ QString ExportPrinter::dimsText(const ConstraintSet &set)
 }
 
 // Compiler-style lines (FILE:LINE: kind: expression, then the code), so that terminals
-// and editors link them; `indent` before each.
+// and editors link them; `indent` before each. The file name, the code and the
+// expression come from the model's files: each escaped, so none makes a line of its own.
 void ExportPrinter::printExplanations(QTextStream &s, const QVector<ShapeExplanation> &all, const QString &indent)
 {
-    for (const ShapeExplanation &e : all)
+    for (ShapeExplanation e : all) {
+        e.kind = TerminalText::escaped(e.kind);
+        e.expression = TerminalText::escaped(e.expression);
+        e.location.file = TerminalText::escaped(e.location.file);
+        e.location.code = TerminalText::escaped(e.location.code);
         s << indent << QString(e.toText()).replace(QLatin1String("\n"), QLatin1String("\n") + indent) << "\n";
+    }
 }
 
 void ExportPrinter::printRound(const ExportResult &r)
@@ -109,6 +115,9 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
                          if (changed)
                              m_out << "constraints now: " << dimsText(set) << "\n";
                      });
+    QObject::connect(&run, &ExportRun::draftExportStarted, &run, [this](int, int, const QString &why) {
+        m_out << "draft export: " << TerminalText::escaped(why) << "\n"; // quotes the model's file name
+    });
     QObject::connect(&run, &ExportRun::attemptFinished,
                      &run, [this](int, bool, const QString &why) {
                          // why may quote the worker's message (a save failure's cause): escaped.
@@ -120,6 +129,16 @@ void ExportPrinter::follow(ExportRun &run, const InterruptWatcher &interrupts)
 // when a dim the constraints made dynamic came out static (why it did).
 void ExportPrinter::printSuccessExplanations(const ExportResult &r, bool cameOutStatic)
 {
+    // What a draft export assumed is part of what the program serves: always shown.
+    QVector<ShapeExplanation> assumptions;
+    for (const ShapeExplanation &e : r.explanations)
+        if (e.kind == QLatin1String("assumption"))
+            assumptions.append(e);
+    if (r.draftExport && !m_explain) {
+        m_out << "\nassumptions (torch.export.draft_export decided data-dependent code as the example call did; "
+                 "the program rejects a call that decides it otherwise)" << (assumptions.isEmpty() ? ": none\n" : ":\n");
+        printExplanations(m_out, assumptions, QStringLiteral("  "));
+    }
     if (m_explain) {
         m_out << "\nexplain: torch's shape decisions on the dynamic dims and the model lines behind them"
               << (r.explanations.isEmpty() ? ": none\n" : ":\n");

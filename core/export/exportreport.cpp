@@ -48,6 +48,8 @@ QJsonObject programJson(const ExportResult &r)
                        {QStringLiteral("example_call"), r.exampleCall},
                        {QStringLiteral("device"), r.device}, {QStringLiteral("strict"), r.strict},
                        {QStringLiteral("explanations"), explanationsJson(r.explanations)},
+                       // traced with torch.export.draft_export: its assumptions are in explanations
+                       {QStringLiteral("draft_export"), r.draftExport},
                        {QStringLiteral("fresh_process"), r.freshProcess.toJson()},
                        // The worker's seconds per step (docs/worker-protocol.md); bench_probes
                        // reads verify and probe from here.

@@ -32,6 +32,8 @@ QJsonObject ExportRequest::toParams() const
         p.insert(QStringLiteral("probe"), true);
     if (probe && probeCap > 0)
         p.insert(QStringLiteral("probe_cap"), double(probeCap));
+    if (draftExport)
+        p.insert(QStringLiteral("draft_export"), true);
     if (!heldOut.isEmpty() && archiveProgram.isEmpty())
         p.insert(QStringLiteral("held_out"), QDir(heldOut).absolutePath());
     if (!archiveProgram.isEmpty())

@@ -39,6 +39,9 @@ struct ExportRequest {
     // probe_cap); 0: the worker's default (max_position_embeddings, else 4x the largest
     // recorded size).
     qint64 probeCap = 0;
+    // Trace with torch.export.draft_export (torch 2.7+): the fix loop's route past
+    // data-dependent model code (docs/worker-protocol.md, "Draft export").
+    bool draftExport = false;
 
     QJsonObject toParams() const;
     // The request both front ends send: the model, the capture file, the .pt2 to

@@ -131,6 +131,7 @@ ShapeExplanation ShapeExplanation::fromJson(const QJsonObject &o)
     x.dims = strings(o.value(QLatin1String("dims")));
     x.value = optInt(o.value(QLatin1String("value")));
     x.reason = o.value(QLatin1String("reason")).toString();
+    x.assertion = o.value(QLatin1String("assertion")).toString();
     x.sources = sourcesFromJson(o.value(QLatin1String("sources")));
     x.location = SourceLocation::fromJson(o.value(QLatin1String("location")).toObject());
     const QJsonArray frames = o.value(QLatin1String("stack")).toArray();
@@ -178,7 +179,7 @@ QJsonObject ShapeExplanation::toJson() const
         frame.insert(QStringLiteral("library"), f.library);
         stackJson.append(frame);
     }
-    return QJsonObject{{QStringLiteral("kind"), kind},
+    QJsonObject o{{QStringLiteral("kind"), kind},
                        {QStringLiteral("expression"), expression},
                        {QStringLiteral("torch_expression"), torchExpression},
                        {QStringLiteral("dims"), QJsonArray::fromStringList(dims)},
@@ -187,6 +188,9 @@ QJsonObject ShapeExplanation::toJson() const
                        {QStringLiteral("sources"), sourcesJson},
                        {QStringLiteral("location"), location.isValid() ? QJsonValue(location.toJson()) : QJsonValue()},
                        {QStringLiteral("stack"), stackJson}};
+    if (kind == QLatin1String("assumption"))
+        o.insert(QStringLiteral("assertion"), assertion);
+    return o;
 }
 
 SourceLocation SourceLocation::fromJson(const QJsonObject &o)
@@ -297,6 +301,7 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.captureReused = r.value(QLatin1String("capture_reused")).toBool();
     x.timings = r.value(QLatin1String("timings")).toObject();
     x.freshProcess = FreshProcessCheck::fromJson(r.value(QLatin1String("fresh_process")).toObject());
+    x.draftExport = r.value(QLatin1String("draft_export")).toBool();
     x.heldOut = HeldOutReplay::fromJson(r.value(QLatin1String("held_out")));
     x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();

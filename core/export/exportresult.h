@@ -49,7 +49,7 @@ struct StackFrame {
 // Why torch made a Dim what it is (docs/worker-protocol.md, "explanations"): a fact
 // torch recorded while tracing the model, tied to the model's line that caused it.
 struct ShapeExplanation {
-    QString kind;            // specialized, range_narrowed, equality, guard
+    QString kind;            // specialized, range_narrowed, equality, guard; assumption (draft export)
     QString expression;      // in Dim names: "seq_len == 4", "n <= 16", "dx == dy"
     QString torchExpression; // torch's: "Eq(s27, 4)"
     QStringList dims;        // the Dim names (or LEAF.size(D) for unnamed dims) involved
@@ -58,6 +58,8 @@ struct ShapeExplanation {
     QVector<ViolationSource> sources; // the input leaves and dims
     SourceLocation location; // the user's line; invalid when torch gave none (0/1 at input)
     QVector<StackFrame> stack; // outermost first, ending at `location`
+    // assumption: the program's runtime assertion that checks it; empty when torch put none in.
+    QString assertion;
 
     // "specialized" -> "specialized", "range_narrowed" -> "range narrowed"
     QString kindText() const;
@@ -190,6 +192,8 @@ struct ExportResult {
     QVector<ProgramInput> inputs;
     QJsonObject timings;
     FreshProcessCheck freshProcess;
+    // Traced with torch.export.draft_export: its decisions are the `assumption` explanations.
+    bool draftExport = false;
     // The request's held-out calls, replayed in that check (a file of its own only).
     HeldOutReplay heldOut;
     // torch's shape decisions in this export (on failure: those before it failed)

@@ -85,6 +85,7 @@ void ExportRun::connectPipeline()
     connect(m_pipeline, &PhasedExport::roundFinished, this, &ExportRun::onRoundFinished);
     connect(m_pipeline, &PhasedExport::fixesApplied, this, &ExportRun::onFixesApplied);
     connect(m_pipeline, &PhasedExport::attemptFinished, this, &ExportRun::attemptFinished);
+    connect(m_pipeline, &PhasedExport::draftExportStarted, this, &ExportRun::draftExportStarted);
     connect(m_pipeline, &PhasedExport::finished, this, &ExportRun::onExportsFinished);
 }
 

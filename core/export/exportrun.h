@@ -52,6 +52,7 @@ signals:
     void fixesApplied(int attempt, int round, const QVector<dimscope::AppliedFix> &applied,
                       const QStringList &unapplied, const dimscope::ConstraintSet &constraints, bool changed);
     void attemptFinished(int attempt, bool exported, const QString &why);
+    void draftExportStarted(int attempt, int round, const QString &why);
     // The worker's part is over; the programs are read back next.
     void exportsFinished(const dimscope::PhasedExportOutcome &outcome);
     void finished(const dimscope::ExportReport &report);

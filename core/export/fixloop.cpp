@@ -22,6 +22,7 @@ void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier 
     m_apply = std::move(apply);
     m_rounds.clear();
     m_seen.clear();
+    m_workaround.clear();
     m_stopRequested = false;
     runRound();
 }
@@ -52,6 +53,8 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
                                 : QStringLiteral("exported after %1 rounds of fixes").arg(round - 1));
         return;
     }
+    if (onDataDependent(round, result))
+        return;
     QStringList fixes = result.failure.fixes;
     if (fixes.isEmpty() && m_fallback)
         fixes = m_fallback(result);
@@ -59,9 +62,13 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
         // The cause, so the user need not look for it in --json (save_failed: torch's
         // serializer's message). The first line only; the round's report has the rest.
         const QString cause = result.failure.message.trimmed().section(QLatin1Char('\n'), 0, 0);
-        finish(false, cause.isEmpty() ? QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind)
+        QString why = cause.isEmpty() ? QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind)
                                       : QStringLiteral("the export failed (%1) without suggested fixes: %2")
-                                            .arg(result.failure.kind, cause));
+                                            .arg(result.failure.kind, cause);
+        if (m_request.draftExport && !m_workaround.isEmpty())
+            why += QStringLiteral(" (traced with torch.export.draft_export; for the data-dependent code, the "
+                                  "workaround: %1)").arg(m_workaround);
+        finish(false, why);
         return;
     }
     if (round >= m_maxRounds) {
@@ -96,6 +103,46 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
         return;
     }
     runRound();
+}
+
+// torch stopped on data-dependent model code (the worker's `data_dependent`): the next
+// round traces with torch.export.draft_export where the worker's torch has it. Where it
+// has not, or a draft round stopped there too, the loop ends naming the documented
+// workaround the worker chose for the line. False: not such a failure, go on as usual.
+bool FixLoop::onDataDependent(int round, const ExportResult &result)
+{
+    const WorkerFailure &f = result.failure;
+    if (f.kind != QLatin1String("data_dependent") || m_maxRounds <= 1)
+        return false;
+    const QString at = f.source.isValid() ? QStringLiteral(" at %1:%2").arg(f.source.file).arg(f.source.line) : QString();
+    const QString expression = f.expression.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(f.expression);
+    const QString workaround = f.json.value(QLatin1String("workaround")).toString();
+    const QString advice = workaround.isEmpty() ? QString() : QStringLiteral("; workaround: ") + workaround;
+    if (m_request.draftExport) {
+        finish(false, QStringLiteral("torch.export.draft_export stopped on data-dependent code%1%2 too%3")
+                          .arg(at, expression, advice));
+        return true;
+    }
+    if (!f.json.value(QLatin1String("draft_export_available")).toBool()) {
+        finish(false, QStringLiteral("torch stopped on data-dependent code%1%2, and this torch has no "
+                                     "torch.export.draft_export (torch 2.7+) to export past it%3")
+                          .arg(at, expression, advice));
+        return true;
+    }
+    if (round >= m_maxRounds)
+        return false;
+    m_workaround = workaround;
+    m_request.draftExport = true;
+    emit draftExportStarted(round, QStringLiteral("torch stopped on data-dependent code%1%2; the next round traces "
+                                                  "with torch.export.draft_export, which decides it as the example "
+                                                  "call does and puts a runtime assertion for it into the program")
+                                       .arg(at, expression));
+    if (m_stopRequested) {
+        finish(false, QStringLiteral("stopped"));
+        return true;
+    }
+    runRound();
+    return true;
 }
 
 void FixLoop::finish(bool success, const QString &why)

@@ -17,7 +17,8 @@ namespace dimscope {
 class ExportClient;
 
 // export -> suggested fixes -> apply -> re-export, until the export succeeds or a
-// round changes nothing. Knows nothing about constraint sets: the caller passes how
+// round changes nothing. Where torch stops on data-dependent model code, the next
+// rounds trace with torch.export.draft_export (docs/worker-protocol.md, "Draft export"). Knows nothing about constraint sets: the caller passes how
 // to build the current spec and how to apply fix lines (with the shapes module's
 // SuggestedFixApplier on its ConstraintSet), so the loop also serves the GUI.
 class FixLoop : public QObject
@@ -47,6 +48,9 @@ signals:
     void roundStarted(int round);
     void roundFinished(int round, const dimscope::ExportResult &result);
     void fixesApplied(int round, const QStringList &fixes);
+    // Round `round` stopped on data-dependent model code; the next rounds trace with
+    // torch.export.draft_export. why: where torch stopped and what the draft export does.
+    void draftExportStarted(int round, const QString &why);
     // success: the last round exported and verified. why: the reason it stopped.
     void finished(bool success, const QString &why);
 
@@ -54,6 +58,7 @@ private:
     void runRound();
     void onExportFinished(int id, const dimscope::ExportResult &result);
     void finish(bool success, const QString &why);
+    bool onDataDependent(int round, const ExportResult &result);
 
     QPointer<ExportClient> m_client;
     ExportRequest m_request;
@@ -62,6 +67,7 @@ private:
     FallbackFixes m_fallback;
     QVector<ExportResult> m_rounds;
     QJsonObject m_lastSpec;
+    QString m_workaround; // for the data-dependent code draft_export was tried on
     QSet<QByteArray> m_seen; // the spec and fixes of each round: a repeat is a cycle
     int m_maxRounds = 8;
     int m_requestId = -1;

@@ -88,6 +88,11 @@ PhasedExport::PhasedExport(ExportClient *client, QObject *parent)
     connect(m_loop, &FixLoop::roundFinished, this,
             [this](int round, const ExportResult &r) { emit roundFinished(m_attempt, round, r); });
     connect(m_loop, &FixLoop::finished, this, &PhasedExport::onAttemptFinished);
+    connect(m_loop, &FixLoop::draftExportStarted, this, [this](int round, const QString &why) {
+        m_draftExportSince = m_current.calls.isEmpty() ? QStringLiteral("every call")
+                                                       : QStringLiteral("calls ") + ExportPhases::callsText(m_current.calls);
+        emit draftExportStarted(m_attempt, round, why);
+    });
     connect(client, &ExportClient::requestResult, this, [this](int id, const QString &, const QJsonObject &result) {
         onArchiveWritten(id, result);
         onContinuationSynthesized(id, result);
@@ -114,6 +119,7 @@ void PhasedExport::start(const Capture &capture, const ConstraintSet &constraint
     m_pass = 0;
     m_servedBeforePass = 0;
     m_tried.clear();
+    m_draftExportSince.clear();
     m_stopRequested = false;
     m_archiveWritten = false;
     m_writeRequest = -1;
@@ -212,6 +218,12 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     request.call = attempt.calls.isEmpty() ? m_currentExampleCall
                                            : attempt.calls.value(m_currentExampleCall, attempt.calls.first());
     m_loop->setMaxRounds(m_options.fixLoop ? m_options.maxRounds : 1);
+    // The model's data-dependent code is the same in every phase: no plain trace that stops there again.
+    request.draftExport = m_options.fixLoop && !m_draftExportSince.isEmpty();
+    if (request.draftExport)
+        emit draftExportStarted(m_attempt, 0, QStringLiteral("traced with torch.export.draft_export from the first "
+                                                             "round: the export for %1 stopped on data-dependent code")
+                                                  .arg(m_draftExportSince));
     auto spec = [this]() { return JsonSpecEmitter::document(m_currentCapture, m_current.constraints, m_currentExampleCall); };
     // Where torch states a guard but no fix: the range, or the relation every call of
     // the phase has, under which the guard holds (GuardFixes), noted for the log.

@@ -91,6 +91,9 @@ signals:
     void fixesApplied(int attempt, int round, const QStringList &applied, const QStringList &unapplied,
                       const dimscope::ConstraintSet &constraints, bool changed);
     void attemptFinished(int attempt, bool exported, const QString &why);
+    // The attempt's rounds from `round` + 1 on trace with torch.export.draft_export
+    // (FixLoop::draftExportStarted; round 0: from its first, as an earlier attempt needed it).
+    void draftExportStarted(int attempt, int round, const QString &why);
     void finished(const dimscope::PhasedExportOutcome &outcome);
 
 private:
@@ -144,6 +147,8 @@ private:
     int m_servedBeforePass = 0;
     QVector<QPair<QVector<int>, ConstraintSet>> m_tried; // each attempt's calls and constraints
     bool m_running = false;
+    // An attempt stopped on data-dependent code: the later ones trace with draft_export at once.
+    QString m_draftExportSince;
     bool m_stopRequested = false;
     bool m_archiveWritten = false; // the run's one write_archive request was sent (or is not needed)
     int m_writeRequest = -1;       // its id while it runs

@@ -36,6 +36,7 @@ private slots:
     void withoutPhasesTheRejectedCallsAreListed();
     void decoderPhasesNeedOneTraceEach();
     void aRelationEveryCallSatisfiesBeatsASuggestedMinimum();
+    void dataDependentCodeIsExportedWithDraftExport();
 
 private:
     PhasedExportOutcome run(const PhasedExport::Options &options, const QString &output, QSignalSpy **attempts);
@@ -304,6 +305,81 @@ void TestPhasedExport::aRelationEveryCallSatisfiesBeatsASuggestedMinimum()
                                                      "this phase has %1 = %2 + 1, which keeps %1 >= 3 for %2 >= 2)")
                                           .arg(mask, past)),
              qPrintable(lines.first()));
+}
+
+// torch stops on a branch over a tensor's value (LongRoPE's `if seq_len > 64` on
+// `max(position_ids) + 1`, issue 20 item 3): the fix loop's next round traces with
+// torch.export.draft_export, whose decision is an `assumption` with the model's line and
+// the program's runtime assertion; where the worker's torch has no draft_export (2.6), the
+// attempt ends naming the workaround.
+void TestPhasedExport::dataDependentCodeIsExportedWithDraftExport()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString recordError = test::recordCapture(
+        dir.path(), QStringLiteral("longrope"),
+        QStringLiteral("import torch\n"
+                       "class LongRope(torch.nn.Module):\n"
+                       "    def forward(self, x, position_ids):\n"
+                       "        if torch.max(position_ids) + 1 > 64:\n"
+                       "            return x * 4.0\n"
+                       "        return x * 2.0\n"),
+        QStringLiteral("LongRope"), QStringLiteral("for n in (5, 8, 12):\n    m(torch.randn(n, 4), torch.arange(n))"),
+        dir.filePath(QStringLiteral("calls.safetensors")), 3);
+    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
+    QString error;
+    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+    QVERIFY2(capture, qPrintable(error));
+    const ConstraintSet inferred = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture)).constraints;
+
+    ExportClient client;
+    PhasedExport pipeline(&client);
+    QSignalSpy finished(&pipeline, &PhasedExport::finished);
+    QSignalSpy draft(&pipeline, &PhasedExport::draftExportStarted);
+    QSignalSpy attemptFinished(&pipeline, &PhasedExport::attemptFinished);
+    ExportRequest base;
+    base.model = dir.filePath(QStringLiteral("longrope.py:LongRope"));
+    base.capture = dir.filePath(QStringLiteral("calls.safetensors"));
+    base.output = dir.filePath(QStringLiteral("longrope.pt2"));
+    pipeline.start(*capture, inferred, base, PhasedExport::Options{});
+    QVERIFY(finished.wait(kTimeout));
+    client.shutdown();
+    const PhasedExportOutcome &outcome = pipeline.outcome();
+    QVERIFY(!outcome.rounds.isEmpty());
+    const WorkerFailure &first = outcome.rounds.first().failure;
+    QCOMPARE(first.kind, QStringLiteral("data_dependent"));
+    QCOMPARE(first.source.line, 4);
+    const QString modelFile = dir.filePath(QStringLiteral("longrope.py"));
+    if (!first.json.value(QLatin1String("draft_export_available")).toBool()) { // torch 2.6
+        QVERIFY(outcome.programs.isEmpty());
+        QCOMPARE(draft.count(), 0);
+        const QString why = attemptFinished.last().at(2).toString();
+        QVERIFY2(why.contains(QLatin1String("and this torch has no torch.export.draft_export (torch 2.7+)"))
+                     && why.contains(QLatin1String("workaround: torch.cond")),
+                 qPrintable(why));
+        return;
+    }
+    QVERIFY2(outcome.servesEveryCall(), qPrintable(outcome.summary()));
+    QCOMPARE(outcome.programs.size(), 1);
+    QCOMPARE(draft.count(), 1);
+    QVERIFY2(draft.first().at(2).toString().startsWith(
+                 QStringLiteral("torch stopped on data-dependent code at %1:4 (").arg(modelFile)),
+             qPrintable(draft.first().at(2).toString()));
+    const ExportedProgram &program = outcome.programs.first();
+    QCOMPARE(program.traces, 2); // the plain trace that stopped, then the draft export
+    QVERIFY(program.result.draftExport);
+    QVector<ShapeExplanation> assumptions;
+    for (const ShapeExplanation &e : program.result.explanations)
+        if (e.kind == QLatin1String("assumption"))
+            assumptions << e;
+    QCOMPARE(assumptions.size(), 1);
+    QCOMPARE(assumptions.first().location.file, modelFile);
+    QCOMPARE(assumptions.first().location.line, 4);
+    QVERIFY(!assumptions.first().assertion.isEmpty());
+    QVERIFY2(assumptions.first().expression.endsWith(QStringLiteral("runtime assertion: ") + assumptions.first().assertion),
+             qPrintable(assumptions.first().expression));
+    // As the --json report writes it.
+    QCOMPARE(assumptions.first().toJson().value(QLatin1String("assertion")).toString(), assumptions.first().assertion);
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestPhasedExport)
