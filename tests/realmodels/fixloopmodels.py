@@ -44,3 +44,18 @@ def falcon():
     torch.manual_seed(0)
     return _finish(FalconForCausalLM(FalconConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2,
                                                   num_attention_heads=4, **_TOKENS)))
+
+
+def phi3_longrope():
+    """LongRoPE (Phi-3's long-context rotary embedding): transformers picks the short or
+    the long factors with `if seq_len > original_max_position_embeddings`, where seq_len is
+    `torch.max(position_ids) + 1`, a value of a tensor: data-dependent code that
+    torch.export stops on. original_max_position_embeddings 64, so recorded calls stay below."""
+    from transformers import Phi3Config, Phi3ForCausalLM
+    torch.manual_seed(0)
+    half_head = 4  # head_dim 8 (hidden 32, 4 heads): one factor per rotary frequency
+    return _finish(Phi3ForCausalLM(Phi3Config(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=256, original_max_position_embeddings=64,
+        rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": [1.0] * half_head,
+                         "long_factor": [4.0] * half_head}, **_TOKENS)))

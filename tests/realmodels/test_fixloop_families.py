@@ -11,6 +11,10 @@
   past_len + 1, is tst_guardfixes' with the worker's exact text.)
 - Falcon: transformers builds its mask with vmap, whose trace torch cannot save; the
   worker exports with the index-based mask and says so, and the program is written.
+- Phi-3 with LongRoPE: torch stops on `if seq_len > original_max_position_embeddings`
+  (a value of position_ids); the loop exports with torch.export.draft_export, reports
+  the assumption with transformers' line and its runtime assertion, and the program
+  rejects a call that takes the other branch.
 Before these fixes each ended with no program (exit 1)."""
 
 import os
@@ -106,3 +110,46 @@ def test_falcon_vmap_mask_is_exported_index_based_and_saved(workdir):
     assert "index-based mask instead (use_vmap=False" in result.stderr
     assert "every captured call (2) replays" in result.stdout, result.stdout[-3000:]
     assert out_file.is_file()
+
+
+def test_phi3_longrope_data_dependent_branch_is_exported_with_draft_export(workdir):
+    # Two generate() calls (prompts of 5 and 8, two new tokens each): a prefill and a decode
+    # phase. torch.export stops on LongRoPE's `if seq_len > original_max_position_embeddings`
+    # (a value of position_ids); the fix loop exports with torch.export.draft_export.
+    capture = workdir / "phi3.safetensors"
+    record("phi3_longrope", capture, (5, 8), 2)
+    report_file = workdir / "phi3.json"
+    result = export("phi3_longrope", capture, workdir / "phi3.pt2", "--json", str(report_file))
+    out = result.stdout
+    assert result.returncode == 0, out[-5000:] + result.stderr[-4000:]
+    assert "draft export: torch stopped on data-dependent code at " in out, out[-5000:]
+    assert "modeling_rope_utils.py:64 (Eq(u0, 1)); the next round traces with torch.export.draft_export" in out
+    assert "every captured call (4) replays" in out, out[-3000:]
+    # The assumption, with transformers' line and the runtime assertion, under every program.
+    listed = re.findall(r"^  (\S+modeling_rope_utils\.py:64): assumption: Eq\(u0, 1\) is False \(as on the example "
+                        r"call\); runtime assertion: Ne\(u0, 1\)\n      if seq_len > original_max_position_embeddings:",
+                        out, re.M)
+    import json
+    report = json.loads(report_file.read_text())
+    programs = report["programs"]
+    assert len(listed) == len(programs) >= 2, out[-5000:]
+    served = sorted(c for p in programs for c in p["calls"])
+    assert served == [0, 1, 2, 3], programs
+    for p in programs:
+        assert p["draft_export"] is True
+        assumptions = [e for e in p["explanations"] if e["kind"] == "assumption"]
+        assert [(a["location"]["line"], a["assertion"]) for a in assumptions] == [(64, "Ne(u0, 1)")], assumptions
+        assert assumptions[0]["location"]["file"].endswith("transformers/modeling_rope_utils.py")
+    # A call whose positions pass original_max_position_embeddings (64) takes the other
+    # branch: the program rejects it with its runtime assertion, never serves it with the
+    # short factors. (The probes keep the recorded positions, so they stay on this branch.)
+    import dimscope
+    from dimscope.capture import load_capture
+    decode = next(p for p in programs if 1 in p["calls"])
+    module = dimscope.load_program(decode["output"], name=decode["program"]).module()
+    args, kwargs = load_capture(capture).calls[1].call_arguments()
+    with torch.no_grad():
+        assert module(*args, **kwargs).logits.shape[1] == 1
+        kwargs["position_ids"] = kwargs["position_ids"] + 100
+        with pytest.raises(RuntimeError, match=r"Runtime assertion failed for expression Ne\(u0, 1\)"):
+            module(*args, **kwargs)
