@@ -6,7 +6,11 @@ as an `assumption` with the model's line; the program is verified like any other
 call that takes the other branch is rejected, never served with the other branch's
 numbers. Where this torch has no draft_export, the failure says which workaround applies."""
 
+import getpass
+import glob
 import inspect
+import os
+import tempfile
 
 import pytest
 import torch
@@ -31,6 +35,12 @@ class LongRope(torch.nn.Module):
 BRANCH_LINE = inspect.getsourcelines(LongRope.forward)[1] + 2
 SPEC = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "n", "min": 2, "max": 256}],
         "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "n"}}, "position_ids": {"tensor": {"0": "n"}}}}}
+
+
+def _torch_default_traces():
+    """The files in the folder draft_export writes its trace to when told nothing."""
+    folder = os.path.join(tempfile.gettempdir(), "export_" + getpass.getuser())
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 
 
 def call(n, start=0):
@@ -65,8 +75,12 @@ def test_the_plain_export_stops_and_names_the_line_and_the_workaround(capture, t
 def test_draft_export_reports_the_assumption_and_the_program_rejects_the_other_branch(capture, tmp_path):
     model, cap = capture
     logs = []
+    before = _torch_default_traces()
     result = exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "d.pt2"), draft_export=True,
                                  log=lambda text, stream=None: logs.append(text))
+    # draft_export's trace file went to a private folder, removed: none left in torch's default one.
+    assert _torch_default_traces() == before
+    assert not glob.glob(os.path.join(tempfile.gettempdir(), "dimscope-draft-trace-*"))
     assert result["draft_export"] is True
     assert [r["status"] for r in result["verification"]] == ["ok", "ok", "ok"]
     found = [e for e in result["explanations"] if e["kind"] == "assumption"]

@@ -47,12 +47,15 @@ def available():
 
 @contextlib.contextmanager
 def _private_trace_folder():
-    """draft_export writes its structured trace to a file under $TORCH_TRACE (default: a
+    """draft_export writes its structured trace to a file under $TORCH_DTRACE (default: a
     folder in the system's temporary folder, left behind): here a private folder,
     removed afterwards."""
+    import torch._logging._internal as internal
+
+    variable = getattr(internal, "DTRACE_ENV_VAR", "TORCH_DTRACE")
     folder = tempfile.mkdtemp(prefix="dimscope-draft-trace-")
-    previous = os.environ.get("TORCH_TRACE")
-    os.environ["TORCH_TRACE"] = folder
+    previous = os.environ.get(variable)
+    os.environ[variable] = folder
     try:
         # torch drops its trace handler without closing the file: not the user's warning.
         with warnings.catch_warnings():
@@ -63,9 +66,9 @@ def _private_trace_folder():
                 gc.collect()
     finally:
         if previous is None:
-            os.environ.pop("TORCH_TRACE", None)
+            os.environ.pop(variable, None)
         else:
-            os.environ["TORCH_TRACE"] = previous
+            os.environ[variable] = previous
         shutil.rmtree(folder, ignore_errors=True)
 
 
