@@ -210,3 +210,23 @@ def test_a_probe_one_program_rejects_is_tried_on_the_others_of_its_archive(tmp_p
     assert entries["phase2"]["probes_elsewhere"] == []
     assert any(line.startswith("range probes, program model: ") and line.endswith(
         " = 5 rejected, served by program phase2") for line in lines), lines
+
+
+class WritesIntoItsInput(torch.nn.Module):
+    """A static cache's update: the call's tensor `cache` is written in place."""
+
+    def forward(self, x, cache):
+        cache.index_copy_(1, torch.arange(x.shape[1]), x)
+        return cache * 2
+
+
+def test_a_program_that_writes_into_its_inputs_is_probed_on_copies():
+    # The tiny static-cache Llama's program keeps aten.index_copy_ in its graph with no
+    # mutation in its signature: probed on the call's own tensors, it wrote into the
+    # recorded cache and every later probe and the fresh-process check failed.
+    seq = torch.export.Dim("seq", min=2, max=8)
+    writes = torch.export.export(WritesIntoItsInput(), (torch.ones(2, 3), torch.zeros(2, 8)),
+                                 dynamic_shapes=({1: seq}, None), strict=False)
+    assert probes._mutates_inputs(writes)
+    pure = torch.export.export(Doubles(), (torch.ones(2, 3),), dynamic_shapes=({1: seq},), strict=False)
+    assert not probes._mutates_inputs(pure)

@@ -82,9 +82,27 @@ def _elements(tree):
 
 
 def _mutates_inputs(program):
-    """Whether the program writes into its user inputs (then it runs on copies, so the
-    eager model gets the probe's own values); unknown: it does."""
-    return bool(getattr(program.graph_signature, "user_inputs_to_mutate", True))
+    """Whether the program may write into its user inputs (then it runs on copies, so the
+    eager model and later probes get the probe's own values); unknown: it does. The
+    signature alone does not tell: a program torch did not functionalize keeps its
+    in-place ops in the graph with no mutation in the signature (a static cache's
+    `aten.index_copy_`: probes run on the call's own tensors wrote into the recorded
+    cache, and every later call and the fresh-process check failed)."""
+    import operator
+
+    if getattr(program.graph_signature, "user_inputs_to_mutate", True):
+        return True
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        schema = getattr(node.target, "_schema", None)
+        if schema is not None:
+            if schema.is_mutable:
+                return True
+        elif node.target is not operator.getitem and getattr(node.target, "__module__", None) not in ("_operator",
+                                                                                                      "math"):
+            return True  # a higher-order op or a Python function: it may mutate
+    return False
 
 
 def _run_probe(model, module, args, kwargs, compare, guards_suppressed, copy_inputs=True):
