@@ -14,6 +14,7 @@
 #include "recordedcapture.h"
 #include "inference/shapeinference.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <algorithm>
 #include <QProcess>
@@ -25,6 +26,18 @@ using namespace dimscope;
 
 namespace {
 constexpr int kTimeout = 300000;
+}
+
+// Records the calls of `script` on the model class `className` of `modelSource` into
+// DIR/calls.safetensors and reads the capture back; nothing and *error when either fails.
+static std::optional<Capture> recordedCapture(const QString &dir, const QString &module, const QString &modelSource,
+                                              const QString &className, const QString &script, int calls, QString *error)
+{
+    const QString file = QDir(dir).filePath(QStringLiteral("calls.safetensors"));
+    *error = test::recordCapture(dir, module, modelSource, className, script, file, calls);
+    if (!error->isEmpty())
+        return std::nullopt;
+    return CaptureReader::open(file, error);
 }
 
 class TestPhasedExport : public QObject
@@ -49,7 +62,8 @@ private:
 void TestPhasedExport::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    const QString recordError = test::recordCapture(
+    QString error;
+    const std::optional<Capture> capture = recordedCapture(
         m_dir.path(), QStringLiteral("branchy"),
         QStringLiteral("import torch\n"
                        "class Branchy(torch.nn.Module):\n"
@@ -57,11 +71,7 @@ void TestPhasedExport::initTestCase()
                        "        if x.shape[0] == 1:  # one row: a different computation, like a decode step\n"
                        "            return x * 2\n"
                        "        return x - x.mean(0, keepdim=True)\n"),
-        QStringLiteral("Branchy"), QStringLiteral("for n in (1, 4, 1, 5, 6):\n    m(torch.randn(n, 3))"),
-        m_dir.filePath(QStringLiteral("calls.safetensors")), 5);
-    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
-    QString error;
-    const std::optional<Capture> capture = CaptureReader::open(m_dir.filePath(QStringLiteral("calls.safetensors")), &error);
+        QStringLiteral("Branchy"), QStringLiteral("for n in (1, 4, 1, 5, 6):\n    m(torch.randn(n, 3))"), 5, &error);
     QVERIFY2(capture, qPrintable(error));
     m_capture = *capture;
     const InferenceResult inferred = ShapeInference::infer(m_capture, InferenceOptions::defaultsFor(m_capture));
@@ -174,7 +184,8 @@ void TestPhasedExport::decoderPhasesNeedOneTraceEach()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString recordError = test::recordCapture(
+    QString error;
+    const std::optional<Capture> capture = recordedCapture(
         dir.path(), QStringLiteral("decoder"),
         QStringLiteral("import torch\n"
                        "class Decoder(torch.nn.Module):\n"
@@ -187,11 +198,7 @@ void TestPhasedExport::decoderPhasesNeedOneTraceEach()
         QStringLiteral("for prompt in (5, 8):\n"
                        "    m(torch.ones(2, prompt, dtype=torch.long), torch.ones(2, prompt), torch.zeros(2, 0))\n"
                        "    for past in range(prompt, prompt + 3):\n"
-                       "        m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"),
-        dir.filePath(QStringLiteral("calls.safetensors")), 8);
-    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
-    QString error;
-    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+                       "        m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"), 8, &error);
     QVERIFY2(capture, qPrintable(error));
     const InferenceResult inferred = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture));
     QVERIFY(!inferred.hasErrors());
@@ -254,7 +261,8 @@ void TestPhasedExport::aRelationEveryCallSatisfiesBeatsASuggestedMinimum()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString recordError = test::recordCapture(
+    QString error;
+    const std::optional<Capture> capture = recordedCapture(
         dir.path(), QStringLiteral("step"),
         QStringLiteral("import torch\n"
                        "class Step(torch.nn.Module):\n"
@@ -265,11 +273,7 @@ void TestPhasedExport::aRelationEveryCallSatisfiesBeatsASuggestedMinimum()
                        "        return h\n"),
         QStringLiteral("Step"),
         QStringLiteral("for past in range(4, 8):\n"
-                       "    m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"),
-        dir.filePath(QStringLiteral("calls.safetensors")), 4);
-    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
-    QString error;
-    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+                       "    m(torch.ones(2, 1, dtype=torch.long), torch.ones(2, past + 1), torch.zeros(2, past))"), 4, &error);
     QVERIFY2(capture, qPrintable(error));
     ConstraintSet edited = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture)).constraints;
     const QString mask = edited.assignment(QStringLiteral("mask"), 1).dim;
@@ -316,7 +320,8 @@ void TestPhasedExport::dataDependentCodeIsExportedWithDraftExport()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString recordError = test::recordCapture(
+    QString error;
+    const std::optional<Capture> capture = recordedCapture(
         dir.path(), QStringLiteral("longrope"),
         QStringLiteral("import torch\n"
                        "class LongRope(torch.nn.Module):\n"
@@ -324,11 +329,7 @@ void TestPhasedExport::dataDependentCodeIsExportedWithDraftExport()
                        "        if torch.max(position_ids) + 1 > 64:\n"
                        "            return x * 4.0\n"
                        "        return x * 2.0\n"),
-        QStringLiteral("LongRope"), QStringLiteral("for n in (5, 8, 12):\n    m(torch.randn(n, 4), torch.arange(n))"),
-        dir.filePath(QStringLiteral("calls.safetensors")), 3);
-    QVERIFY2(recordError.isEmpty(), qPrintable(recordError));
-    QString error;
-    const std::optional<Capture> capture = CaptureReader::open(dir.filePath(QStringLiteral("calls.safetensors")), &error);
+        QStringLiteral("LongRope"), QStringLiteral("for n in (5, 8, 12):\n    m(torch.randn(n, 4), torch.arange(n))"), 3, &error);
     QVERIFY2(capture, qPrintable(error));
     const ConstraintSet inferred = ShapeInference::infer(*capture, InferenceOptions::defaultsFor(*capture)).constraints;
 
