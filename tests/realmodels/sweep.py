@@ -8,7 +8,7 @@ a table: built / generate ok / recorded / served, the failure class and its deci
 Run it through ``scripts/sweep-architectures`` (the sid runtime, the built CLI):
 
     scripts/sweep-architectures [--only llama,gpt2] [--limit N] [--jobs N]
-                                [--timeout S] [--work DIR] [--out docs/architectures.md]
+                                [--timeout S] [--work DIR] [--out docs/architectures.md] [--merge]
 
 Each architecture runs in its own interpreter (``sweep.py --worker TYPE``) under a
 timeout, so a crash or a hang is one row. The model the CLI's worker loads is a factory
@@ -450,6 +450,11 @@ def markdown(rows, header):
             header["nproc"], header["jobs"], header["timeout"], header["seconds"]),
         "- %d architectures, %d built, %d whose generate() runs; of those, %d (%.1f %%) record and export with "
         "every call served" % (t["architectures"], t["built"], t["generate_ok"], t["served_all"], t["percent"]),
+    ]
+    for rerun in header.get("reruns", []):
+        lines.append("- run again on %s (%.0f s): %s" % (rerun["stamp"], rerun["seconds"],
+                                                       ", ".join(rerun["architectures"])))
+    lines += [
         "",
         "| architecture | built | generate | recorded | served (programs) | failure | decisive line |",
         "|---|---|---|---|---|---|---|",
@@ -517,14 +522,43 @@ def sweep_main(args):
                   torch=torch.__version__, transformers=transformers.__version__, dimscope=dimscope_commit(),
                   nproc=os.cpu_count() or 0,
                   jobs=args.jobs, timeout=args.timeout, cli_args=args.cli_arg,
-                  seconds=round(time.monotonic() - started, 1), totals=totals(ordered))
+                  seconds=round(time.monotonic() - started, 1))
+    out = pathlib.Path(args.out) if args.out else work / "architectures.md"
+    if args.merge:
+        header, ordered = merged(out.with_suffix(".json"), header, ordered)
+    header["totals"] = totals(ordered)
     text = markdown(ordered, header)
     data = json.dumps(dict(header=header, rows=ordered), indent=1) + "\n"
-    out = pathlib.Path(args.out) if args.out else work / "architectures.md"
     write_atomically(out, text)
     write_atomically(out.with_suffix(".json"), data)
     print("sweep: %s and %s; %s" % (out, out.with_suffix(".json"), header["totals"]), flush=True)
     return 0
+
+
+def merged(previous_json, header, rows):
+    """The page `previous_json` holds with `rows` run again: the earlier header (its
+    date, machine and time are the whole sweep's) and rows in their order, each re-run
+    row replaced and stamped with this run's date and dimscope commit, listed in the
+    header's `reruns`. Refused when the earlier sweep ran on another torch or
+    transformers: a page states one pair of versions."""
+    try:
+        before = json.loads(pathlib.Path(previous_json).read_text())
+        old_header, old_rows = before["header"], before["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit("sweep: --merge needs the page's rows in %s: %s" % (previous_json, exc))
+    for key in ("torch", "transformers"):
+        if old_header.get(key) != header[key]:
+            raise SystemExit("sweep: %s holds a sweep on %s %s; this one runs %s: run the whole sweep again"
+                             % (previous_json, key, old_header.get(key), header[key]))
+    stamp = "%s, dimscope %s" % (header["date"], header["dimscope"])
+    fresh = {r["architecture"]: dict(r, rerun=stamp) for r in rows}
+    out = [fresh.pop(r["architecture"], r) for r in old_rows]
+    out.extend(fresh.values())
+    reruns = [r for r in old_header.get("reruns", []) if r.get("stamp") != stamp]
+    reruns.append(dict(stamp=stamp, architectures=[r["architecture"] for r in rows], seconds=header["seconds"]))
+    merged_header = dict(old_header, reruns=reruns)
+    merged_header.pop("totals", None)
+    return merged_header, out
 
 
 def parse(argv):
@@ -535,6 +569,8 @@ def parse(argv):
     p.add_argument("--timeout", type=int, default=300, help="seconds per architecture (default 300)")
     p.add_argument("--work", help="folder for captures, exports and logs (default: a new temporary folder)")
     p.add_argument("--out", help="the Markdown page (a .json of the rows beside it); default WORK/architectures.md")
+    p.add_argument("--merge", action="store_true",
+                   help="fold this run's rows into the page --out names (its .json), keeping the other rows")
     p.add_argument("--cli", default=os.environ.get("DIMSCOPE_CLI", ""), help="dimscope-cli (default $DIMSCOPE_CLI)")
     p.add_argument("--cli-arg", action="append", default=[], help="one more argument for dimscope-cli export")
     p.add_argument("--worker", help=argparse.SUPPRESS)

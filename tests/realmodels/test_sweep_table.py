@@ -83,3 +83,37 @@ def test_an_encoder_family_lm_head_is_made_a_decoder():
     # BERT's causal-LM head in the mapping is a decoder; its default config says it is not.
     cfg = sweep.tiny_config("bert")
     assert cfg.is_decoder is True and (cfg.num_hidden_layers, cfg.hidden_size) == (2, 64)
+
+
+def _page(tmp_path, rows, torch_version="2.14"):
+    header = dict(date="2026-11-27 07:15 UTC", torch=torch_version, transformers="5.12.1", dimscope="aaaa", nproc=2,
+                  jobs=2, timeout=300, cli_args=[], seconds=3300.0)
+    path = tmp_path / "architectures.json"
+    path.write_text(json.dumps(dict(header=dict(header, totals=sweep.totals(rows)), rows=rows)))
+    return path, header
+
+
+def test_a_rerun_replaces_its_rows_and_keeps_the_others_in_order(tmp_path):
+    def row(name, failure=""):
+        return dict(architecture=name, built=True, generate=True, recorded=True, calls=8,
+                    served=8 if not failure else 0, programs=2, failure=failure, line="x" if failure else "")
+    path, header = _page(tmp_path, [row("afmoe", "export_failed"), row("llama"), row("mixtral", "export_failed")])
+    now = dict(header, date="2026-11-27 09:00 UTC", dimscope="bbbb", seconds=80.0)
+    merged_header, rows = sweep.merged(path, now, [row("mixtral"), row("afmoe")])
+    assert [r["architecture"] for r in rows] == ["afmoe", "llama", "mixtral"]
+    assert [r["failure"] for r in rows] == ["", "", ""]
+    assert rows[0]["rerun"] == "2026-11-27 09:00 UTC, dimscope bbbb" and "rerun" not in rows[1]
+    # The page keeps the whole sweep's date, machine and time, and says what ran again.
+    assert merged_header["date"] == "2026-11-27 07:15 UTC" and merged_header["seconds"] == 3300.0
+    merged_header["totals"] = sweep.totals(rows)
+    page = sweep.markdown(rows, merged_header)
+    assert "- run again on 2026-11-27 09:00 UTC, dimscope bbbb (80 s): mixtral, afmoe" in page
+    assert "of those, 3 (100.0 %) record and export" in page
+
+
+def test_a_rerun_on_another_torch_is_refused(tmp_path):
+    path, header = _page(tmp_path, [], torch_version="2.6")
+    with pytest.raises(SystemExit, match="torch 2.6; this one runs 2.14"):
+        sweep.merged(path, dict(header, torch="2.14"), [])
+    with pytest.raises(SystemExit, match="--merge needs the page's rows"):
+        sweep.merged(tmp_path / "missing.json", header, [])
