@@ -51,6 +51,13 @@ TOKEN_IDS = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_t
 # Sub-configs shrunk the same way (a multimodal type's text model).
 NESTED = ("text_config",)
 
+# The kinds of generating model the sweep covers (--kind): the Auto mapping it walks, the
+# Auto class that builds each entry, and the page's section title.
+KINDS = {
+    "causal": ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "AutoModelForCausalLM", "Causal LMs"),
+    "seq2seq": ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "AutoModelForSeq2SeqLM", "Encoder-decoders"),
+}
+
 FAILURE_CLASSES = ("build_failed", "generate_failed", "record_failed", "export_failed", "not_all_served",
                    "export_not_ok", "timeout", "crashed")
 
@@ -90,7 +97,7 @@ def _per_layer_lists(values, out):
         out[k] = [TINY["ffn"]] * len(picked) if k in FFN else picked
 
 
-def shrink(values):
+def shrink(values, kind="causal"):
     """Overrides that make the config dict `values` tiny: only the common fields it has."""
     out = {}
 
@@ -108,12 +115,15 @@ def shrink(values):
     put(EXPERTS, TINY["experts"])
     put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
     put(("n_groups", "mamba_n_groups"), 1)
-    if "is_decoder" in values:
+    if "is_decoder" in values and kind == "causal":
         out["is_decoder"] = True  # a causal LM is the decoder (BERT-like and Reformer LM heads refuse otherwise)
     if isinstance(values.get("head_dim"), int):
         # A state-space model's heads span hidden * expand (Mamba-2's check).
         expand = values.get("expand") if isinstance(values.get("expand"), int) else 1
         out["head_dim"] = TINY["hidden"] * expand // TINY["heads"]
+    if isinstance(values.get("rotary_dim"), int):
+        # Rotary embedding over part of a head (GPT-J, CodeGen): at most the tiny head size.
+        out["rotary_dim"] = TINY["hidden"] // TINY["heads"]
     for k in POSITIONS:
         if isinstance(values.get(k), int):
             out[k] = TINY["positions"]
@@ -125,29 +135,29 @@ def shrink(values):
     for k in NESTED:
         if isinstance(values.get(k), dict):
             nested = dict(values[k])
-            nested.update(shrink(nested))
+            nested.update(shrink(nested, kind))
             out[k] = nested
     return out
 
 
-def tiny_config(model_type):
+def tiny_config(model_type, kind="causal"):
     """The type's default config with the common fields made tiny (transformers only,
     never remote code)."""
     from transformers import AutoConfig
 
     default = AutoConfig.for_model(model_type)
-    return AutoConfig.for_model(model_type, **shrink(default.to_dict()))
+    return AutoConfig.for_model(model_type, **shrink(default.to_dict(), kind))
 
 
-def build_model(model_type):
-    """The seeded tiny model of `model_type` (seed 0), in eval mode: the same weights in
-    the recording process and in the CLI's worker."""
+def build_model(model_type, kind="causal"):
+    """The seeded tiny model of `model_type` (seed 0) built by `kind`'s Auto class, in
+    eval mode: the same weights in the recording process and in the CLI's worker."""
     import torch
-    from transformers import AutoModelForCausalLM
+    import transformers
 
-    config = tiny_config(model_type)
+    config = tiny_config(model_type, kind)
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config, trust_remote_code=False)
+    model = getattr(transformers, KINDS[kind][1]).from_config(config, trust_remote_code=False)
     return model.eval()
 
 
@@ -158,14 +168,14 @@ import sweep
 
 
 def make():
-    return sweep.build_model({model_type!r})
+    return sweep.build_model({model_type!r}, {kind!r})
 '''
 
 
-def write_factory(folder, model_type):
+def write_factory(folder, model_type, kind):
     name = "arch_" + re.sub(r"\W", "_", model_type) + ".py"
     path = pathlib.Path(folder) / name
-    path.write_text(FACTORY.format(model_type=model_type, here=str(HERE)))
+    path.write_text(FACTORY.format(model_type=model_type, kind=kind, here=str(HERE)))
     return path
 
 
@@ -269,10 +279,13 @@ def prompt(length):
 
 
 def run_generate(model):
+    # An encoder-decoder's first decoder token: transformers 5 keeps it in the generation
+    # config, which a config built from defaults may leave empty (T5).
+    start = dict(decoder_start_token_id=TOKEN_IDS["decoder_start_token_id"]) if model.config.is_encoder_decoder else {}
     for length in PROMPT_LENGTHS:
         ids, mask = prompt(length)
         model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
-                       do_sample=False, pad_token_id=0)
+                       do_sample=False, pad_token_id=0, **start)
 
 
 class Row(dict):
@@ -282,17 +295,17 @@ class Row(dict):
         return self
 
 
-def work_one(model_type, folder, cli, cli_args, save):
+def work_one(model_type, kind, folder, cli, cli_args, save):
     """Builds, records and exports one architecture; `save(row)` after each stage so
     that the parent knows how far a worker that was killed got."""
     import torch
     from dimscope.capture import InputRecorder
 
-    row = Row(architecture=model_type, built=False, generate=False, recorded=False, calls=0, served=0,
+    row = Row(architecture=model_type, kind=kind, built=False, generate=False, recorded=False, calls=0, served=0,
               programs=0, failure="", line="", seconds={})
     started = time.monotonic()
     try:
-        model = build_model(model_type)
+        model = build_model(model_type, kind)
         row["built"] = True
     except Exception as exc:  # noqa: BLE001 - one row per architecture, whatever failed
         return row.fail("build_failed", exception_line(exc))
@@ -324,12 +337,12 @@ def work_one(model_type, folder, cli, cli_args, save):
     finally:
         row["seconds"]["generate+record"] = round(time.monotonic() - started, 1)
         save(row)
-    return export_one(row, model_type, folder, capture, cli, cli_args)
+    return export_one(row, model_type, kind, folder, capture, cli, cli_args)
 
 
-def export_one(row, model_type, folder, capture, cli, cli_args):
+def export_one(row, model_type, kind, folder, capture, cli, cli_args):
     folder = pathlib.Path(folder)
-    factory = write_factory(folder, model_type)
+    factory = write_factory(folder, model_type, kind)
     report_path = folder / "export.json"
     started = time.monotonic()
     done = subprocess.run([cli, "export", "--model", "%s:make" % factory, "--capture", str(capture), "--fix-loop",
@@ -359,7 +372,7 @@ def export_one(row, model_type, folder, capture, cli, cli_args):
     return row
 
 
-def worker_main(model_type, folder, cli, cli_args):
+def worker_main(model_type, kind, folder, cli, cli_args):
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     result = folder / "row.json"
@@ -369,20 +382,21 @@ def worker_main(model_type, folder, cli, cli_args):
         tmp.write_text(json.dumps(row))
         os.replace(tmp, result)
 
-    save(work_one(model_type, folder, cli, cli_args, save))
+    save(work_one(model_type, kind, folder, cli, cli_args, save))
     return 0
 
 
 # ------------------------------------------------------------------ the sweep (parent)
 
 
-def run_one(model_type, work, cli, cli_args, timeout):
+def run_one(model_type, kind, work, cli, cli_args, timeout):
     """One architecture in its own interpreter, in its own process group (killed whole on
     timeout); the row it saved last, or a timeout/crash row from where it got."""
-    folder = pathlib.Path(work) / re.sub(r"[^\w.-]", "_", model_type)
+    prefix = "" if kind == "causal" else kind + "-"
+    folder = pathlib.Path(work) / re.sub(r"[^\w.-]", "_", prefix + model_type)
     folder.mkdir(parents=True, exist_ok=True)
     command = [str(REPO / "scripts" / "torch-python"), str(pathlib.Path(__file__).resolve()), "--worker", model_type,
-               "--work", str(folder), "--cli", cli, *(["--cli-arg=" + a for a in cli_args])]
+               "--kind", kind, "--work", str(folder), "--cli", cli, *(["--cli-arg=" + a for a in cli_args])]
     started = time.monotonic()
     with open(folder / "worker.log", "w") as log:
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -395,7 +409,7 @@ def run_one(model_type, work, cli, cli_args, timeout):
     try:
         row = json.loads((folder / "row.json").read_text())
     except (OSError, ValueError):
-        row = dict(architecture=model_type, built=False, generate=False, recorded=False, calls=0, served=0,
+        row = dict(architecture=model_type, kind=kind, built=False, generate=False, recorded=False, calls=0, served=0,
                    programs=0, failure="", line="", seconds={})
     row["seconds"]["total"] = round(time.monotonic() - started, 1)
     if rc is None:
@@ -432,15 +446,24 @@ def yes(flag):
     return "yes" if flag else "no"
 
 
+SECTION_INTRO = {
+    "causal": "Every entry of transformers' `MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`, built tiny from its type's default "
+              "config (2 layers, hidden 64, 4 heads, vocabulary 1000, seed 0), two `generate()` calls (batch 2, left "
+              "padding, prompts of 5 and 8 tokens, 4 new tokens) recorded with `InputRecorder`, then one "
+              "`dimscope-cli export --fix-loop`.",
+    "seq2seq": "Every entry of `MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES`, built with `AutoModelForSeq2SeqLM` from "
+               "the same tiny config, two `generate()` calls on encoder prompts (batch 2, left padding, 5 and 8 "
+               "tokens, 4 new tokens), recorded and exported the same way. Speech and audio entries need audio "
+               "features, not token ids: their `generate()` on a text prompt fails, and they count as not running.",
+}
+
+
 def markdown(rows, header):
-    t = header["totals"]
     lines = [
-        "# Causal-LM architectures: the sweep",
+        "# Text-generation architectures: the sweep",
         "",
-        "Every entry of transformers' `MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`, built tiny from its type's default config "
-        "(2 layers, hidden 64, 4 heads, vocabulary 1000, seed 0), two `generate()` calls (batch 2, left padding, "
-        "prompts of 5 and 8 tokens, 4 new tokens) recorded with `InputRecorder`, then one "
-        "`dimscope-cli export --fix-loop` (tests/realmodels/sweep.py, `scripts/sweep-architectures`).",
+        "Made by tests/realmodels/sweep.py (`scripts/sweep-architectures`); each architecture is built, recorded "
+        "and exported in its own interpreter under a timeout.",
         "",
         "- date: %s" % header["date"],
         "- torch %s, transformers %s, dimscope %s, `dimscope-cli export` arguments added: %s" % (
@@ -448,13 +471,26 @@ def markdown(rows, header):
             " ".join(header["cli_args"]) or "none"),
         "- machine: %d CPUs (nproc), %d job(s) at once, %d s timeout per architecture, %.0f s in all" % (
             header["nproc"], header["jobs"], header["timeout"], header["seconds"]),
-        "- %d architectures, %d built, %d whose generate() runs; of those, %d (%.1f %%) record and export with "
-        "every call served" % (t["architectures"], t["built"], t["generate_ok"], t["served_all"], t["percent"]),
     ]
     for rerun in header.get("reruns", []):
-        lines.append("- run again on %s (%.0f s): %s" % (rerun["stamp"], rerun["seconds"],
-                                                       ", ".join(rerun["architectures"])))
-    lines += [
+        lines.append("- rows from a later run on %s (%d job(s), %.0f s): %s" % (
+            rerun["stamp"], rerun.get("jobs", 1), rerun["seconds"], ", ".join(rerun["architectures"])))
+    for kind in KINDS:
+        of_kind = [r for r in rows if r.get("kind", "causal") == kind]
+        if of_kind:
+            lines += [""] + section(kind, of_kind)
+    return "\n".join(lines) + "\n"
+
+
+def section(kind, rows):
+    t = totals(rows)
+    lines = [
+        "## %s" % KINDS[kind][2],
+        "",
+        SECTION_INTRO[kind],
+        "",
+        "%d architectures, %d built, %d whose generate() runs; of those, %d (%.1f %%) record and export with "
+        "every call served." % (t["architectures"], t["built"], t["generate_ok"], t["served_all"], t["percent"]),
         "",
         "| architecture | built | generate | recorded | served (programs) | failure | decisive line |",
         "|---|---|---|---|---|---|---|",
@@ -464,7 +500,7 @@ def markdown(rows, header):
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             cell(r["architecture"]), yes(r.get("built")), yes(r.get("generate")), yes(r.get("recorded")), served,
             r.get("failure") or "", cell(r.get("line") or "")))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_atomically(path, text):
@@ -480,14 +516,15 @@ def write_atomically(path, text):
         raise
 
 
-def architectures(only, limit):
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+def architectures(kind, only, limit):
+    from transformers.models.auto import modeling_auto
 
-    names = list(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+    mapping = getattr(modeling_auto, KINDS[kind][0])
+    names = list(mapping)
     if only:
-        unknown = [n for n in only if n not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES]
+        unknown = [n for n in only if n not in mapping]
         if unknown:
-            raise SystemExit("sweep: not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES: %s" % ", ".join(unknown))
+            raise SystemExit("sweep: not in %s: %s" % (KINDS[kind][0], ", ".join(unknown)))
         names = [n for n in names if n in only]
     return names[:limit] if limit else names
 
@@ -504,14 +541,14 @@ def sweep_main(args):
     import torch
     import transformers
 
-    names = architectures([n for n in (args.only or "").split(",") if n], args.limit)
+    names = architectures(args.kind, [n for n in (args.only or "").split(",") if n], args.limit)
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="dimscope-sweep-"))
     work.mkdir(parents=True, exist_ok=True)
     print("sweep: %d architecture(s), work folder %s" % (len(names), work), flush=True)
     started = time.monotonic()
     rows = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_one, n, work, args.cli, args.cli_arg, args.timeout): n for n in names}
+        futures = {pool.submit(run_one, n, args.kind, work, args.cli, args.cli_arg, args.timeout): n for n in names}
         for future in concurrent.futures.as_completed(futures):
             row = future.result()
             rows[row["architecture"]] = row
@@ -526,13 +563,19 @@ def sweep_main(args):
     out = pathlib.Path(args.out) if args.out else work / "architectures.md"
     if args.merge:
         header, ordered = merged(out.with_suffix(".json"), header, ordered)
-    header["totals"] = totals(ordered)
+    header["totals"] = {kind: totals([r for r in ordered if r.get("kind", "causal") == kind])
+                        for kind in KINDS if any(r.get("kind", "causal") == kind for r in ordered)}
     text = markdown(ordered, header)
     data = json.dumps(dict(header=header, rows=ordered), indent=1) + "\n"
     write_atomically(out, text)
     write_atomically(out.with_suffix(".json"), data)
     print("sweep: %s and %s; %s" % (out, out.with_suffix(".json"), header["totals"]), flush=True)
     return 0
+
+
+def row_key(row):
+    """A row's place on the page: its kind and architecture (BART is in both mappings)."""
+    return row.get("kind", "causal"), row["architecture"]
 
 
 def merged(previous_json, header, rows):
@@ -551,11 +594,12 @@ def merged(previous_json, header, rows):
             raise SystemExit("sweep: %s holds a sweep on %s %s; this one runs %s: run the whole sweep again"
                              % (previous_json, key, old_header.get(key), header[key]))
     stamp = "%s, dimscope %s" % (header["date"], header["dimscope"])
-    fresh = {r["architecture"]: dict(r, rerun=stamp) for r in rows}
-    out = [fresh.pop(r["architecture"], r) for r in old_rows]
+    fresh = {row_key(r): dict(r, rerun=stamp) for r in rows}
+    out = [fresh.pop(row_key(r), r) for r in old_rows]
     out.extend(fresh.values())
     reruns = [r for r in old_header.get("reruns", []) if r.get("stamp") != stamp]
-    reruns.append(dict(stamp=stamp, architectures=[r["architecture"] for r in rows], seconds=header["seconds"]))
+    reruns.append(dict(stamp=stamp, architectures=[r["architecture"] for r in rows], seconds=header["seconds"],
+                       kind=rows[0].get("kind", "causal") if rows else "causal", jobs=header["jobs"]))
     merged_header = dict(old_header, reruns=reruns)
     merged_header.pop("totals", None)
     return merged_header, out
@@ -569,6 +613,8 @@ def parse(argv):
     p.add_argument("--timeout", type=int, default=300, help="seconds per architecture (default 300)")
     p.add_argument("--work", help="folder for captures, exports and logs (default: a new temporary folder)")
     p.add_argument("--out", help="the Markdown page (a .json of the rows beside it); default WORK/architectures.md")
+    p.add_argument("--kind", choices=sorted(KINDS), default="causal",
+                   help="which mapping to sweep: causal (the default) or seq2seq (encoder-decoders)")
     p.add_argument("--merge", action="store_true",
                    help="fold this run's rows into the page --out names (its .json), keeping the other rows")
     p.add_argument("--cli", default=os.environ.get("DIMSCOPE_CLI", ""), help="dimscope-cli (default $DIMSCOPE_CLI)")
@@ -583,7 +629,7 @@ def parse(argv):
 def main(argv=None):
     args = parse(argv if argv is not None else sys.argv[1:])
     if args.worker:
-        return worker_main(args.worker, args.work, args.cli, args.cli_arg)
+        return worker_main(args.worker, args.kind, args.work, args.cli, args.cli_arg)
     return sweep_main(args)
 
 

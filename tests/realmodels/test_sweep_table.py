@@ -107,7 +107,7 @@ def test_a_rerun_replaces_its_rows_and_keeps_the_others_in_order(tmp_path):
     assert merged_header["date"] == "2026-11-27 07:15 UTC" and merged_header["seconds"] == 3300.0
     merged_header["totals"] = sweep.totals(rows)
     page = sweep.markdown(rows, merged_header)
-    assert "- run again on 2026-11-27 09:00 UTC, dimscope bbbb (80 s): mixtral, afmoe" in page
+    assert "- rows from a later run on 2026-11-27 09:00 UTC, dimscope bbbb (2 job(s), 80 s): mixtral, afmoe" in page
     assert "of those, 3 (100.0 %) record and export" in page
 
 
@@ -117,3 +117,28 @@ def test_a_rerun_on_another_torch_is_refused(tmp_path):
         sweep.merged(path, dict(header, torch="2.14"), [])
     with pytest.raises(SystemExit, match="--merge needs the page's rows"):
         sweep.merged(tmp_path / "missing.json", header, [])
+
+
+def test_encoder_decoders_get_their_own_section_and_bart_is_in_both():
+    assert sweep.architectures("seq2seq", ["t5", "bart"], 0) == ["bart", "t5"]
+    with pytest.raises(SystemExit, match="not in MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES: llama"):
+        sweep.architectures("seq2seq", ["llama"], 0)
+    # An encoder-decoder stays one: only a causal LM head is made a decoder.
+    cfg = sweep.tiny_config("bart", "seq2seq")
+    assert not cfg.is_decoder and (cfg.encoder_layers, cfg.decoder_layers, cfg.d_model) == (2, 2, 64)
+    rows = [dict(architecture="bart", kind="causal", built=True, generate=True, recorded=True, calls=8, served=8,
+                 programs=2, failure="", line=""),
+            dict(architecture="bart", kind="seq2seq", built=True, generate=True, recorded=True, calls=8, served=5,
+                 programs=1, failure="not_all_served", line="why")]
+    header = dict(date="d", torch="2.14", transformers="5.12.1", nproc=2, jobs=1, timeout=300, cli_args=[],
+                  seconds=1.0)
+    page = sweep.markdown(rows, header)
+    causal, seq2seq = page.split("## Causal LMs")[1].split("## Encoder-decoders")
+    assert "| bart | yes | yes | yes | 8 of 8 (2) |  |  |" in causal and "of those, 1 (100.0 %)" in causal
+    assert "| bart | yes | yes | yes | 5 of 8 (1) | not_all_served | why |" in seq2seq and "of those, 0 (0.0 %)" in seq2seq
+
+
+def test_a_partial_rotary_dim_fits_the_tiny_head():
+    # CodeGen's default rotary_dim (64) is wider than a tiny head (16): generate() failed.
+    cfg = sweep.tiny_config("codegen")
+    assert cfg.rotary_dim == cfg.n_embd // cfg.n_head == 16
