@@ -40,7 +40,7 @@ BATCH = 2
 # The generic shrinking: common config fields (by their stored names) and their tiny value.
 LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers",
           "num_decoder_layers", "num_encoder_layers")
-HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim")
+HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim", "hidden_size_global")
 HEADS = ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", "decoder_attention_heads")
 FFN = ("intermediate_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim", "moe_intermediate_size",
        "shared_expert_intermediate_size")
@@ -48,7 +48,8 @@ POSITIONS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len")
 EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts")
 TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, vocab=1000, positions=256, experts=4, experts_per_tok=2)
 TOKEN_IDS = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=0)
-# Sub-configs shrunk the same way (a multimodal type's text model).
+# Sub-configs shrunk the same way: a multimodal type's text model, and any other nested
+# config (`*_config`: BLT's patcher/encoder/decoder/global models, a vision tower).
 NESTED = ("text_config",)
 
 # The kinds of generating model the sweep covers (--kind): the Auto mapping it walks, the
@@ -97,6 +98,10 @@ def _per_layer_lists(values, out):
         out[k] = [TINY["ffn"]] * len(picked) if k in FFN else picked
 
 
+def sub_configs(values):
+    return [k for k, v in values.items() if isinstance(v, dict) and (k in NESTED or k.endswith("_config"))]
+
+
 def shrink(values, kind="causal"):
     """Overrides that make the config dict `values` tiny: only the common fields it has."""
     out = {}
@@ -111,7 +116,8 @@ def shrink(values, kind="causal"):
     put(HEADS, TINY["heads"])
     put(("num_key_value_heads",), TINY["kv_heads"])
     put(FFN, TINY["ffn"])
-    put(("vocab_size",), TINY["vocab"])
+    # Any vocabulary: BLT's hash-byte embeddings have 500002 rows of their own.
+    put([k for k in values if k == "vocab_size" or k.endswith("_vocab")], TINY["vocab"])
     put(EXPERTS, TINY["experts"])
     put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
     put(("n_groups", "mamba_n_groups"), 1)
@@ -132,7 +138,7 @@ def shrink(values, kind="causal"):
         if k in values and (values[k] is not None or k == "pad_token_id"):
             out[k] = v
     _per_layer_lists(values, out)
-    for k in NESTED:
+    for k in sub_configs(values):
         if isinstance(values.get(k), dict):
             nested = dict(values[k])
             nested.update(shrink(nested, kind))

@@ -142,3 +142,12 @@ def test_a_partial_rotary_dim_fits_the_tiny_head():
     # CodeGen's default rotary_dim (64) is wider than a tiny head (16): generate() failed.
     cfg = sweep.tiny_config("codegen")
     assert cfg.rotary_dim == cfg.n_embd // cfg.n_head == 16
+
+
+def test_every_nested_config_is_made_tiny():
+    # BLT's four sub-models kept their default sizes: building it ran past the timeout.
+    cfg = sweep.tiny_config("blt")
+    for sub in (cfg.patcher_config, cfg.encoder_config, cfg.decoder_config, cfg.global_config):
+        sub = sub if isinstance(sub, dict) else sub.to_dict()
+        assert sub.get("hidden_size", 64) <= 64 and sub.get("num_hidden_layers", 2) <= 2, sub
+    assert cfg.encoder_hash_byte_group_vocab == 1000
