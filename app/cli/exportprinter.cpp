@@ -204,6 +204,9 @@ int ExportPrinter::finishPhases(const ExportReport &report)
               << ") serving calls " << p.callsText() << "\n";
         if (!p.constraintsSource.isEmpty()) // what the plan chose for it, and why (issue 27 item 1)
             m_out << "  constraints: " << TerminalText::escaped(p.constraintsSource) << "\n";
+        if (!p.withoutInputs.isEmpty()) // value_if_missing's stand-ins, never fed to the model here (issue 20)
+            m_out << "  without " << TerminalText::escaped(p.withoutInputs.join(QStringLiteral(", ")))
+                  << ": none of its calls passed it (recorded from value_if_missing); exported and replayed without it\n";
         // Calls outside a narrowed range are served only if another program takes them
         // (issue 24 item 2): a warning, the exit code stays as it is.
         for (const QString &line : p.narrowed)

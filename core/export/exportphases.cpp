@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "export/exportphases.h"
 
+#include "export/substitutedinputs.h"
 #include "inference/captureanalysis.h"
 
 #include <QDir>
@@ -367,7 +368,9 @@ QVector<ExportPhases::PlannedPhase> ExportPhases::plan(const Capture &capture, c
     QVector<PlannedPhase> phases;
     for (const QVector<int> &group : std::as_const(groups)) {
         PlannedPhase phase{group, describe(capture, group), given, {}, {}};
-        const Capture calls = subset(capture, group);
+        // Its calls as the phase exports them: without the inputs none of them passed.
+        const Capture calls = SubstitutedInputs::without(subset(capture, group),
+                                                         SubstitutedInputs::commonTo(capture, group));
         if (edited) {
             const QStringList narrowed = narrowToPhase(calls, &phase.constraints);
             phase.source = narrowed.isEmpty()
@@ -417,7 +420,10 @@ QVector<QVector<int>> ExportPhases::split(const Capture &capture, const QVector<
     QHash<QString, int> byKey;
     for (int i = 0; i < calls.size(); ++i) {
         const auto shapes = tensorShapes(capture.calls.at(calls[i]));
-        QString key = structureKey(shapes);
+        // Calls whose input was only substituted (value_if_missing) are a structure of
+        // their own: their program is exported without it (SubstitutedInputs).
+        QString key = structureKey(shapes) + QLatin1String("|filled:")
+            + capture.calls.at(calls[i]).filled.join(QLatin1Char(','));
         for (const auto &pd : varying) {
             const qint64 v = values.value(pd).value(i, -1);
             const int size = v < 0 ? -1 : sizeClass(v);
@@ -440,10 +446,14 @@ QString ExportPhases::describe(const Capture &capture, const QVector<int> &calls
         all << c;
     const auto overall = dimValues(capture, all);
     const auto here = dimValues(capture, calls);
+    // Inputs none of these calls passed (recorded from value_if_missing): left out of
+    // their program, so their sizes do not set the phase apart.
+    const QStringList substituted = SubstitutedInputs::commonTo(capture, calls);
     QStringList parts;
     QSet<QString> seenValues; // one mention per "value pattern" keeps it short
     for (auto it = here.begin(); it != here.end() && parts.size() < limit; ++it) {
-        if (varies(it.value()) || !varies(overall.value(it.key())))
+        if (varies(it.value()) || !varies(overall.value(it.key()))
+            || SubstitutedInputs::isUnder(it.key().first, substituted))
             continue;
         qint64 v = -1;
         for (qint64 x : it.value())
@@ -468,6 +478,8 @@ QString ExportPhases::describe(const Capture &capture, const QVector<int> &calls
     only.sort();
     if (!only.isEmpty())
         parts.prepend(QStringLiteral("with %1").arg(only.mid(0, limit).join(QStringLiteral(", "))));
+    if (!substituted.isEmpty())
+        parts << QStringLiteral("without %1").arg(SubstitutedInputs::namesText(substituted));
     return parts.isEmpty() ? QStringLiteral("calls %1").arg(callsText(calls)) : parts.join(QStringLiteral(", "));
 }
 

@@ -108,6 +108,7 @@ QJsonObject ExportReport::toJson() const
         program.insert(QStringLiteral("narrowed"), QJsonArray::fromStringList(p.narrowed));
         // Sizes it takes only as recorded: no recorded call varied them (UnvariedSizes).
         program.insert(QStringLiteral("unvaried"), QJsonArray::fromStringList(p.unvaried));
+        program.insert(QStringLiteral("without_inputs"), QJsonArray::fromStringList(p.withoutInputs));
         programsJson.append(program);
     }
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("dimscope.export")},

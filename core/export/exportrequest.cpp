@@ -26,6 +26,8 @@ QJsonObject ExportRequest::toParams() const
             a.append(c);
         p.insert(QStringLiteral("calls"), a);
     }
+    if (!withoutInputs.isEmpty())
+        p.insert(QStringLiteral("without_inputs"), QJsonArray::fromStringList(withoutInputs));
     if (reload)
         p.insert(QStringLiteral("reload"), true);
     if (probe)

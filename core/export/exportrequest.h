@@ -5,6 +5,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 namespace dimscope {
@@ -19,6 +20,9 @@ struct ExportRequest {
     bool strict = false;
     int call = -1;       // example call; -1: the first whose dynamic dims are all >= 2
     QVector<int> calls;  // the calls this program serves (a phase); empty: every call
+    // Inputs the calls had only substituted (value_if_missing): exported and replayed
+    // without them (SubstitutedInputs).
+    QStringList withoutInputs;
     bool verify = true;  // replay every captured call through the exported program
     bool reload = false; // reload the model even when the same reference is loaded
     // Program `archiveProgram` of the PT2 archive `archivePath` ("model" first, then

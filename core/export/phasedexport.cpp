@@ -3,6 +3,7 @@
 
 #include "export/dimsseenapart.h"
 #include "export/programnarrowing.h"
+#include "export/substitutedinputs.h"
 #include "export/unvariedsizes.h"
 
 #include "export/exportclient.h"
@@ -195,6 +196,9 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     m_currentCapture = attempt.synthetic ? m_synthetic
         : attempt.calls.isEmpty()        ? m_capture
                                          : ExportPhases::subset(m_capture, attempt.calls);
+    // Inputs none of the attempt's calls passed (value_if_missing) are not fed to the model.
+    m_current.withoutInputs = attempt.synthetic ? QStringList() : SubstitutedInputs::commonTo(m_currentCapture);
+    m_currentCapture = SubstitutedInputs::without(m_currentCapture, m_current.withoutInputs);
     m_tried.append({attempt.calls, attempt.constraints});
     m_currentExampleCall = attempt.exampleCall >= 0 && attempt.exampleCall < m_currentCapture.calls.size()
                                ? attempt.exampleCall
@@ -212,6 +216,7 @@ void PhasedExport::runAttempt(const Attempt &attempt)
         request.archiveProgram = ExportRequest::programName(number);
     }
     request.calls = attempt.calls;
+    request.withoutInputs = m_current.withoutInputs;
     request.heldOut.clear(); // replayed once, through every program, when the archive is written
     if (attempt.synthetic)
         request.capture = m_syntheticPath;
@@ -404,8 +409,9 @@ void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
                                                   failed, synthetic ? m_syntheticText : QString(),
                                                   ProgramNarrowing::find(m_currentAsked, m_current.constraints,
                                                                          ShapeTable(synthetic ? m_currentCapture
-                                                                                              : ExportPhases::subset(m_capture, served))),
-                                                  UnvariedSizes::find(m_current.constraints, ShapeTable(m_capture))});
+                                                                                              : servedAsExported(served))),
+                                                  UnvariedSizes::find(m_current.constraints, ShapeTable(m_capture)),
+                                                  m_current.withoutInputs});
     // The log says how many traces this program took (the common case: one).
     emit attemptFinished(m_attempt, !served.isEmpty(),
                          QStringLiteral("%1 (torch.export calls: %2%3)")
@@ -413,6 +419,12 @@ void PhasedExport::onAttemptFinished(bool success, const QString &whyFinished)
                              .arg(traces)
                              .arg(failed.isEmpty() ? QString() : QStringLiteral(", failed: ") + failed.join(QStringLiteral(", "))));
     runNext();
+}
+
+// The calls `served` as the current attempt exported them: without its substituted inputs.
+Capture PhasedExport::servedAsExported(const QVector<int> &served) const
+{
+    return SubstitutedInputs::without(ExportPhases::subset(m_capture, served), m_current.withoutInputs);
 }
 
 // The calls no program serves yet, split into phases; nothing when phases are off,
@@ -437,7 +449,9 @@ void PhasedExport::planNextPass()
     }
     const InferenceOptions inference = InferenceOptions::defaultsFor(m_capture);
     for (const QVector<int> &group : ExportPhases::split(m_capture, remaining)) {
-        const InferenceResult inferred = CaptureAnalysis::infer(ExportPhases::subset(m_capture, group), inference);
+        const Capture calls = ExportPhases::subset(m_capture, group);
+        const InferenceResult inferred = CaptureAnalysis::infer(
+            SubstitutedInputs::without(calls, SubstitutedInputs::commonTo(calls)), inference);
         if (inferred.hasErrors()) {
             emit attemptSkipped(m_attempt, group,
                                 QStringLiteral("the constraints inferred from calls %1 are unusable: %2")

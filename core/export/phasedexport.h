@@ -105,6 +105,7 @@ private:
         int exampleCall = -1; // in `calls` (every call when empty); -1: chosen from the constraints
         QString source;       // where the constraints come from
         bool synthetic = false; // on m_synthetic's calls (the continuation), not the capture's
+        QStringList withoutInputs = {}; // substituted in every call: exported and replayed without (runAttempt)
     };
 
     void runNext();
@@ -112,6 +113,7 @@ private:
     void onAttemptFinished(bool success, const QString &why);
     void planPhases(const ConstraintSet &constraints);
     void planNextPass();
+    Capture servedAsExported(const QVector<int> &served) const;
     QStringList preferRelations(const QStringList &fixes, QStringList *rest);
     void finish();
     bool writeArchive();

@@ -31,6 +31,9 @@ struct ExportedProgram {
     // Sizes it takes only as recorded, since no recorded call varied them (UnvariedSizes):
     // "attention_mask['sliding_attention'] dim 3, … are 8 in every recorded call, …".
     QStringList unvaried;
+    // Inputs every call it serves had only substituted (value_if_missing; the calls passed
+    // none): it was exported and its calls replayed without them (SubstitutedInputs).
+    QStringList withoutInputs = {};
 
     // "0-3, 5" or, for a synthesized program, "none recorded (…)".
     QString callsText() const;

@@ -3,9 +3,11 @@
 // generate() runs of a transformers decoder (what tinymodels.py records: the prefill's
 // empty cache at length 0, the 2D mask as long as past + new tokens) is split into its
 // decode and prefill phases before any trace, each with constraints that hold in its
-// own calls; a user's edits survive in every phase.
+// own calls; a user's edits survive in every phase. Inputs recorded from
+// value_if_missing in every call of a phase are left out of it (issue 20).
 #include "capturebuilder.h"
 #include "export/exportphases.h"
+#include "export/substitutedinputs.h"
 #include "inference/captureanalysis.h"
 
 #include "deterministictestmain.h"
@@ -63,6 +65,9 @@ private slots:
     void derivedRelationNeedsEveryCallAndTwoValues();
     void aBatchOfOneSharesItsPhaseWithLargerBatches();
     void aPrefillRecordedOnceKeepsItsPromptLengthADim();
+    void substitutedImagesAreLeftOutOfTheDecodePhase();
+    void aSubstituteOfTheSameSizeClassIsAPhaseOfItsOwn();
+    void aSubstituteBesideCallsThatPassedItStaysInTheirProgram();
 };
 
 void TstExportPhases::generateCaptureIsSplitBeforeTheFirstTrace()
@@ -238,6 +243,97 @@ void TstExportPhases::aPrefillRecordedOnceKeepsItsPromptLengthADim()
     // The cache's head dim (8, as the prompt) never varies: still static.
     QVERIFY(dimOf(prefill, QStringLiteral("past_key_values.key_cache[0]"), 3).isEmpty());
     QVERIFY(dimOf(prefill, QStringLiteral("past_key_values.key_cache[0]"), 2).isEmpty()); // 0: static
+}
+
+// Issue 20: LLaVA recorded as the InputObserver documentation shows, value_if_missing
+// {"pixel_values": zeros(0, 3, 16, 16)}: the decode calls carry 0 images they never
+// passed. Their phase is planned, described and inferred without pixel_values (fed to
+// the model, the vision tower ran on 0 images and the decode export failed); the
+// prefill phase keeps its real images.
+void TstExportPhases::substitutedImagesAreLeftOutOfTheDecodePhase()
+{
+    QStringList text;
+    for (int prompt : {5, 8}) {
+        for (int step = 0; step < 4; ++step) {
+            const int seq = step == 0 ? prompt : 1, past = step == 0 ? 0 : prompt + step - 1;
+            const QString images = step == 0 ? QStringLiteral("2x3x16x16") : QStringLiteral("0x3x16x16*");
+            text << QStringLiteral("input_ids=2x%1:i64 pixel_values=%2 attention_mask=2x%3:i64 past_key_values=cache(2:2x2x%4x8)")
+                        .arg(seq)
+                        .arg(images)
+                        .arg(past + seq)
+                        .arg(past);
+        }
+    }
+    const Capture capture = test::makeCapture(text.join(QLatin1Char('|')));
+    QCOMPARE(capture.calls.at(1).filled, QStringList{QStringLiteral("pixel_values")});
+    QCOMPARE(SubstitutedInputs::commonTo(capture, {1, 2, 3, 5, 6, 7}), QStringList{QStringLiteral("pixel_values")});
+    QVERIFY(SubstitutedInputs::commonTo(capture, {0, 4}).isEmpty());
+    QVERIFY(SubstitutedInputs::commonTo(capture).isEmpty()); // the prefill passed it
+
+    const ConstraintSet proposal = proposalFor(capture);
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 2);
+    QCOMPARE(phases.at(0).calls, (QVector<int>{1, 2, 3, 5, 6, 7}));
+    QVERIFY2(phases.at(0).error.isEmpty(), qPrintable(phases.at(0).error));
+    // Described without the images, and not by their size there.
+    QVERIFY2(phases.at(0).description.endsWith(QLatin1String("without pixel_values")), qPrintable(phases.at(0).description));
+    QVERIFY2(!phases.at(0).description.contains(QLatin1String("pixel_values dim")), qPrintable(phases.at(0).description));
+    // Its constraints know no pixel_values; the decode relation holds as without images.
+    const ConstraintSet &decode = phases.at(0).constraints;
+    for (const LeafConstraint &leaf : decode.leaves())
+        QVERIFY2(!leaf.path.startsWith(QLatin1String("pixel_values")), qPrintable(leaf.path));
+    const DimDecl *mask = decode.dim(dimOf(decode, QStringLiteral("attention_mask"), 1));
+    QVERIFY(mask && mask->isDerived());
+    // The prefill keeps its images.
+    QVERIFY(phases.at(1).constraints.leaf(QStringLiteral("pixel_values")));
+    QVERIFY(!phases.at(1).description.contains(QLatin1String("without")));
+
+    // The decode calls as exported: pixel_values out of the inputs, back among the
+    // missing, every other leaf as recorded (its node and tree intact).
+    const Capture calls = SubstitutedInputs::without(ExportPhases::subset(capture, phases.at(0).calls),
+                                                     SubstitutedInputs::commonTo(capture, phases.at(0).calls));
+    for (const CapturedCall &call : calls.calls) {
+        QVERIFY(call.filled.isEmpty());
+        QVERIFY(call.missing.contains(QStringLiteral("pixel_values")));
+        const TreeNode &root = call.inputs.nodes.at(call.inputs.root);
+        QCOMPARE(root.keys, (QStringList{QStringLiteral("input_ids"), QStringLiteral("attention_mask"),
+                                         QStringLiteral("past_key_values")}));
+        QCOMPARE(call.inputs.leaves.size(), 2 + 4); // ids, mask, 2 layers x key and value
+        for (int i = 0; i < call.inputs.leaves.size(); ++i) {
+            const Leaf &leaf = call.inputs.leaves.at(i);
+            QVERIFY(!leaf.path.startsWith(QLatin1String("pixel_values")));
+            QCOMPARE(call.inputs.nodes.at(leaf.node).leaf, i);
+        }
+        QCOMPARE(call.inputs.leaves.at(2).path, QStringLiteral("past_key_values.key_cache[0]"));
+    }
+    // A call that passed the input keeps it.
+    QCOMPARE(SubstitutedInputs::without(capture, {QStringLiteral("pixel_values")}).calls.at(0).inputs.leaves.at(1).path,
+             QStringLiteral("pixel_values"));
+}
+
+// A substitute the same size as what other calls passed (zeros(1, 3, H, W) beside one
+// real image) still puts its calls apart: their program is exported without it.
+void TstExportPhases::aSubstituteOfTheSameSizeClassIsAPhaseOfItsOwn()
+{
+    const Capture capture = test::makeCapture(
+        QStringLiteral("ids=2x5 img=1x3x4x4|ids=2x1 img=1x3x4x4*|ids=2x6 img=1x3x4x4|ids=2x1 img=1x3x4x4*"));
+    QCOMPARE(ExportPhases::split(capture, {0, 1, 2, 3}), (QVector<QVector<int>>{{0, 2}, {1, 3}}));
+    QCOMPARE(ExportPhases::describe(capture, {1, 3}), QStringLiteral("ids dim 1 = 1, without img"));
+}
+
+// The demo's pattern: an empty cache recorded from value_if_missing in the prefill, a
+// later call with every varying size >= 2. One program is tried for every call first,
+// the substitute included (the model accepts an empty cache; verification checks it).
+void TstExportPhases::aSubstituteBesideCallsThatPassedItStaysInTheirProgram()
+{
+    const Capture capture = test::makeCapture(
+        QStringLiteral("ids=2x5 cache=2x0*|ids=2x1 cache=2x5|ids=2x3 cache=2x6"));
+    const ConstraintSet proposal = proposalFor(capture);
+    const QVector<ExportPhases::PlannedPhase> phases = ExportPhases::plan(capture, proposal, proposal);
+    QCOMPARE(phases.size(), 1);
+    QVERIFY(phases.first().calls.isEmpty());
+    QVERIFY(SubstitutedInputs::commonTo(capture).isEmpty());
+    QVERIFY(phases.first().constraints.leaf(QStringLiteral("cache")));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TstExportPhases)

@@ -87,6 +87,29 @@ class MultimodalModel(torch.nn.Module):
         return input_ids, past_key_values
 
 
+class ImageTextModel(torch.nn.Module):
+    """A vision-language model in miniature: images, when given, are encoded and added to
+    every token. Like LLaVA's vision tower, the encoder reshapes by -1, which fails on 0
+    images (`cannot reshape tensor of 0 elements`): the empty pixel_values that
+    value_if_missing substitutes in decode calls must not reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = torch.nn.Embedding(50, 8)
+        self.vision = torch.nn.Linear(3 * 4 * 4, 8)
+
+    def forward(self, input_ids, pixel_values=None):
+        hidden = self.embed(input_ids)
+        if pixel_values is not None:
+            hidden = hidden + self.vision(pixel_values.reshape(pixel_values.shape[0], -1)).mean(0)
+        return hidden.sum(-1)
+
+
+def make_image_text_model() -> ImageTextModel:
+    return ImageTextModel().eval()
+
+
 class FlagModel(torch.nn.Module):
     def forward(self, x, use_cache: bool = True, scale: float = 1.0, mode: str = "a", *, extra=None):
         return x * scale

@@ -456,6 +456,40 @@ def test_a_batch_of_one_and_a_batch_of_three_share_their_programs(workdir):
 def test_inspect_lists_outputs_of_every_call(workdir):
     capture = recorded("gpt2", workdir)
     result = cli("inspect", str(capture), "--json")
+def test_llava_with_value_if_missing(workdir):
+    """Issue 20 item 3: LLaVA recorded around generate() the way the InputObserver
+    documentation shows, with value_if_missing={"pixel_values": zeros(0, 3, H, W)}, so
+    the decode calls carry 0 images they never passed. Fed to the model, those ran the
+    vision tower on 0 images and the decode export failed (6 of 8 calls served by no
+    program). Now the decode program is exported and its calls replayed without
+    pixel_values, and the export says so; the prefill keeps its images."""
+    import torch
+
+    capture = workdir / "llava_value_if_missing.safetensors"
+    rec = tinymodels.record("llava", capture, value_if_missing={"pixel_values": torch.zeros(0, 3, 16, 16)})
+    filled = [c["index"] for c in rec.manifest()["calls"] if c["filled"] == ["pixel_values"]]
+    assert filled == [1, 2, 3, 5, 6, 7], rec.manifest()["calls"]
+    report = workdir / "llava_value_if_missing.export.json"
+    result = cli("export", "--model", f"{HERE / 'tinymodels.py'}:llava", "--capture", str(capture), "--fix-loop",
+                 "--no-continuation", "--no-probe", "--json", str(report),
+                 "-o", str(workdir / "llava_value_if_missing.pt2"))
+    text = result.stdout
+    assert result.returncode == 0, text[-6000:] + result.stderr[-3000:]
+    served = programs(text)
+    assert sorted(c for _, cs in served for c in cs) == list(range(8)), served
+    assert "every captured call (8) replays" in text, text[-3000:]
+    shapes = read_back_inputs(text)
+    decode = [label for label, cs in served if cs == filled]
+    prefill = [label for label, cs in served if cs == [0, 4]]
+    assert decode and prefill, served
+    assert "pixel_values" not in shapes[decode[0]] and "input_ids" in shapes[decode[0]], shapes
+    assert "pixel_values" in shapes[prefill[0]], shapes
+    assert "  without pixel_values: none of its calls passed it (recorded from value_if_missing); exported and " \
+           "replayed without it" in text, text[-4000:]
+    programs_json = {tuple(p["calls"]): p["without_inputs"] for p in json.loads(report.read_text())["programs"]}
+    assert programs_json == {tuple(filled): ["pixel_values"], (0, 4): []}, programs_json
+
+
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     outputs = doc.get("output_leaves")

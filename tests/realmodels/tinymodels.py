@@ -175,12 +175,13 @@ FACTORIES = {
 }
 
 
-def record(name, path, prompt_lengths=(5, 8), new_tokens=4):
-    """Records `generate()` of model `name` the way a user would, into `path`."""
+def record(name, path, prompt_lengths=(5, 8), new_tokens=4, value_if_missing=None):
+    """Records `generate()` of model `name` the way a user would, into `path`
+    (`value_if_missing`: InputRecorder's, for the inputs a call leaves out)."""
     from dimscope.capture import InputRecorder
 
     model = FACTORIES[name]()
-    rec = InputRecorder(store_n_calls=len(prompt_lengths) * new_tokens)
+    rec = InputRecorder(store_n_calls=len(prompt_lengths) * new_tokens, value_if_missing=value_if_missing)
     with torch.no_grad(), rec(model):
         for length in prompt_lengths:
             model.generate(**generate_kwargs(name, length), max_new_tokens=new_tokens,

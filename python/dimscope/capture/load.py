@@ -45,6 +45,22 @@ class CapturedCall:
             kwargs.update(self.constant_kwargs)
         return tuple(args), kwargs
 
+    def without(self, names: List[str]) -> "CapturedCall":
+        """The call without the inputs ``names`` it had only substituted
+        (``value_if_missing``, its ``filled``): as the model was called. Inputs the call
+        passed stay. The same call when it substituted none of them."""
+        drop = [name for name in names if name in self.filled]
+        if not drop:
+            return self
+        entry = dict(self.entry)
+        root = entry["inputs"]
+        pairs = [(k, c) for k, c in zip(root["keys"], root["children"]) if k not in drop]
+        entry["inputs"] = dict(root, keys=[k for k, _ in pairs], children=[c for _, c in pairs])
+        entry["filled"] = [name for name in self.filled if name not in drop]
+        entry["missing"] = self.missing + [name for name in drop if name not in self.missing]
+        kwargs = {k: v for k, v in self.kwargs.items() if k not in drop}
+        return CapturedCall(self._capture, entry, kwargs, self.outputs, self.index)
+
     def input_leaf(self, path: str) -> Any:
         """The value of the input leaf at the capture key path ``path``
         (``"past_key_values.key_cache[0]"``, docs/capture-format.md) as it is inside

@@ -133,7 +133,7 @@ class Worker:
         self.capture_cache = {}  # (path, mtime, size, device) -> capture
         self.model_generation = 0  # bumped on every (re)load: eager outputs belong to one
         self.eager_key = None      # (model generation, capture key) of eager_outputs
-        self.eager_outputs = {}    # call index -> the eager model's outputs (exporter.verify)
+        self.eager_outputs = {}    # without_inputs (a tuple) -> {call index -> the eager model's outputs} (exporter.verify)
         self.archives = {}         # archive path -> {name: archive.Held} this worker wrote there
         self.started = time.time()
         self.torch_import_s = None
@@ -298,6 +298,12 @@ class Worker:
         eager_key = (self.model_generation, cap_key)
         if self.eager_key != eager_key:
             self.eager_key, self.eager_outputs = eager_key, {}
+        # Inputs the calls had only substituted (value_if_missing), left out of this
+        # program's calls: the model runs those calls as it was called. Their eager
+        # outputs are kept apart from those of the calls with the substitute.
+        without = self._without_inputs(params)
+        calls = [call.without(without) for call in cap.calls]
+        eager_outputs = self.eager_outputs.setdefault(tuple(without), {})
         # The files this export reads: the output may be none of them.
         inputs = [("the capture", params["capture"])] + exporter.model_inputs(self.model_ref, self.model)
         if isinstance(params["spec"], str):
@@ -306,11 +312,11 @@ class Worker:
         # Held-out calls go through a file of its own here; an archive's, when it is written.
         held_out = self._held_out(params, device) if target is None else None
         result = exporter.run_export(
-            self.model, cap.calls, spec, target.path if target else params["output"], device=device,
+            self.model, calls, spec, target.path if target else params["output"], device=device,
             strict=bool(params.get("strict", False)), call=params.get("call"),
             verify_calls=params.get("verify", True), progress=self.progress, log=self.log,
             among=params.get("calls"),
-            eager_cache=self.eager_outputs, inputs=inputs, archive=target, held_out=held_out,
+            eager_cache=eager_outputs, inputs=inputs, archive=target, held_out=held_out,
             probe=bool(params.get("probe", False)), probe_cap=self._probe_cap(params),
             draft_export=bool(params.get("draft_export", False)))
         result["model_reused"] = reused
@@ -324,6 +330,16 @@ class Worker:
                    "; ".join("call %d %s" % (r["call"], r["status"]) for r in bad)),
                 result=result)
         return result
+
+    @staticmethod
+    def _without_inputs(params):
+        """The request's `without_inputs`: a list of parameter names (default none)."""
+        from .errors import WorkerError
+
+        names = params.get("without_inputs", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise WorkerError("bad_request", "without_inputs must be a list of parameter names, got %r" % (names,))
+        return sorted(set(names))
 
     @staticmethod
     def _probe_cap(params):
