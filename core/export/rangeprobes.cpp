@@ -68,6 +68,8 @@ ProbedDim dimFromJson(const QJsonObject &o)
     d.wrong = sizes(o.value(QLatin1String("wrong")));
     d.cap = qint64(o.value(QLatin1String("cap")).toDouble());
     d.capSource = o.value(QLatin1String("cap_source")).toString();
+    d.batchLike = o.value(QLatin1String("batch_like")).toBool();
+    d.follows = o.value(QLatin1String("follows")).toString();
     return d;
 }
 
@@ -81,6 +83,14 @@ QString dimLine(const ProbedDim &d, const QVector<RangeProbe> &rows)
         parts << QStringLiteral("%1 served").arg(served.first());
     else if (!served.isEmpty())
         parts << QStringLiteral("%1..%2 served").arg(served.first()).arg(served.last());
+    if (!d.declaredMax && !d.capSource.isEmpty()) {
+        // Which cap stopped the probes where the program declares no max (probes.py default_cap).
+        const QString cap = QStringLiteral("cap %1: %2").arg(d.cap).arg(d.capSource);
+        if (parts.isEmpty())
+            parts << cap;
+        else
+            parts.last() += QStringLiteral(" (%1)").arg(cap);
+    }
     QMap<QString, QVector<qint64>> byGuard; // rejected sizes per guard (and the program serving them)
     QStringList guardOrder;
     for (const RangeProbe &p : rows) {
@@ -194,7 +204,9 @@ QJsonValue RangeProbes::toJson() const
                                     {QStringLiteral("unverified"), sizesJson(d.unverified)},
                                     {QStringLiteral("wrong"), sizesJson(d.wrong)},
                                     {QStringLiteral("cap"), double(d.cap)},
-                                    {QStringLiteral("cap_source"), d.capSource}});
+                                    {QStringLiteral("cap_source"), d.capSource},
+                                    {QStringLiteral("batch_like"), d.batchLike},
+                                    {QStringLiteral("follows"), orNull(d.follows)}});
     for (const RangeProbe &p : probes)
         probesJson.append(QJsonObject{{QStringLiteral("dim"), p.dim},
                                       {QStringLiteral("value"), double(p.value)},

@@ -42,7 +42,12 @@ struct ProbedDim {
     std::optional<qint64> declaredMax; // nullopt: unbounded
     QVector<qint64> recorded, probed, served, rejected, unverified, wrong;
     qint64 cap = 0;
+    // Where the cap comes from: "config.max_position_embeddings" (a Dim that indexes
+    // positions), "4x the largest recorded, N" (a batch-like Dim, or a model without the
+    // config), "the request's probe_cap", or a sliding-window layer's length's rule.
     QString capSource;
+    bool batchLike = false; // dim 0 of the batched inputs: not capped by positions
+    QString follows; // a sliding-window layer's length: the Dim it follows (min(it, window - 1))
 };
 
 // The worker's `probes` of one exported program: its declared ranges probed with
@@ -54,7 +59,8 @@ struct RangeProbes {
     QVector<ProbedDim> dims;
     QVector<RangeProbe> probes;
 
-    // One line per Dim: "seq_len (declared 1..oo): 2..20 served; 1 rejected (input_ids.size()[1] > 1)".
+    // One line per Dim: "seq_len (declared 1..oo): 2..20 served (cap 20: 4x the largest recorded, 5);
+    // 1 rejected (input_ids.size()[1] > 1)" (the cap where the Dim declares no max).
     // Unescaped: torch's words (the printer escapes).
     QStringList summaryLines() const;
     int count(const QString &status) const;

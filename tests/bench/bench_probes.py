@@ -13,7 +13,9 @@ continuation programs). The ratio is of CPU seconds (the worker process's, which
 work on a shared machine disturbs less than the wall clock); the wall ratio is printed
 beside it. Quick mode (default, for CI): the demo, 1 run. Full mode: DIMSCOPE_BENCH_FULL=1,
 both models, 3 runs each (the median run's ratio per model); DIMSCOPE_BENCH_N=K sets the
-runs. The CLI: argv[1], else
+runs; DIMSCOPE_BENCH_MODELS=llama (comma-separated: demo, llama) picks the models of
+either mode (the tiny Llama alone: DIMSCOPE_BENCH_FULL=1 DIMSCOPE_BENCH_MODELS=llama;
+the ctest entry stays the demo's quick run). The CLI: argv[1], else
 $DIMSCOPE_CLI, else build/app/dimscope-cli.
 
 Prints one JSON line per model and a summary line; exits 1 when an export fails or a
@@ -79,6 +81,13 @@ def main(argv):
     cli = cli_path(argv)
     models, runs = (["demo", "llama"], 3) if full else (["demo"], 1)
     runs = int(os.environ.get("DIMSCOPE_BENCH_N", runs))
+    if os.environ.get("DIMSCOPE_BENCH_MODELS"):
+        models = [m.strip() for m in os.environ["DIMSCOPE_BENCH_MODELS"].split(",") if m.strip()]
+        unknown = [m for m in models if m not in MODELS]
+        if unknown or not models:
+            print("DIMSCOPE_BENCH_MODELS: unknown model(s) %s; known: %s" % (", ".join(unknown) or "(none given)",
+                                                                          ", ".join(sorted(MODELS))), file=sys.stderr)
+            return 2
     folder = tempfile.mkdtemp(prefix="dimscope-bench-probes-")
     failed, results = False, {}
     for model in models:

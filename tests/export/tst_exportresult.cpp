@@ -145,11 +145,11 @@ private slots:
             "verification": [{"call": 0, "status": "ok", "message": null, "outputs": []}],
             "probes": {"seconds": 0.5, "dims": [
                 {"dim": "seq_len", "symbol": "s1", "where": "input_ids.size()[1]", "declared": [1, null],
-                 "recorded": [4], "cap": 16, "cap_source": "4x the largest recorded value", "probed": [1, 2, 5, 16],
+                 "recorded": [4], "cap": 16, "cap_source": "4x the largest recorded, 4", "probed": [1, 2, 5, 16],
                  "served": [2, 5], "rejected": [1], "unverified": [], "wrong": [16]},
                 {"dim": "batch", "symbol": "s0", "where": "input_ids.size()[0]", "declared": [1, 64],
-                 "recorded": [2], "cap": 2048, "cap_source": "config.max_position_embeddings", "probed": [1, 3, 64],
-                 "served": [1, 3, 64], "rejected": [], "unverified": [], "wrong": []}],
+                 "recorded": [2], "cap": 8, "cap_source": "4x the largest recorded, 2", "probed": [1, 3, 64],
+                 "served": [1, 3, 64], "rejected": [], "unverified": [], "wrong": [], "batch_like": true}],
              "probes": [
                 {"dim": "seq_len", "value": 1, "call": 0, "status": "rejected", "guard": "input_ids.size()[1] > 1",
                  "message": "AssertionError: Guard failed: input_ids.size()[1] > 1"},
@@ -164,7 +164,8 @@ private slots:
         QVERIFY(r.ok); // probes are synthesized calls: the export's verdict is the recorded calls'
         QVERIFY(r.probes.present);
         QCOMPARE(r.probes.summaryLines(),
-                 QStringList({QStringLiteral("seq_len (declared 1..oo): 2..5 served; 1 rejected (input_ids.size()[1] > 1); "
+                 QStringList({QStringLiteral("seq_len (declared 1..oo): 2..5 served (cap 16: 4x the largest recorded, 4); "
+                                             "1 rejected (input_ids.size()[1] > 1); "
                                              "16 WRONG (the program accepts it and its outputs differ from those of the eager model)"),
                               QStringLiteral("batch (declared 1..64): 1..64 served")}));
         QCOMPARE(r.probes.count(QStringLiteral("served")), 5);
@@ -172,6 +173,9 @@ private slots:
         const QJsonObject seq = j.value(QLatin1String("dims")).toArray().first().toObject();
         QCOMPARE(seq.value(QLatin1String("declared")).toArray().at(1).isNull(), true);
         QCOMPARE(seq.value(QLatin1String("rejected")).toArray(), QJsonArray({1}));
+        // which cap applied: a batch-like Dim is not capped by positions (--json keeps it)
+        QCOMPARE(seq.value(QLatin1String("batch_like")).toBool(), false);
+        QCOMPARE(j.value(QLatin1String("dims")).toArray().at(1).toObject().value(QLatin1String("batch_like")).toBool(), true);
         QCOMPARE(j.value(QLatin1String("probes")).toArray().first().toObject().value(QLatin1String("guard")).toString(),
                  QStringLiteral("input_ids.size()[1] > 1"));
         QCOMPARE(j.value(QLatin1String("lines")).toArray().size(), 2);
@@ -186,7 +190,8 @@ private slots:
                                                               {QStringLiteral("served_by"), QStringLiteral("phase2")},
                                                               {QStringLiteral("status"), QStringLiteral("served")}}});
         QVERIFY(archived.probes.summaryLines().first().startsWith(
-            QStringLiteral("seq_len (declared 1..oo): 2..5 served; 1 rejected (input_ids.size()[1] > 1), served by program phase2; ")));
+            QStringLiteral("seq_len (declared 1..oo): 2..5 served (cap 16: 4x the largest recorded, 4); 1 rejected "
+                           "(input_ids.size()[1] > 1), served by program phase2; ")));
         QCOMPARE(archived.probes.toJson().toObject().value(QLatin1String("probes")).toArray().first().toObject()
                      .value(QLatin1String("served_by")).toString(), QStringLiteral("phase2"));
         // nothing asked: no probes, null in --json; nothing to probe from: the worker's reason

@@ -213,8 +213,8 @@ def test_tutorial_fix_loop_applies_fixes_and_exports(tutorial, tmp_path):
     dim, = probes["dims"]
     assert (dim["cap"], dim["cap_source"], dim["declared"][1]) == (12, "the request's probe_cap", None), dim
     assert max(dim["probed"]) == 12 and dim["served"] == dim["probed"], dim
-    assert re.search(r"^probes: %s \(declared \d+\.\.oo\): \d+\.\.12 served$" % dim["dim"], done.stdout, re.M), \
-        done.stdout[-2000:]
+    assert re.search(r"^probes: %s \(declared \d+\.\.oo\): \d+\.\.12 served \(cap 12: the request's probe_cap\)$"
+                     % dim["dim"], done.stdout, re.M), done.stdout[-2000:]
 
 
 @pytest.mark.parametrize("extra,message", [

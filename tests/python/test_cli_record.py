@@ -108,17 +108,25 @@ def test_the_recording_exports_with_every_call_served(recorded, folder, tmp_path
     assert "phase skipped" not in done.stderr, done.stderr[-3000:]
     assert "continuation: several new tokens on a non-empty cache" in done.stdout + done.stderr, done.stdout[-3000:]
     # --fix-loop probes every program's declared ranges (issue 24 item 3): the tiny Llama's
-    # prefill, decode and continuation programs serve every probe up to the config's
-    # max_position_embeddings (64), the continuation's mask length moved with its cache and input
+    # prefill, decode and continuation programs serve every probe, the lengths up to the
+    # config's max_position_embeddings (64), the batch up to 4x its largest recorded size
+    # (positions say nothing of it), the continuation's mask length moved with its cache and input
     report = json.loads((tmp_path / "llama.json").read_text())
     for program in report["programs"]:
         probes = program["probes"]
         assert probes["dims"] and {p["status"] for p in probes["probes"]} == {"served"}, probes
-        assert all(d["cap"] == 64 and d["cap_source"] == "config.max_position_embeddings" for d in probes["dims"])
         dims = {d["dim"]: d for d in probes["dims"]}
-        assert dims["batch"]["declared"] == [1, None] and 64 in dims["batch"]["served"], dims
-    assert re.search(r"^probes, \S+llama.pt2, program phase2: seq_len \(declared 2\.\.oo\): 2\.\.64 served$",
-                     done.stdout, re.M), done.stdout[-3000:]
+        batch = dims.pop("batch")
+        assert batch["declared"] == [1, None] and batch.get("batch_like"), batch
+        largest = max(batch["recorded"])
+        assert (batch["cap"], batch["cap_source"]) == (4 * largest, "4x the largest recorded, %d" % largest), batch
+        assert max(batch["served"]) == 4 * largest, batch
+        assert all(d["cap"] == 64 and d["cap_source"] == "config.max_position_embeddings" and not d.get("batch_like")
+                   for d in dims.values()), dims
+    assert re.search(r"^probes, \S+llama.pt2, program phase2: seq_len \(declared 2\.\.oo\): 2\.\.64 served "
+                     r"\(cap 64: config\.max_position_embeddings\)$", done.stdout, re.M), done.stdout[-3000:]
+    assert re.search(r"^probes, \S+llama.pt2, program phase2: batch \(declared 1\.\.oo\): 1\.\.(\d+) served "
+                     r"\(cap \1: 4x the largest recorded, \d+\)$", done.stdout, re.M), done.stdout[-3000:]
 
 
 

@@ -64,13 +64,13 @@ def test_a_guard_inside_the_declared_range_is_reported_with_its_text(tmp_path):
     result, lines = _probe(tmp_path, SkipsFive())
     dim, = result["dims"]
     assert (dim["dim"], dim["declared"], dim["recorded"]) == ("seq", [2, None], [4]), dim
-    assert dim["probed"] == [2, 3, 5, 16] and dim["cap_source"] == "4x the largest recorded value", dim
+    assert dim["probed"] == [2, 3, 5, 16] and dim["cap_source"] == "4x the largest recorded, 4", dim
     five, = [r for r in result["probes"] if r["value"] == 5]
     if TORCH >= (2, 7):
         assert five["status"] == "rejected" and five["guard"] == "x.size()[1] != 5", five
         assert dim["rejected"] == [5] and dim["served"] == [2, 3, 16], dim
-        assert lines[-1] == ("warning", "range probes: seq (declared 2..oo): 2..16 served; 5 rejected "
-                                        "(x.size()[1] != 5)"), lines
+        assert lines[-1] == ("warning", "range probes: seq (declared 2..oo): 2..16 served (cap 16: 4x the largest "
+                                        "recorded, 4); 5 rejected (x.size()[1] != 5)"), lines
     else:  # the program runs 5 on the traced branch: twice x where the model gives three times
         assert five["status"] == "mismatch" and five["max_abs"] > 0.1, five
         assert dim["wrong"] == [5] and "5 WRONG (the program accepts it" in lines[-1][1], lines
@@ -109,7 +109,44 @@ def test_a_program_that_serves_its_range_is_served_at_every_probe(tmp_path):
     assert dim["probed"] == [2, 3, 6, 10, 36] and dim["served"] == dim["probed"], dim
     assert {r["status"] for r in result["probes"]} == {"served"}
     assert all(r["max_abs"] < 1e-6 for r in result["probes"])
-    assert lines == [("worker", "range probes: seq (declared 2..oo): 2..36 served")], lines
+    assert lines == [("worker", "range probes: seq (declared 2..oo): 2..36 served (cap 36: 4x the largest recorded, "
+                                "9)")], lines
+
+
+class DoublesWithPositions(Doubles):
+    """A model whose config says how many positions it takes, as transformers' do."""
+
+    def __init__(self):
+        super().__init__()
+        import types
+
+        self.config = types.SimpleNamespace(max_position_embeddings=64)
+
+
+def test_max_position_embeddings_caps_the_lengths_and_the_batch_goes_to_4x_its_largest(tmp_path):
+    """issue 24: the config's max_position_embeddings caps Dims that index positions; the
+    batch (dim 0 of every input it sizes) has nothing to do with positions and is probed
+    up to 4x its largest recorded size, and each line says which cap applied."""
+    model = DoublesWithPositions()
+    path = record(model, [(torch.randn(3, 4),)], tmp_path / "cap.safetensors", no_grad=True)
+    calls = capturelib.load_capture(str(path), device="cpu").calls
+    args, kwargs = exporter.call_arguments(calls[0])
+    auto = torch.export.Dim.AUTO
+    program = torch.export.export(model, args, kwargs, dynamic_shapes={"x": {0: auto, 1: auto}}, strict=False)
+    lines = []
+    result = probes.probe(model, program, calls, [0], None, log=lambda text, stream="worker": lines.append(text))
+    dims = {d["where"]: d for d in result["dims"]}
+    batch, seq = dims["x.size()[0]"], dims["x.size()[1]"]
+    assert (batch["cap"], batch["cap_source"], batch.get("batch_like")) == (12, "4x the largest recorded, 3", True)
+    assert (seq["cap"], seq["cap_source"], seq.get("batch_like")) == (64, "config.max_position_embeddings", None)
+    assert max(batch["probed"]) == 12 and max(seq["probed"]) == 64, (batch, seq)
+    assert {r["status"] for r in result["probes"]} == {"served"}, result["probes"]
+    assert lines == ["range probes: %s (declared 2..oo): 2..12 served (cap 12: 4x the largest recorded, 3)"
+                     % batch["dim"], "range probes: %s (declared 2..oo): 2..64 served (cap 64: "
+                     "config.max_position_embeddings)" % seq["dim"]], lines
+    # --probe-cap overrides both
+    capped = probes.probe(model, program, calls, [0], None, cap=6)
+    assert {(d["cap"], d["cap_source"]) for d in capped["dims"]} == {(6, "the request's probe_cap")}, capped["dims"]
 
 
 def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
@@ -230,3 +267,29 @@ def test_a_program_that_writes_into_its_inputs_is_probed_on_copies():
     assert probes._mutates_inputs(writes)
     pure = torch.export.export(Doubles(), (torch.ones(2, 3),), dynamic_shapes=({1: seq},), strict=False)
     assert not probes._mutates_inputs(pure)
+
+
+class _OneSided:
+    """Gemma3's continuation program: torch checks only that the mask covers the full
+    layer's cache and the prompt, `mask >= full + seq`."""
+
+    _guards_code = ["L['past_key_values']['key_cache'][1].size()[2] + L['input_ids'].size()[1] + "
+                    "((-1)*L['attention_mask'].size()[1]) <= 0"]
+
+
+def test_a_one_sided_guard_every_recorded_call_meets_exactly_ties_its_sizes():
+    """generate() makes every call with mask == full + seq: a probe that moved the cache
+    alone (a mask shorter than the guard allows, rejected) is a call it never makes."""
+    import sympy
+    from dimscope.worker import proberelations
+
+    seq, mask, full = sympy.symbols("s70 s53 s52", integer=True, positive=True)
+    sources = {("L['input_ids']", 1): seq, ("L['attention_mask']", 1): mask,
+               ("L['past_key_values']['key_cache'][1]", 2): full}
+    assert proberelations.equalities(_OneSided(), sources) == []  # a bound alone ties nothing
+    exact = [{seq: 5, mask: 7, full: 2}, {seq: 5, mask: 8, full: 3}]
+    equal = proberelations.equalities(_OneSided(), sources, exact)
+    assert [sympy.expand(e) for e in equal] == [full + seq - mask], equal
+    assert proberelations.consistent({seq: 5, mask: 7, full: 256}, full, equal, {mask}) == {seq: 5, mask: 261, full: 256}
+    # a recorded call whose mask is longer: the guard is a bound, not a tie
+    assert proberelations.equalities(_OneSided(), sources, exact + [{seq: 5, mask: 9, full: 3}]) == []

@@ -342,26 +342,24 @@ def test_held_out_calls_are_served_or_named_at_export(name, workdir):
         assert re.findall(r"written once; (\d+) new interpreter\(s\) checked them", result.stderr) == ["1"]
 
 
-# Programs whose caches have a sliding-window layer and a full layer, their lengths two
-# Dims (Gemma3's decode and continuation programs: past_len, the sliding layer's, at most
-# window - 1 = 7 in every real call, and the full layer's, which is never shorter). The
-# probes move each on its own, into calls no generate() makes (a sliding layer of 256
-# tokens, a full layer shorter than the sliding one), which these programs reject (an
-# IndexError in the sliding layer's mask slice, or torch's guard tying the full layer's
-# length, the prompt and the mask): reported as rejected sizes, not as what the program
-# serves. The prefill program serves every probe; the held-out calls (a 13-token prompt,
-# generations past the window) are all served.
-PROBES_APART = {"gemma3": {"past_key_values_key_cache_1_dim2"}}
+# Families whose caches have a sliding-window layer (window 8) and a full layer: in their
+# decode and continuation programs the two cache lengths are two Dims, the sliding layer's
+# min(full, window - 1) in every call generate() makes. The probes move the full layer's
+# length and the sliding layer's follows it that way, reported with the sizes it took, up
+# to window - 1 (before, each moved on its own into calls no generate() makes, a sliding
+# layer of 256 beside a shorter full layer, which Gemma3's programs rejected).
+SLIDING_WINDOW = {"gemma2": 8, "gemma3": 8}
 
 
-@pytest.mark.parametrize("name", families(MORE_FAMILIES))
+@pytest.mark.parametrize("name", families(MORE_FAMILIES | {"gemma2"}))
 def test_every_dim_of_every_program_is_probed(name, workdir):
     """Issue 24 item 3 (on by default with --fix-loop): each program's --json lists range
     probes for every Dim its read-back names (a derived size moves with its root), each
-    probed past the recorded sizes up to max_position_embeddings (256) and served there
-    (but PROBES_APART's); a rejected size names torch's guard or the program's error.
-    Nothing is skipped or WRONG, and no program is narrower than asked or takes a size
-    only as recorded (no Dim that varied was dropped)."""
+    probed past the recorded sizes up to its cap and served there: max_position_embeddings
+    (256) for lengths, 4x the largest recorded size for the batch, window - 1 for a
+    sliding-window layer's length (SLIDING_WINDOW). No probe is rejected, skipped or
+    WRONG, and no program is narrower than asked or takes a size only as recorded (no Dim
+    that varied was dropped)."""
     _, result = run_family(name, workdir)
     exported = json.loads((workdir / f"{name}.export.json").read_text())
     shapes = read_back_inputs(result.stdout)
@@ -378,14 +376,19 @@ def test_every_dim_of_every_program_is_probed(name, workdir):
         # lengths (the continuation's total_len = past_len + seq_len) moves with them.
         tied = {"total_len"} if {"past_len", "seq_len"} <= set(dims) else set()
         assert named and named - tied <= set(dims), (label, named, list(dims))
-        apart = PROBES_APART.get(name, set()) & set(dims)
         for dim in dims.values():
-            assert dim["probed"] and not dim["wrong"] and not dim["unverified"], (label, dim)
-            if not apart:
-                assert max(dim["served"]) == 256 > max(dim["recorded"]), (label, dim)
-        for probe in probes["probes"]:
-            assert probe["status"] in ("served", "rejected"), (label, probe)
-            assert probe["status"] == "served" or (probe["guard"] and apart), (label, probe)
+            assert dim["probed"] and not dim["wrong"] and not dim["unverified"] and not dim["rejected"], (label, dim)
+            if dim.get("follows"):  # a sliding-window layer's length: min(the full layer's, window - 1)
+                keep = SLIDING_WINDOW[name] - 1
+                assert dim["follows"] in dims and dim["cap"] == keep, (label, dim)
+                assert max(dim["served"] + dim["recorded"]) == keep, (label, dim)
+            elif dim.get("batch_like"):
+                assert max(dim["served"]) == dim["cap"] == 4 * max(dim["recorded"]), (label, dim)
+            else:
+                assert max(dim["served"]) == dim["cap"] == 256 > max(dim["recorded"]), (label, dim)
+        assert {probe["status"] for probe in probes["probes"]} == {"served"}, (label, probes["probes"])
+        if name in SLIDING_WINDOW and {"past_len", "seq_len"} <= set(dims):
+            assert any(d.get("follows") for d in dims.values()), (label, list(dims))
 
 
 # Encoder-decoders: the decode program is first exported for every call and rejects the
@@ -415,7 +418,8 @@ def test_an_encoder_decoder_is_probed_and_named_in_every_program(name, workdir):
         # Learned positions (max_position_embeddings 64, offset 2): past the table, the
         # decode program fails in its embedding lookup as the model does, and says so.
         decode = [p for p in exported["programs"] if p["program"] == "model"][0]
-        assert any(line.startswith("past_len (declared 0..oo): 0..4 served; 64 rejected (index out of range")
+        assert any(line.startswith("past_len (declared 0..oo): 0..4 served (cap 64: config.max_position_embeddings); "
+                                   "64 rejected (index out of range")
                    for line in decode["probes"]["lines"]), decode["probes"]["lines"]
     shapes = read_back_inputs(result.stdout)
     assert all(re.match(r"batch \(s\d+\)$", inputs["attention_mask"][0]) for inputs in shapes.values()), shapes

@@ -42,11 +42,17 @@ def _expr(node, symbols):
     raise ValueError(ast.dump(node)[:80])
 
 
-def equalities(program, sources):
+def equalities(program, sources, recorded=()):
     """[expr] each == 0 for every call the program accepts: its `==` guards, and pairs
     of `<=` guards that bound one difference from both sides. `sources`: {("L['x']", d):
-    symbol} of the inputs' sizes."""
+    symbol} of the inputs' sizes. `recorded`: [{symbol: size}] of the served calls; a
+    one-sided guard that every one of them meets with equality is taken as an equality
+    too (Gemma3's continuation program checks only `mask >= full + seq`: every call
+    generate() makes has mask == full + seq, and a probe that moves the cache without the
+    mask is one it never makes)."""
     import sympy
+
+    from .resizedcalls import evaluate, integers
 
     at_most, equal = [], []
     for text in getattr(program, "_guards_code", None) or []:
@@ -68,8 +74,11 @@ def equalities(program, sources):
         elif isinstance(op, ast.GtE):
             at_most.append(-difference)
     for e in at_most:
-        if any(sympy.expand(e + f) == 0 for f in at_most) and not any(sympy.expand(e - g) == 0 or
-                                                                    sympy.expand(e + g) == 0 for g in equal):
+        if any(sympy.expand(e - g) == 0 or sympy.expand(e + g) == 0 for g in equal):
+            continue
+        if any(sympy.expand(e + f) == 0 for f in at_most):
+            equal.append(e)
+        elif recorded and all(e.free_symbols <= set(v) and evaluate(e, integers(v)) == 0 for v in recorded):
             equal.append(e)
     return equal
 
@@ -137,3 +146,76 @@ def consistent(values, moved, equal, prefer):
         if not solved:
             return None
     return values if all(holds(e) for e in equal) else None
+
+
+# ---------------------------------------------------------------- sliding-window layers
+
+def _caches(node, out, depth=0):
+    """The layer-based caches in a call's arguments (an encoder-decoder's self-attention
+    cache too)."""
+    if depth > 4:
+        return
+    if isinstance(node, dict):
+        for child in node.values():
+            _caches(child, out, depth + 1)
+    elif isinstance(node, (list, tuple)):
+        for child in node:
+            _caches(child, out, depth + 1)
+    elif isinstance(getattr(node, "layers", None), (list, tuple)):
+        out.append(node)
+    elif getattr(node, "self_attention_cache", None) is not None:
+        _caches(node.self_attention_cache, out, depth + 1)
+
+
+def windows(call_args, inputs, measured):
+    """[(stored, seen, keep)]: a sliding-window layer's cache length `stored` is
+    min(`seen`, `keep`) in every call transformers makes (DynamicSlidingWindowLayer keeps
+    its last window - 1 tokens, `keep`; `seen`, the tokens the layer has seen, is the
+    length of the cache's first full-attention layer, else the layer's `tokens_seen`
+    count: cachelayers.py). A probe that moves one without the other is a call no
+    generate() makes (Gemma3: a sliding layer of 256 tokens beside a shorter full layer).
+    `call_args`: the call's (args, kwargs); `inputs`: resizedcalls.user_inputs of it;
+    `measured`: [(call, inputs, {symbol: size})] of the served calls, on each of which the
+    relation must hold (else it is not used)."""
+    import torch
+
+    from .. import cachelayers
+
+    symbol_of = {}
+    for _path, shape, value in inputs:
+        if shape is not None and isinstance(value, torch.Tensor):
+            symbol_of[id(value)] = [s.node.expr if isinstance(s, torch.SymInt) and s.node.expr.is_Symbol else None
+                                    for s in shape]
+    caches = []
+    _caches(call_args, caches)
+    out = []
+    for cache in caches:
+        kinds = cachelayers.describe_layers(cache, seen=False) or []
+        layers = list(cache.layers)
+        full = next((layer for layer, d in zip(layers, kinds) if d["type"] == cachelayers.FULL), None)
+        for layer, d in zip(layers, kinds):
+            if d["type"] != cachelayers.SLIDING:
+                continue
+            stored = (symbol_of.get(id(getattr(layer, "keys", None))) or [None, None])[-2]
+            counted = getattr(layer, "_dimscope_tokens_seen", None)
+            if counted is not None and id(counted) in symbol_of:
+                seen = symbol_of[id(counted)][0]
+            elif full is not None:
+                seen = (symbol_of.get(id(getattr(full, "keys", None))) or [None, None])[-2]
+            else:
+                seen = None
+            keep = int(d["sliding_window"]) - 1
+            if stored is None or seen is None or stored == seen or keep < 1:
+                continue
+            if all(stored in v and seen in v and v[stored] == min(v[seen], keep) for _c, _i, v in measured):
+                out.append((stored, seen, keep))
+    return out
+
+
+def within_windows(values, windows_):
+    """`values` with each sliding layer's length set from the tokens its layer has seen."""
+    values = dict(values)
+    for stored, seen, keep in windows_:
+        if seen in values:
+            values[stored] = min(values[seen], keep)
+    return values

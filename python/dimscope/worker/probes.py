@@ -6,11 +6,14 @@ only the recorded points. Probing synthesizes calls inside the declared range fr
 program's recorded calls and runs each through the program and the eager model, compared
 as verification compares: per Dim (one symbol of the program's inputs) its declared min,
 min + 1, a value between two recorded values, one past the largest recorded value, and
-its declared max or the cap (the request's `probe_cap`, else the model config's
-max_position_embeddings where it has one, else 4x the largest recorded value).
+its declared max or the cap (the request's `probe_cap`; else, for a Dim that indexes
+positions, the model config's max_position_embeddings where it has one; for a batch-like
+Dim, dim 0 of the batched inputs, and without the config, 4x the largest recorded value).
 
 A probe moves one Dim; every size that is that Dim moves with it and sizes derived from
-it follow (the program's own shapes give the relation), so the call stays consistent.
+it follow (the program's own shapes give the relation), so the call stays consistent. A
+sliding-window layer's cache length follows the tokens its layer has seen, as
+min(seen, window - 1) (proberelations.windows), and is reported from the calls it took.
 Tensors grow by repeating their recorded content along the dim (ids stay recorded ids,
 caches and images hold recorded values), integer attention masks are ones. Probing
 runs in the worker on the program and the model already loaded; it never changes the
@@ -34,12 +37,16 @@ def _noop(*_args, **_kwargs):
     pass
 
 
-def default_cap(model, largest):
-    """(cap, where it comes from) for a Dim whose largest recorded value is `largest`."""
+def default_cap(model, largest, batch_like=False):
+    """(cap, where it comes from) for a Dim whose largest recorded value is `largest`:
+    max_position_embeddings caps the Dims that index positions (sequence and cache
+    lengths); a batch-like Dim (`batch_like`: dim 0 of the batched inputs, _batch_like)
+    has nothing to do with positions and gets 4x its largest recorded value, as does
+    every Dim of a model without the config."""
     limit, why = max_positions(model)
-    if why.startswith("the model's config"):
+    if why.startswith("the model's config") and not batch_like:
         return limit, why.replace("the model's ", "")
-    return _CAP_FACTOR * max(1, largest), "%dx the largest recorded value" % _CAP_FACTOR
+    return _CAP_FACTOR * max(1, largest), "%dx the largest recorded, %d" % (_CAP_FACTOR, largest)
 
 
 def targets(lower, upper, recorded, cap):
@@ -160,16 +167,19 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
         return result
     names = dimnames.input_names(program, shapes, measured[0][0], measured[0][1])
     order = _symbol_order(measured[0][1])
-    ties = _ties(program, measured[0][0], measured[0][1], order)
-    names = _unique_names(names, [s for s in order if s not in ties["followers"]])
-    plans = [plan for plan in (_plan_dim(model, program, s, names.get(s, str(s)), measured, cap)
+    ties = _ties(program, measured[0][0], measured[0][1], order, measured)
+    windowed = [w for w in ties["windows"] if w[0] not in ties["tied"]]
+    names = _unique_names(names, [s for s in order if s not in ties["followers"]] + [w[0] for w in windowed])
+    batched = _batch_like(measured[0][1], ties["equal"])
+    plans = [plan for plan in (_plan_dim(model, program, s, names.get(s, str(s)), measured, cap, s in batched)
                                for s in order if s not in ties["followers"]) if plan is not None]
     runner = _Runner(model, program, module or program.module(), compare, guards_suppressed, ties, measured)
     rows = _probe_together(plans, runner)
+    plans += _window_plans(program, windowed, names, plans, measured, runner, rows)
     for plan in plans:
         entry = plan["entry"]
         for row in sorted(rows[plan["symbol"]], key=lambda r: r["value"]):
-            if row["status"] == "rejected" and keep_rejected is not None:
+            if row["status"] == "rejected" and keep_rejected is not None and id(row) in runner.kept:
                 keep_rejected.append((row,) + runner.kept[id(row)])
             entry["probed"].append(row["value"])
             key = {"served": "served", "rejected": "rejected", "mismatch": "wrong"}.get(row["status"], "unverified")
@@ -183,22 +193,50 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
     return result
 
 
-def _plan_dim(model, program, symbol, name, measured, cap):
+def _plan_dim(model, program, symbol, name, measured, cap, batch_like=False):
     """The report entry of one Dim and the sizes to probe it at; None for a symbol the
-    program declares no range for."""
+    program declares no range for. `batch_like`: the Dim is a batch (default_cap)."""
     r = program.range_constraints.get(symbol)
     if r is None:
         return None
     lower, upper = finite(r.lower) or 0, finite(r.upper)
     recorded = sorted({values[symbol] for _c, _i, values in measured if symbol in values})
-    dim_cap, cap_source = (cap, "the request's probe_cap") if cap else default_cap(model, recorded[-1])
-    inputs = measured[0][1]
-    where = next(("%s.size()[%d]" % (path_text(p), d) for p, shape, _ in inputs if shape is not None
-                  for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol), None)
-    entry = {"dim": name, "symbol": str(symbol), "where": where, "declared": [lower, upper], "recorded": recorded,
-             "cap": dim_cap, "cap_source": cap_source, "probed": [], "served": [], "rejected": [], "unverified": [],
-             "wrong": []}
+    dim_cap, cap_source = (cap, "the request's probe_cap") if cap else default_cap(model, recorded[-1], batch_like)
+    entry = {"dim": name, "symbol": str(symbol), "where": _where(measured[0][1], symbol), "declared": [lower, upper],
+             "recorded": recorded, "cap": dim_cap, "cap_source": cap_source, "probed": [], "served": [],
+             "rejected": [], "unverified": [], "wrong": []}
+    if batch_like:
+        entry["batch_like"] = True
     return {"symbol": symbol, "name": name, "entry": entry, "targets": targets(lower, upper, recorded, dim_cap)}
+
+
+def _where(inputs, symbol):
+    """`input_ids.size()[1]`: the first input size that is `symbol`."""
+    return next(("%s.size()[%d]" % (path_text(p), d) for p, shape, _ in inputs if shape is not None
+                 for d, s in enumerate(shape) if getattr(getattr(s, "node", None), "expr", None) == symbol), None)
+
+
+def _batch_like(inputs, equal):
+    """The symbols that size dim 0 and nothing else of the program's inputs, a tensor of
+    2 or more dims among them, as the batch-1 slice's batch Dim (batchslice.py) sizes
+    dim 0 of every tensor it sizes; a symbol an equality ties to one that sizes another
+    dim is not one."""
+    import torch
+
+    dims, ranks = {}, {}
+    for _path, shape, _value in inputs:
+        for d, size in enumerate(shape or ()):
+            if not isinstance(size, torch.SymInt):
+                continue
+            expr = size.node.expr
+            for s in expr.free_symbols:
+                dims.setdefault(s, set()).add(d if expr == s else -1)
+                ranks[s] = max(ranks.get(s, 0), len(shape))
+    out = {s for s, at in dims.items() if at == {0} and ranks[s] >= 2}
+    for e in equal:
+        if not e.free_symbols <= out:
+            out -= e.free_symbols
+    return out
 
 
 def _probe_together(plans, runner):
@@ -246,15 +284,27 @@ class _Runner:
         self.compare, self.guards_suppressed = compare, guards_suppressed
         self.ties, self.measured = ties, measured
         self.seen, self.kept, self.runs = {}, {}, 0
+        self.history = []  # (sizes, verdict, call index) of every call run, for _window_plans
         self.copy_inputs = _mutates_inputs(program)
         self._last = None
 
     def _sizes(self, values, moved):
-        if not self.ties["equal"]:
-            return values
+        """`values` made consistent: sizes the guards tie (proberelations.consistent) and
+        each sliding-window layer's length from the tokens its layer has seen."""
         from . import proberelations
 
-        return proberelations.consistent(values, moved, self.ties["equal"], self.ties["followers"])
+        windows = self.ties["windows"]
+        moved = set(moved) if isinstance(moved, (set, frozenset)) else {moved}
+        values = proberelations.within_windows(values, windows)
+        if not self.ties["equal"]:
+            return values
+        fixed = moved | {w[0] for w in windows}
+        values = proberelations.consistent(values, fixed, self.ties["equal"], self.ties["followers"])
+        if values is not None and windows:
+            again = proberelations.within_windows(values, windows)
+            if again != values:  # a guard moved the tokens seen: the windows follow once more
+                values = proberelations.consistent(again, fixed, self.ties["equal"], self.ties["followers"])
+        return values
 
     def _run(self, call, sizes):
         """(status fields, args, kwargs) of `call` resized to `sizes`; cached by sizes."""
@@ -274,6 +324,7 @@ class _Runner:
             self.runs += 1
             out = (_run_probe(self.model, self.module, args, kwargs, self.compare, self.guards_suppressed,
                               copy_inputs=self.copy_inputs), args, kwargs)
+            self.history.append((sizes, out[0], call.index))
         self.seen[key] = out
         return out
 
@@ -310,6 +361,37 @@ class _Runner:
             self.kept[id(row)] = self._last
 
 
+def _window_plans(program, windows, names, plans, measured, runner, rows):
+    """The report of each sliding-window layer's length (proberelations.windows): not
+    probed on its own (no call holds it apart from the tokens its layer has seen), it took
+    min(seen, window - 1) in the calls the other Dims' probes ran; each size it took that
+    was not recorded is reported with the verdict of a call that held it (served where
+    one was served). Fills `rows` and returns plans as _plan_dim's."""
+    out = []
+    for stored, seen, keep in windows:
+        r = program.range_constraints.get(stored)
+        if r is None:
+            continue
+        name, leader = names.get(stored, str(stored)), names.get(seen, str(seen))
+        recorded = sorted({v[stored] for _c, _i, v in measured if stored in v})
+        entry = {"dim": name, "symbol": str(stored), "where": _where(measured[0][1], stored),
+                 "declared": [finite(r.lower) or 0, finite(r.upper)], "recorded": recorded, "cap": keep,
+                 "cap_source": "min(%s, %d): a sliding-window layer keeps its last %d tokens (window %d)"
+                               % (leader, keep, keep, keep + 1),
+                 "follows": leader, "probed": [], "served": [], "rejected": [], "unverified": [], "wrong": []}
+        held = {}
+        for sizes, verdict, call in runner.history:
+            value = sizes.get(stored)
+            if value is None or value in recorded or verdict["status"] == "skipped":
+                continue
+            if value not in held or (verdict["status"] == "served") > (held[value][0]["status"] == "served"):
+                held[value] = (verdict, call, sizes.get(seen))
+        rows[stored] = [{"dim": name, "value": value, "call": call, **verdict, "with": {leader: at}}
+                        for value, (verdict, call, at) in held.items()]
+        out.append({"symbol": stored, "name": name, "entry": entry, "targets": sorted(held)})
+    return out
+
+
 def _symbol_order(inputs):
     """The symbols that are one input size on their own, in the inputs' order."""
     import torch
@@ -332,9 +414,10 @@ def _unique_names(names, order):
             for s in order}
 
 
-def _ties(program, call, inputs, order):
-    """The program's equalities between symbols (proberelations.py) and the symbols
-    that only follow others."""
+def _ties(program, call, inputs, order, measured):
+    """The program's equalities between symbols (proberelations.py), its sliding-window
+    layers' lengths (each min(tokens seen, window - 1): proberelations.windows) and the
+    symbols that only follow others."""
     import torch
     from torch.utils import _pytree as pytree
 
@@ -351,9 +434,13 @@ def _ties(program, call, inputs, order):
                     if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
                         sources[("L" + key[3:], d)] = size.node.expr
     except Exception:  # noqa: BLE001 - a class without key paths: no relation is read
-        return {"equal": [], "followers": set()}
-    equal = proberelations.equalities(program, sources)
-    return {"equal": equal, "followers": proberelations.followers(equal, order)}
+        sources = None
+    recorded = [values for _c, _i, values in measured]
+    equal = proberelations.equalities(program, sources, recorded) if sources is not None else []
+    windows = proberelations.windows(call_arguments(call), inputs, measured)
+    tied = proberelations.followers(equal, order)
+    return {"equal": equal, "tied": tied, "followers": tied | {stored for stored, _seen, _keep in windows},
+            "windows": windows}
 
 
 def _changed_leaves(moved, call):
@@ -372,11 +459,20 @@ def _values_text(values):
 
 
 def dim_line(dim, rows):
-    """`batch: 1..64 served`; `seq_len: 2..32 served; 1 rejected (input_ids.size()[1] > 1)`."""
+    """`batch (declared 1..oo): 1..8 served (cap 8: 4x the largest recorded, 2)`;
+    `seq_len (declared 1..oo): 2..64 served (cap 64: config.max_position_embeddings); 1
+    rejected (input_ids.size()[1] > 1)`."""
     served = sorted(set(dim["served"]) | set(dim["recorded"]))
     parts = []
     if dim["served"] or dim["recorded"]:
         parts.append("%s served" % ("%d..%d" % (served[0], served[-1]) if len(served) > 1 else served[0]))
+    if dim["declared"][1] is None and dim.get("cap_source"):
+        # Which cap stopped the probes where the program declares no max (default_cap).
+        cap = "cap %s: %s" % (dim.get("cap"), dim["cap_source"])
+        if parts:
+            parts[0] += " (%s)" % cap
+        else:
+            parts.append(cap)
     by_guard = {}
     for row in rows:
         if row["status"] == "rejected":
