@@ -10,7 +10,8 @@ and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureErro
 
 Layout: ``capture/`` (recorder, file, tree, load) writes and reads captures;
 ``caches``, ``cachelayers``, ``staticcache`` flatten custom cache classes for the recorder,
-the worker and ``program`` (``typenames`` is the leaf they share); ``worker/`` is the
+the worker and ``program`` (``typenames`` is the leaf they share); ``customops`` records
+the custom operators a program calls and the modules that register them; ``worker/`` is the
 export worker (``python -m dimscope.worker``: server, modelref, spec, exporter,
 guardcheck, explain, errors, freshcheck, archive: several programs in one PT2 archive);
 ``exceptions`` defines every exception class.

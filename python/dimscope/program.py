@@ -11,6 +11,9 @@ too), and `load_program` makes it
 active before ``torch.export.load``. Like loading a capture, this never imports a
 module or calls anything the file names: a class must already be loaded (load the model,
 or ``import transformers``, first), and only dimscope's own flattenings are registered.
+The custom operators the programs call and their registering modules are a second
+extra file (``dimscope_custom_ops.json``, module customops): `load_program` checks that
+each is registered here and names the module to import when one is not.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, Dict, List, Optional
 import torch.utils._pytree as _pytree
 
 from .cachelayers import registered_layout
+from . import customops
 from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, loaded_object, qualified_name,
                      register_capture_flattening, registration_module)
@@ -101,7 +105,8 @@ _DIMSCOPE_REGISTRATIONS = {KEY_VALUE_DICT: "register_key_value_cache",
 def plain_load_registrations(program: Any) -> List[str]:
     """The Python lines a user runs before a plain ``torch.export.load`` of this program
     (without ``dimscope.load_program``): import the modules of its input and output
-    classes (which registers a ModelOutput, or a class registering itself), then, per
+    classes (which registers a ModelOutput, or a class registering itself) and those that
+    register the custom operators its graph calls (customops), then, per
     class, the registration active when it was exported: transformers' own
     (``register_dynamic_cache_export_support``) where transformers' flattening was the
     one, else dimscope's function for its flavour (transformers' flattening rebuilds
@@ -131,17 +136,18 @@ def plain_load_registrations(program: Any) -> List[str]:
             # needs its module imported only.
             calls += ["from dimscope.caches import register_capture_flattening",
                       f"register_capture_flattening({{'flattening': {{{name!r}: 'pytree'}}}})"]
+    lines += [f"import {m}" for m in customops.needed_modules(program) if f"import {m}" not in lines]
     return lines + calls
 
 
-def extra_files(*programs: Any) -> Dict[str, str]:
-    """What the worker saves beside the programs of one file (torch.export.save's
+def extra_files(programs: Dict[str, Any]) -> Dict[str, str]:
+    """What the worker saves beside the programs of one file ({name: program}; torch's
     extra_files): the classes of all of them (programs of one model flatten a class
-    one way)."""
+    one way), and the custom operators each calls (customops.RECORD, when any does)."""
     record: Dict[str, Dict[str, Any]] = {}
-    for program in programs:
+    for program in programs.values():
         record.update(flattening_record(program))
-    return {EXTRA_FILE: json.dumps(record, sort_keys=True)}
+    return {EXTRA_FILE: json.dumps(record, sort_keys=True), **customops.extra_file(programs)}
 
 
 _WEIGHTS_ONLY_LEAVES = (int, float, bool, str, type(None))
@@ -195,7 +201,7 @@ def save_program(program: Any, pt2_path: "os.PathLike[str] | str") -> None:
     try:
         tmp = os.path.join(staging, os.path.basename(path))
         with example_inputs_only_if_weights_only(program):
-            torch.export.save(program, tmp, extra_files=extra_files(program))
+            torch.export.save(program, tmp, extra_files=extra_files({FIRST_PROGRAM: program}))
         os.replace(tmp, path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -204,19 +210,32 @@ def save_program(program: Any, pt2_path: "os.PathLike[str] | str") -> None:
 # ---------------------------------------------------------------------------- load side
 
 
-def read_flattening(pt2_path: str) -> Optional[Dict[str, Any]]:
-    """The extra file's record, or None when the archive has none (a program saved by
-    an older dimscope). A bad record raises CaptureError naming the file and the place."""
+def _extra_text(pt2_path: str, name: str) -> Optional[str]:
+    """The text of extra file `name` of the archive, None when it has none."""
     try:
         with zipfile.ZipFile(pt2_path) as archive:
             # torch 2.8+: ARCHIVE/extra/NAME; torch 2.6's flat records: extra_files/NAME.
             names = [n for n in archive.namelist()
-                     if n.endswith("/extra/" + EXTRA_FILE) or n in ("extra/" + EXTRA_FILE, "extra_files/" + EXTRA_FILE)]
-            if not names:
-                return None
-            text = archive.read(names[0]).decode("utf-8")
+                     if n.endswith("/extra/" + name) or n in ("extra/" + name, "extra_files/" + name)]
+            return archive.read(names[0]).decode("utf-8", "replace") if names else None
     except (OSError, zipfile.BadZipFile) as exc:
         raise CaptureError(f"{pt2_path}: not a readable .pt2 archive ({exc})") from exc
+
+
+def read_custom_ops(pt2_path: str, name: str = "model") -> Dict[str, Dict[str, Any]]:
+    """The custom operators program `name` of the file calls (customops record; {} when
+    there is none: no custom operator, or a file saved by an older dimscope). A bad
+    record raises CaptureError naming the file and the place."""
+    text = _extra_text(pt2_path, customops.RECORD)
+    return {} if text is None else customops.parse_record(text, f"{pt2_path}: {customops.RECORD}", name)
+
+
+def read_flattening(pt2_path: str) -> Optional[Dict[str, Any]]:
+    """The extra file's record, or None when the archive has none (a program saved by
+    an older dimscope). A bad record raises CaptureError naming the file and the place."""
+    text = _extra_text(pt2_path, EXTRA_FILE)
+    if text is None:
+        return None
     where = f"{pt2_path}: {EXTRA_FILE}"
     try:
         record = json.loads(text)
@@ -366,7 +385,9 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     flattening it was exported with made active first: the one the ``.pt2`` records,
     else (older files) the one of the capture it was exported from (``capture_path``).
     Raises CaptureError naming the file when it holds no program of that name, when a
-    class it needs is not loaded in this process or the record is bad, or when part of
+    class it needs is not loaded in this process or the record is bad, when a custom
+    operator its programs call is not registered here (the error names the module that
+    registered it at export: import it first; dimscope never imports it), or when part of
     the archive would need full pickle: loading never unpickles (every torch.load reads
     tensors and plain values only)."""
     pt2_path = os.fspath(pt2_path)
@@ -374,6 +395,7 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     name = FIRST_PROGRAM if name is None else name
     if name not in names:
         raise CaptureError(f"{pt2_path}: no program named {name!r}; the file holds: {', '.join(names)}")
+    customops.check_registered(read_custom_ops(pt2_path, name), pt2_path, name)
     record = read_flattening(pt2_path)
     if record is not None:
         try:

@@ -625,12 +625,12 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
             with contextlib.ExitStack() as stack:
                 for each in programs.values():
                     stack.enter_context(example_inputs_only_if_weights_only(each))
-                shared = archive.write(tmp, programs, extra_files=dict(extra_files(*programs.values()),
+                shared = archive.write(tmp, programs, extra_files=dict(extra_files(programs),
                                                                        **dimnames.record(programs)))
         else:
             with example_inputs_only_if_weights_only(program):
                 # torch.export.save names its one program "model".
-                torch.export.save(program, tmp, extra_files=dict(extra_files(program),
+                torch.export.save(program, tmp, extra_files=dict(extra_files({"model": program}),
                                                                  **dimnames.record({"model": program})))
         if check is not None:
             check(tmp)

@@ -76,12 +76,15 @@ def _spec_classes(program):
 
 def needed_imports(program):
     """[(module, file)] a user imports before loading the program: the modules that
-    define its input and output classes (a cache class, a ModelOutput), as this process
-    has them. `file`: the module's source, for a module loaded from a path under a name
-    of its own (a model file), which importing the name would not find."""
+    define its input and output classes (a cache class, a ModelOutput), then those that
+    register the custom operators its graph calls (transformers' grouped_mm fallback of
+    its experts: dimscope.customops), as this process has them. `file`: the module's
+    source, for a module loaded from a path under a name of its own (a model file), which
+    importing the name would not find."""
+    from ..customops import needed_modules
+
     out = []
-    for cls in _spec_classes(program):
-        name = cls.__module__
+    for name in [cls.__module__ for cls in _spec_classes(program)] + needed_modules(program):
         if name.split(".")[0] in _BUILTIN_MODULES or name in (m for m, _ in out):
             continue
         origin = getattr(getattr(sys.modules.get(name), "__spec__", None), "origin", None) or ""
@@ -105,9 +108,9 @@ def prepare():
 def preload(program):
     """Asks the waiting checker to import now the modules a user imports before loading
     `program` (needed_imports: the model's cache and output classes, which pull in most
-    of transformers) and those its plain-load registrations import (transformers'
-    executorch integration), while the worker saves, verifies and exports the others.
-    Once per checker: the check then gets this checker only if the modules are among its
+    of transformers, and its custom operators' modules) and those its plain-load
+    registrations import (transformers' executorch integration), while the worker saves,
+    verifies and exports the others. Once per checker: the check then gets this checker only if the modules are among its
     own programs' imports (`_take_waiting_checker`), so the new interpreter never holds
     a module its check would not have imported itself."""
     global _preloaded
@@ -360,7 +363,7 @@ def check_in_this_process(pt2_path, entries, held=()):
         with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
             metas.append(json.load(f))
     for meta in metas:
-        for name, path in meta["imports"]:  # what a user imports first: the model's classes
+        for name, path in meta["imports"]:  # what a user imports first: the model's classes, its ops' modules
             _import(name, path)
     import torch
     from torch.utils import _pytree as pytree
