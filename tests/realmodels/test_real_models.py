@@ -457,9 +457,7 @@ def test_a_batch_of_one_and_a_batch_of_three_share_their_programs(workdir):
     assert re.findall(r"^  batch \(s\d+\)\s+\[(\d+), oo\]$", text, re.M) == ["1", "1"], text[-3000:]
     assert "came out static" not in result.stderr, result.stderr[-3000:]
 
-def test_inspect_lists_outputs_of_every_call(workdir):
-    capture = recorded("gpt2", workdir)
-    result = cli("inspect", str(capture), "--json")
+
 def test_llava_with_value_if_missing(workdir):
     """Issue 20 item 3: LLaVA recorded around generate() the way the InputObserver
     documentation shows, with value_if_missing={"pixel_values": zeros(0, 3, H, W)}, so
@@ -494,6 +492,9 @@ def test_llava_with_value_if_missing(workdir):
     assert programs_json == {tuple(filled): ["pixel_values"], (0, 4): []}, programs_json
 
 
+def test_inspect_lists_outputs_of_every_call(workdir):
+    capture = recorded("gpt2", workdir)
+    result = cli("inspect", str(capture), "--json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     outputs = doc.get("output_leaves")

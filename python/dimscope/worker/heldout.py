@@ -74,7 +74,10 @@ class Replay:
             torch.save([x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in leaves],
                        os.path.join(sub, _INPUTS))
             with open(os.path.join(sub, _SPEC), "w", encoding="utf-8") as f:
-                json.dump({"spec": pytree.treespec_dumps(spec), "device": str(self.device)}, f)
+                # `substituted`: inputs recorded from value_if_missing, left out for a
+                # program that does not take them (replay_in_this_process).
+                json.dump({"spec": pytree.treespec_dumps(spec), "device": str(self.device),
+                           "substituted": list(call.filled)}, f)
             folders.append(sub)
         return folders
 
@@ -87,7 +90,9 @@ class Replay:
             return
         self.expected = {}
         for call in self.calls:
-            args, kwargs = call_arguments(call)
+            # As the model was called: without the inputs value_if_missing substituted
+            # (a program that takes them must give the same outputs with them).
+            args, kwargs = call_arguments(call.without(call.filled))
             try:
                 with torch.no_grad():
                     self.expected[call.index] = (True, self.model(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
@@ -145,6 +150,20 @@ class Replay:
 
 # ------------------------------------------------------------------ the new interpreter
 
+def _without_substitutes(module, kwargs, substituted):
+    """`kwargs` without the inputs value_if_missing substituted that the program does not
+    take (its call's keyword inputs, from the loaded module's input spec): a decode
+    program exported without the empty pixel_values of its calls (issue 20)."""
+    spec = getattr(module, "_in_spec", None)
+    try:
+        takes = set(spec.children_specs[1].context) if spec is not None else None
+    except (AttributeError, IndexError, TypeError):
+        takes = None
+    if not substituted or takes is None:
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in takes or k not in substituted}
+
+
 def replay_in_this_process(pt2_path, programs, folders):
     """The checker's side: each held-out call ([folder]) through the programs of
     `pt2_path` ([(name, why it failed its own check or None)], in the archive's order),
@@ -183,6 +202,7 @@ def replay_in_this_process(pt2_path, programs, folders):
                 continue
             args, kwargs = pytree.tree_unflatten(
                 [x.clone().to(device) if isinstance(x, torch.Tensor) else x for x in leaves], spec)
+            kwargs = _without_substitutes(module, kwargs, meta.get("substituted") or [])
             try:
                 # As verification runs a call: torch 2.6 would otherwise learn the first call's
                 # sizes in the program's ShapeEnv and reject every later call of other sizes
