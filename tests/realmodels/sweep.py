@@ -34,6 +34,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 PROMPT_LENGTHS = (5, 8)
+DEFAULT_TIMEOUT = 300  # seconds an architecture may take, build to export
 NEW_TOKENS = 4
 BATCH = 2
 
@@ -43,7 +44,7 @@ LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_lay
 HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim", "hidden_size_global")
 HEADS = ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", "decoder_attention_heads")
 FFN = ("intermediate_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim", "moe_intermediate_size",
-       "shared_expert_intermediate_size")
+       "shared_expert_intermediate_size", "shared_intermediate_size", "moe_shared_expert_intermediate_size")
 POSITIONS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len")
 EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts")
 TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, vocab=1000, positions=256, experts=4, experts_per_tok=2)
@@ -130,6 +131,14 @@ def shrink(values, kind="causal"):
     if isinstance(values.get("rotary_dim"), int):
         # Rotary embedding over part of a head (GPT-J, CodeGen): at most the tiny head size.
         out["rotary_dim"] = TINY["hidden"] // TINY["heads"]
+    # A Mamba-2 mixer (the hybrids' state-space layers): heads x head size = expand x hidden,
+    # and a small state. Their defaults (128 heads, a state of 256) made Falcon-H1's
+    # generate() run past the timeout on the naive path.
+    expand = next((values[k] for k in ("mamba_expand", "expand") if isinstance(values.get(k), int)), 2)
+    put(("mamba_n_heads", "mamba_num_heads"), TINY["heads"])
+    put(("mamba_d_head", "mamba_head_dim"), TINY["hidden"] * expand // TINY["heads"])
+    put(("mamba_d_ssm",), TINY["hidden"] * expand)
+    put(("mamba_d_state", "ssm_state_size"), 16)
     for k in POSITIONS:
         if isinstance(values.get(k), int):
             out[k] = TINY["positions"]
@@ -616,7 +625,8 @@ def parse(argv):
     p.add_argument("--only", help="comma-separated model types (a subset of the mapping)")
     p.add_argument("--limit", type=int, default=0, help="the first N architectures only")
     p.add_argument("--jobs", type=int, default=1, help="architectures at once (default 1)")
-    p.add_argument("--timeout", type=int, default=300, help="seconds per architecture (default 300)")
+    p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
+                   help="seconds per architecture (default %d)" % DEFAULT_TIMEOUT)
     p.add_argument("--work", help="folder for captures, exports and logs (default: a new temporary folder)")
     p.add_argument("--out", help="the Markdown page (a .json of the rows beside it); default WORK/architectures.md")
     p.add_argument("--kind", choices=sorted(KINDS), default="causal",

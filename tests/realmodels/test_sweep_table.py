@@ -151,3 +151,12 @@ def test_every_nested_config_is_made_tiny():
         sub = sub if isinstance(sub, dict) else sub.to_dict()
         assert sub.get("hidden_size", 64) <= 64 and sub.get("num_hidden_layers", 2) <= 2, sub
     assert cfg.encoder_hash_byte_group_vocab == 1000
+
+
+def test_a_mamba2_mixer_is_made_tiny_and_consistent():
+    # Falcon-H1's default mixer (128 heads, state 256) made generate() run past the timeout.
+    cfg = sweep.tiny_config("falcon_h1")
+    assert (cfg.mamba_n_heads, cfg.mamba_d_state) == (4, 16)
+    assert cfg.mamba_n_heads * cfg.mamba_d_head == cfg.mamba_d_ssm == cfg.mamba_expand * cfg.hidden_size
+    cfg = sweep.tiny_config("nemotron_h")
+    assert cfg.mamba_num_heads * cfg.mamba_head_dim == cfg.expand * cfg.hidden_size and cfg.ssm_state_size == 16
