@@ -115,7 +115,9 @@ def shrink(values, kind="causal"):
     put(LAYERS, TINY["layers"])
     put(HIDDEN, TINY["hidden"])
     put(HEADS, TINY["heads"])
-    put(("num_key_value_heads",), TINY["kv_heads"])
+    # Multi-head latent attention (DeepSeek, GLM-MoE-Lite: a kv_lora_rank) has as many
+    # key/value heads as query heads; grouping them fails in its attention.
+    put(("num_key_value_heads",), TINY["heads"] if "kv_lora_rank" in values else TINY["kv_heads"])
     put(FFN, TINY["ffn"])
     # Any vocabulary: BLT's hash-byte embeddings have 500002 rows of their own.
     put([k for k in values if k == "vocab_size" or k.endswith("_vocab")], TINY["vocab"])
@@ -124,7 +126,8 @@ def shrink(values, kind="causal"):
     put(("n_groups", "mamba_n_groups"), 1)
     if "is_decoder" in values and kind == "causal":
         out["is_decoder"] = True  # a causal LM is the decoder (BERT-like and Reformer LM heads refuse otherwise)
-    if isinstance(values.get("head_dim"), int):
+    if isinstance(values.get("head_dim"), int) and "qk_rope_head_dim" not in values:
+        # (Latent attention's head_dim is its rotary part, qk_rope_head_dim, kept as it is.)
         # A state-space model's heads span hidden * expand (Mamba-2's check).
         expand = values.get("expand") if isinstance(values.get("expand"), int) else 1
         out["head_dim"] = TINY["hidden"] * expand // TINY["heads"]

@@ -160,3 +160,12 @@ def test_a_mamba2_mixer_is_made_tiny_and_consistent():
     assert cfg.mamba_n_heads * cfg.mamba_d_head == cfg.mamba_d_ssm == cfg.mamba_expand * cfg.hidden_size
     cfg = sweep.tiny_config("nemotron_h")
     assert cfg.mamba_num_heads * cfg.mamba_head_dim == cfg.expand * cfg.hidden_size and cfg.ssm_state_size == 16
+
+
+def test_latent_attention_keeps_its_heads_ungrouped_and_its_rotary_head():
+    # DeepSeek-V3's generate() failed with 2 key/value heads for 4 query heads, and with
+    # head_dim (its rotary part) cut apart from qk_rope_head_dim.
+    cfg = sweep.tiny_config("deepseek_v3")
+    assert cfg.num_key_value_heads == cfg.num_attention_heads == 4
+    assert cfg.head_dim == cfg.qk_rope_head_dim
+    assert sweep.tiny_config("llama").num_key_value_heads == 2
