@@ -124,6 +124,8 @@ def shrink(values, kind="causal"):
     put(EXPERTS, TINY["experts"])
     put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
     put(("n_groups", "mamba_n_groups"), 1)
+    # Layers that reuse an earlier layer's cache (Gemma-3n: 15 of 30): none of 2 layers.
+    put(("num_kv_shared_layers",), 0)
     if "is_decoder" in values and kind == "causal":
         out["is_decoder"] = True  # a causal LM is the decoder (BERT-like and Reformer LM heads refuse otherwise)
     if isinstance(values.get("head_dim"), int) and "qk_rope_head_dim" not in values:
