@@ -124,6 +124,14 @@ def shrink(values, kind="causal"):
     put(EXPERTS, TINY["experts"])
     put(("num_experts_per_tok", "top_k"), TINY["experts_per_tok"])
     put(("n_groups", "mamba_n_groups"), 1)
+    # Layer kinds placed by period and offset (Jamba: attention every 8th layer from 4):
+    # a period of at most 2, so 2 layers hold one of each kind.
+    for k in values:
+        if k.endswith("_layer_period") and isinstance(values[k], int) and values[k] > 2:
+            offset = k[:-len("period")] + "offset"
+            out[k] = 2
+            if isinstance(values.get(offset), int):
+                out[offset] = values[offset] % 2
     # Layers that reuse an earlier layer's cache (Gemma-3n: 15 of 30): none of 2 layers.
     put(("num_kv_shared_layers",), 0)
     if "is_decoder" in values and kind == "causal":

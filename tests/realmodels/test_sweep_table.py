@@ -174,3 +174,11 @@ def test_latent_attention_keeps_its_heads_ungrouped_and_its_rotary_head():
 def test_no_layer_shares_a_cache_in_a_two_layer_model():
     # Gemma-3n's default shares 15 layers' caches: with 2 layers its build failed.
     assert sweep.tiny_config("gemma3n_text").num_kv_shared_layers == 0
+
+
+def test_layer_kinds_placed_by_period_keep_one_of_each():
+    # Jamba's attention layer (every 8th from 4) fell outside 2 layers: generate() failed
+    # in transformers' cache with linear-attention layers only.
+    cfg = sweep.tiny_config("jamba")
+    kinds = ["attention" if i % cfg.attn_layer_period == cfg.attn_layer_offset else "mamba" for i in range(2)]
+    assert sorted(kinds) == ["attention", "mamba"]
