@@ -293,3 +293,54 @@ def test_a_one_sided_guard_every_recorded_call_meets_exactly_ties_its_sizes():
     assert proberelations.consistent({seq: 5, mask: 7, full: 256}, full, equal, {mask}) == {seq: 5, mask: 261, full: 256}
     # a recorded call whose mask is longer: the guard is a bound, not a tie
     assert proberelations.equalities(_OneSided(), sources, exact + [{seq: 5, mask: 9, full: 3}]) == []
+
+
+class _Layer:
+    """A cache layer as cachelayers.describe_layers reads it (dimscope's export layers
+    say their kind the same way)."""
+
+    def __init__(self, keys, window=None):
+        self.keys, self.sliding_window = keys, window
+
+
+class _Sliding(_Layer):
+    _dimscope_kind = "sliding"
+
+
+class _Full(_Layer):
+    _dimscope_kind = "full"
+
+
+class _Cache:
+    def __init__(self, layers):
+        self.layers = layers
+
+
+class _TwoLengths(torch.nn.Module):
+    def forward(self, sliding, full):
+        return sliding.sum() + full.sum()
+
+
+def test_a_sliding_window_layer_follows_the_tokens_its_layer_has_seen():
+    """Gemma2/Gemma3: the sliding layer (window 8) holds min(full, 7) tokens in every call
+    transformers makes; the probes move the full layer's length and the sliding one
+    follows, where every recorded call holds to it."""
+    from dimscope.worker import proberelations
+    from dimscope.worker.resizedcalls import symbol_values
+
+    sliding, full = torch.zeros(1, 2, 7, 4), torch.zeros(1, 2, 10, 4)
+    program = torch.export.export(_TwoLengths(), (sliding, full), strict=False,
+                                  dynamic_shapes=({2: torch.export.Dim("past", min=1)},
+                                                  {2: torch.export.Dim("full", min=1)}))
+    shapes = [n.meta["val"].shape for n in program.graph.nodes if n.op == "placeholder"]
+    inputs = [("sliding", shapes[0], sliding), ("full", shapes[1], full)]
+    s_sliding, s_full = shapes[0][2].node.expr, shapes[1][2].node.expr
+    call = ((), {"past_key_values": _Cache([_Sliding(sliding, window=8), _Full(full)])})
+    below = {s_sliding: 5, s_full: 5}
+    measured = [(None, inputs, symbol_values(inputs)), (None, inputs, below)]
+    windows = proberelations.windows(call, inputs, measured)
+    assert windows == [(s_sliding, s_full, 7)], windows
+    assert proberelations.within_windows({s_sliding: 7, s_full: 256}, windows) == {s_sliding: 7, s_full: 256}
+    assert proberelations.within_windows({s_sliding: 7, s_full: 2}, windows) == {s_sliding: 2, s_full: 2}
+    # a recorded call that does not hold to it (a sliding layer shorter than min(full, 7)): no tie
+    assert proberelations.windows(call, inputs, measured + [(None, inputs, {s_sliding: 3, s_full: 9})]) == []
