@@ -223,3 +223,22 @@ def check_registered(ops: Dict[str, Dict[str, Any]], pt2_path: str, program: str
                 "the export recorded no module that registers it: register it first, as the model's code does")
         raise CaptureError(f"{pt2_path}: {RECORD}: program {program!r} calls {where}, which is not registered "
                            f"in this process (dimscope never imports a module a file names: {hint})")
+
+
+_TARGET = re.compile(r'"target":\s*"torch\.ops\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)"')
+
+
+def unregistered_target(graph_text: str) -> Optional[str]:
+    """The first operator outside torch's namespaces that a program's serialized graph
+    (torch's JSON) calls and this process has not registered, as ``torch.ops.ns.name.overload``;
+    None when there is none. For a file without the record (saved by torch.export.save,
+    or by an older dimscope), once torch failed to load it."""
+    seen = set()
+    for match in _TARGET.finditer(graph_text):
+        namespace, name, overload = match.groups()
+        if namespace in TORCH_NAMESPACES or match.group(0) in seen:
+            continue
+        seen.add(match.group(0))
+        if not _registered(f"{namespace}::{name}", overload):
+            return f"torch.ops.{namespace}.{name}.{overload}"
+    return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import inspect
 import json
 import os
@@ -409,5 +410,32 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
         if not _reads_archives():
             raise CaptureError(f"{pt2_path}: holds several programs ({', '.join(names)}); this torch reads only "
                                f"one-program files (torch >= 2.8 reads PT2 archives)")
-        return _torch_load(pt2_path, lambda: _load_one_of_archive(pt2_path, name))
-    return _torch_load(pt2_path)
+        load = functools.partial(_load_one_of_archive, pt2_path, name)
+    else:
+        load = None
+    try:
+        return _torch_load(pt2_path, load)
+    except CaptureError:
+        raise
+    except Exception as exc:
+        _raise_if_an_operator_is_missing(pt2_path, name, exc)
+        raise
+
+
+def _raise_if_an_operator_is_missing(pt2_path: str, name: str, exc: Exception) -> None:
+    """After torch failed to load program `name` of a file without the custom-operator
+    record (torch 2.14 says only "check the warnings above"): a CaptureError naming the
+    operator its graph calls that this process has not registered, if there is one."""
+    try:
+        with zipfile.ZipFile(pt2_path) as archive:
+            for entry in archive.namelist():
+                match = _MODEL_RECORD.match(entry)
+                if (match and match.group(1) == name) or entry.endswith("serialized_exported_program.json"):
+                    missing = customops.unregistered_target(archive.read(entry).decode("utf-8", "replace"))
+                    if missing:
+                        raise CaptureError(
+                            f"{pt2_path}: program {name!r} calls {missing}, which is not registered in this process "
+                            f"(the file records no module that registers it: import that module, or the model's "
+                            f"code, first)") from exc
+    except (OSError, zipfile.BadZipFile):
+        return
