@@ -132,6 +132,11 @@ def shrink(values, kind="causal"):
             out[k] = 2
             if isinstance(values.get(offset), int):
                 out[offset] = values[offset] % 2
+    # Gated delta-net layers (Qwen3-Next, Qwen3.5): 16 key and 32 value heads of 128 made a
+    # 62 MB capture and an export past the timeout; value heads a multiple of key heads.
+    put(("linear_num_key_heads",), TINY["kv_heads"])
+    put(("linear_num_value_heads",), TINY["heads"])
+    put(("linear_key_head_dim", "linear_value_head_dim"), TINY["hidden"] // TINY["heads"])
     # Layers that reuse an earlier layer's cache (Gemma-3n: 15 of 30): none of 2 layers.
     put(("num_kv_shared_layers",), 0)
     if "is_decoder" in values and kind == "causal":

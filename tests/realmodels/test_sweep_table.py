@@ -182,3 +182,11 @@ def test_layer_kinds_placed_by_period_keep_one_of_each():
     cfg = sweep.tiny_config("jamba")
     kinds = ["attention" if i % cfg.attn_layer_period == cfg.attn_layer_offset else "mamba" for i in range(2)]
     assert sorted(kinds) == ["attention", "mamba"]
+
+
+def test_gated_delta_net_layers_are_made_tiny():
+    # Qwen3-Next's default linear-attention heads (16 and 32 of 128) made a 62 MB capture
+    # of two generate() calls and an export past the timeout.
+    cfg = sweep.tiny_config("qwen3_next")
+    assert (cfg.linear_num_key_heads, cfg.linear_num_value_heads) == (2, 4)
+    assert cfg.linear_key_head_dim == cfg.linear_value_head_dim == 16
