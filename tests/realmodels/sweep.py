@@ -89,11 +89,14 @@ def _layer_count(values):
 
 def _per_layer_lists(values, out):
     """A list as long as the default layer count is per layer (`layer_types`,
-    `layers_block_type`, a per-layer `intermediate_size`): two entries, one of each kind
-    first; a per-layer feed-forward size gets the tiny size."""
+    `layers_block_type`, a per-layer `intermediate_size`), and so is a shorter pattern of
+    layer kinds that repeats (RecurrentGemma's `block_types`, two recurrent blocks to one
+    attention block): two entries, one of each kind first; a per-layer feed-forward size
+    gets the tiny size."""
     count = _layer_count(values)
     for k, v in values.items():
-        if not isinstance(v, list) or not v or (len(v) != count and k != "layer_types"):
+        kinds = k == "layer_types" or (k.endswith(("_types", "block_type")) and all(isinstance(x, str) for x in v or [0]))
+        if not isinstance(v, list) or not v or (len(v) != count and not kinds):
             continue
         picked = _layer_types(v, TINY["layers"])
         out[k] = [TINY["ffn"]] * len(picked) if k in FFN else picked

@@ -190,3 +190,9 @@ def test_gated_delta_net_layers_are_made_tiny():
     cfg = sweep.tiny_config("qwen3_next")
     assert (cfg.linear_num_key_heads, cfg.linear_num_value_heads) == (2, 4)
     assert cfg.linear_key_head_dim == cfg.linear_value_head_dim == 16
+
+
+def test_a_repeating_pattern_of_layer_kinds_keeps_one_of_each():
+    # RecurrentGemma repeats (recurrent, recurrent, attention): its first two layers had no
+    # attention and generate() failed.
+    assert sorted(sweep.tiny_config("recurrent_gemma").block_types) == ["attention", "recurrent"]
