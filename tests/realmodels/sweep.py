@@ -95,8 +95,10 @@ def _per_layer_lists(values, out):
     gets the tiny size."""
     count = _layer_count(values)
     for k, v in values.items():
-        kinds = k == "layer_types" or (k.endswith(("_types", "block_type")) and all(isinstance(x, str) for x in v or [0]))
-        if not isinstance(v, list) or not v or (len(v) != count and not kinds):
+        if not isinstance(v, list) or not v:
+            continue
+        kinds = k == "layer_types" or (k.endswith(("_types", "block_type")) and all(isinstance(x, str) for x in v))
+        if len(v) != count and not kinds:
             continue
         picked = _layer_types(v, TINY["layers"])
         out[k] = [TINY["ffn"]] * len(picked) if k in FFN else picked

@@ -196,3 +196,15 @@ def test_a_repeating_pattern_of_layer_kinds_keeps_one_of_each():
     # RecurrentGemma repeats (recurrent, recurrent, attention): its first two layers had no
     # attention and generate() failed.
     assert sorted(sweep.tiny_config("recurrent_gemma").block_types) == ["attention", "recurrent"]
+
+
+def test_every_default_config_of_the_mapping_shrinks():
+    # A `*_types` field that is not a list (a count) broke the shrinking of every config.
+    from transformers import AutoConfig
+
+    for name in sweep.architectures("causal", [], 0) + sweep.architectures("seq2seq", [], 0):
+        try:
+            values = AutoConfig.for_model(name).to_dict()
+        except Exception:  # noqa: BLE001 - a type whose default config does not build is its own row
+            continue
+        sweep.shrink(values)
