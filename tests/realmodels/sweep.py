@@ -450,6 +450,9 @@ def run_one(model_type, kind, work, cli, cli_args, timeout):
         row = dict(architecture=model_type, kind=kind, built=False, generate=False, recorded=False, calls=0, served=0,
                    programs=0, failure="", line="", seconds={})
     row["seconds"]["total"] = round(time.monotonic() - started, 1)
+    # The page names a file by its place in the work folder, not by this machine's path.
+    row["line"] = row.get("line", "").replace(str(pathlib.Path(work).resolve()) + os.sep, "").replace(
+        str(pathlib.Path(work)) + os.sep, "")
     if rc is None:
         row["failure"], row["line"] = "timeout", one_line("no result after %d s (%s)" % (timeout, stage(row)))
     elif rc != 0 or not row.get("failure") and not served_all(row):
