@@ -516,6 +516,8 @@ def markdown(rows, header):
     for rerun in header.get("reruns", []):
         lines.append("- rows from a later run on %s (%d job(s), %.0f s): %s" % (
             rerun["stamp"], rerun.get("jobs", 1), rerun["seconds"], ", ".join(rerun["architectures"])))
+    for note in header.get("notes", []):
+        lines.append("- %s" % one_line(note, 1000))
     for kind in KINDS:
         of_kind = [r for r in rows if r.get("kind", "causal") == kind]
         if of_kind:
