@@ -37,9 +37,9 @@ SPEC = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "n"
         "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "n"}}, "position_ids": {"tensor": {"0": "n"}}}}}
 
 
-def _torch_default_traces():
+def _torch_default_traces(temp_root):
     """The files in the folder draft_export writes its trace to when told nothing."""
-    folder = os.path.join(tempfile.gettempdir(), "export_" + getpass.getuser())
+    folder = os.path.join(temp_root, "export_" + getpass.getuser())
     return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 
 
@@ -72,15 +72,23 @@ def test_the_plain_export_stops_and_names_the_line_and_the_workaround(capture, t
 
 
 @pytest.mark.skipif(not HAS_DRAFT, reason="torch.export.draft_export is torch 2.7+")
-def test_draft_export_reports_the_assumption_and_the_program_rejects_the_other_branch(capture, tmp_path):
+def test_draft_export_reports_the_assumption_and_the_program_rejects_the_other_branch(capture, tmp_path, monkeypatch):
     model, cap = capture
     logs = []
-    before = _torch_default_traces()
+    system_temp = tempfile.gettempdir()
+    before = _torch_default_traces(system_temp)
+    # The worker's private folder is made in a temporary folder of this test's own: other
+    # processes (ctest runs entries side by side, and a killed worker cannot clean up) make
+    # theirs in the system's.
+    own_temp = tmp_path / "temp"
+    own_temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own_temp))
     result = exporter.run_export(model, cap.calls, SPEC, str(tmp_path / "d.pt2"), draft_export=True,
                                  log=lambda text, stream=None: logs.append(text))
     # draft_export's trace file went to a private folder, removed: none left in torch's default one.
-    assert _torch_default_traces() == before
-    assert not glob.glob(os.path.join(tempfile.gettempdir(), "dimscope-draft-trace-*"))
+    assert _torch_default_traces(system_temp) == before
+    assert _torch_default_traces(str(own_temp)) == []
+    assert not glob.glob(os.path.join(str(own_temp), "dimscope-draft-trace-*"))
     assert result["draft_export"] is True
     assert [r["status"] for r in result["verification"]] == ["ok", "ok", "ok"]
     found = [e for e in result["explanations"] if e["kind"] == "assumption"]
