@@ -147,8 +147,8 @@ def shrink(values, kind="causal"):
     if "is_decoder" in values and kind == "causal":
         out["is_decoder"] = True  # a causal LM is the decoder (BERT-like and Reformer LM heads refuse otherwise)
     if isinstance(values.get("head_dim"), int) and "qk_rope_head_dim" not in values:
-        # (Latent attention's head_dim is its rotary part, qk_rope_head_dim, kept as it is.)
-        # A state-space model's heads span hidden * expand (Mamba-2's check).
+        # A state-space model's heads span hidden * expand (Mamba-2's check); latent
+        # attention's head_dim is its rotary part (qk_rope_head_dim) and stays as it is.
         expand = values.get("expand") if isinstance(values.get("expand"), int) else 1
         out["head_dim"] = TINY["hidden"] * expand // TINY["heads"]
     if isinstance(values.get("rotary_dim"), int):
