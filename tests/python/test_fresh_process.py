@@ -45,6 +45,41 @@ def test_the_registrations_for_plain_torch_export_load_work(demo_program):
         "register_key_value_cache(dimscope.demo.DemoCache)"]}, plain
 
 
+class AddsTheCache(torch.nn.Module):
+    def forward(self, x, cache):
+        return x + cache.layers[0].keys.sum() + cache.layers[0].values.sum()
+
+
+def test_plain_torch_loads_without_what_dimscope_load_program_registers(tmp_path, monkeypatch):
+    """The check's two loads run side by side (issue 29), plain torch in a process of its
+    own forked before dimscope.load_program ran: given no registration lines it fails on
+    transformers' DynamicCache, which dimscope.load_program registers from the file's
+    record in the interpreter the plain load was forked from; the documented path passes."""
+    transformers_cache = pytest.importorskip("transformers.cache_utils")
+    from dimscope import program as programlib
+
+    cls = transformers_cache.DynamicCache
+    registered = cls in torch.utils._pytree.SUPPORTED_NODES
+    if not registered:
+        caches.register_key_value_cache(cls)
+    try:
+        cache = cls()
+        cache.update(torch.randn(1, 2, 4, 8), torch.randn(1, 2, 4, 8), 0)
+        args = (torch.randn(2, 3), cache)
+        program = torch.export.export(AddsTheCache(), args, strict=False)
+        monkeypatch.setattr(programlib, "plain_load_registrations", lambda _program: [])
+        fresh = {}
+        exporter.save_atomically(program, str(tmp_path / "cache.pt2"), check=lambda saved: fresh.update(
+            freshcheck.check(program, saved, args, {}, "cpu", 0)))
+        assert fresh["status"] == "ok", fresh
+        plain = fresh["plain_load"]
+        # torch 2.14 says only "error when deserializing the saved file"
+        assert plain["status"] == "failed" and plain["message"], plain
+    finally:
+        if not registered:
+            caches._deregister(cls)
+
+
 PAIR_MODULE = '''
 import torch
 

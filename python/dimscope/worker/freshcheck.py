@@ -353,11 +353,16 @@ def main(argv):
 
 
 def check_in_this_process(pt2_path, entries, held=()):
-    """Replays each program's call ([name, folder]) loaded as a user loads it: first
-    plain torch (the registrations, then torch.export.load, or torch's load_pt2 for an
-    archive of several programs), then dimscope.load_program(path, name=...). `held`:
-    the folders of held-out calls, replayed then through the programs loaded again
-    the same way (heldout.replay_in_this_process)."""
+    """Replays each program's call ([name, folder]) loaded as a user loads it: plain torch
+    (the registrations, then torch.export.load, or torch's load_pt2 for an archive of
+    several programs), and dimscope.load_program(path, name=...). `held`: the folders of
+    held-out calls, replayed then through the programs (heldout.replay_in_this_process).
+
+    The two ways run side by side (issue 29: each costs a load of every program, seconds
+    of torch's deserializer): plain torch in a child forked before anything of the check
+    ran, so it starts from the same state a user's interpreter has, without the
+    flattening dimscope.load_program registers; dimscope.load_program here. Without fork
+    (another system) plain torch runs first, here."""
     metas = []
     for _, folder in entries:
         with open(os.path.join(folder, _SPEC), encoding="utf-8") as f:
@@ -366,21 +371,60 @@ def check_in_this_process(pt2_path, entries, held=()):
         for name, path in meta["imports"]:  # what a user imports first: the model's classes, its ops' modules
             _import(name, path)
     import torch
-    from torch.utils import _pytree as pytree
 
     import dimscope
 
-    def replay(program, folder, meta):
-        leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
-        device = torch.device(meta["device"])
-        leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
-        args, kwargs = pytree.tree_unflatten(leaves, pytree.treespec_loads(meta["spec"]))
-        with torch.no_grad():
-            outputs = program.module()(*args, **kwargs)
-        return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)]
+    plain_file = os.path.join(entries[0][1], "plain_load.pt")
+    child = _fork(lambda: torch.save(_plain_load(pt2_path, entries, metas), plain_file))
+    if child is None:
+        torch.save(_plain_load(pt2_path, entries, metas), plain_file)
+    failed, loaded = {}, {}  # name -> why it did not load or run; name -> the program dimscope loaded
+    outputs = []
+    for (name, folder), meta in zip(entries, metas):
+        # Each program on its own: one that does not load or run here is that program's
+        # failure, not the others' (the archive's writer leaves it out).
+        try:
+            program = dimscope.load_program(pt2_path, name=name)
+            outputs.append((_replay(program, folder, meta), None))
+            if held:  # kept for the held-out calls; else let go (a program holds the model's weights)
+                loaded[name] = program
+            del program
+        except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
+            failed[name] = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
+            outputs.append((None, failed[name]))
+    plain, plain_error = _plain_result(child, plain_file, len(entries))
+    for n, ((name, folder), (got, error)) in enumerate(zip(entries, outputs)):
+        torch.save({"load_program": got, "error": error, "plain": plain[n] if plain_error is None else None,
+                    "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
+    if held:
+        from .heldout import replay_in_this_process
 
-    # First as a user without dimscope's loader: the registrations, then plain torch.
-    plain, plain_error = [None] * len(entries), None
+        # torch 2.6 (no PT2 archives) learns the check's call's sizes in the loaded
+        # program: there each program is loaded again for the held-out calls.
+        reuse = _reads_archives()
+        replay_in_this_process(pt2_path, [(name, failed.get(name)) for name, _ in entries], held,
+                               loaded=loaded if reuse else None)
+
+
+def _replay(program, folder, meta):
+    """The program's outputs on the call written into `folder`, as leaves on the CPU."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    leaves = torch.load(os.path.join(folder, _INPUTS), weights_only=True)
+    device = torch.device(meta["device"])
+    leaves = [x.to(device) if isinstance(x, torch.Tensor) else x for x in leaves]
+    args, kwargs = pytree.tree_unflatten(leaves, pytree.treespec_loads(meta["spec"]))
+    with torch.no_grad():
+        outputs = program.module()(*args, **kwargs)
+    return [x.detach().cpu() if isinstance(x, torch.Tensor) else x for x in _leaves(outputs)]
+
+
+def _plain_load(pt2_path, entries, metas):
+    """As a user without dimscope's loader: the registrations, then plain torch, each
+    program replaying its call. Returns {"plain": [outputs per program]} or {"error": why}."""
+    import torch
+
     try:
         registrations = []
         for meta in metas:
@@ -391,26 +435,58 @@ def check_in_this_process(pt2_path, entries, held=()):
         else:
             from torch.export.pt2_archive._package import load_pt2
             programs = load_pt2(pt2_path).exported_programs
-        plain = [replay(programs[name], folder, meta) for (name, folder), meta in zip(entries, metas)]
-    except Exception as e:  # noqa: BLE001 - reported, then the documented path runs
-        plain_error = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
-    failed = {}  # name -> why it did not load or run: the held-out calls' dispatcher skips it
-    for n, ((name, folder), meta) in enumerate(zip(entries, metas)):
-        # Each program on its own: one that does not load or run here is that program's
-        # failure, not the others' (the archive's writer leaves it out).
-        outputs, error = None, None
-        try:
-            outputs = replay(dimscope.load_program(pt2_path, name=name), folder, meta)
-        except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
-            error = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
-        if error is not None:
-            failed[name] = error
-        torch.save({"load_program": outputs, "error": error, "plain": plain[n] if plain_error is None else None,
-                    "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
-    if held:
-        from .heldout import replay_in_this_process
+        return {"plain": [_replay(programs[name], folder, meta) for (name, folder), meta in zip(entries, metas)]}
+    except Exception as e:  # noqa: BLE001 - reported, not an export failure: dimscope.load_program is the documented path
+        return {"error": "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")}
 
-        replay_in_this_process(pt2_path, [(name, failed.get(name)) for name, _ in entries], held)
+
+def _fork(work):
+    """Runs `work` in a forked child and returns its pid; None where this system has no
+    fork (the caller runs it itself). The child ends without Python's teardown, its own
+    output flushed first; it must not run the parent's exit handlers or flush its buffers."""
+    if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return None
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 0
+    try:
+        work()
+    except BaseException:  # noqa: BLE001 - the parent reports a child that wrote nothing
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def _plain_result(child, plain_file, count):
+    """([outputs per program] or Nones, error or None) of the plain load, after its child
+    (when there is one) has ended."""
+    import torch
+
+    if child is not None:
+        _, status = os.waitpid(child, 0)
+        if not os.path.exists(plain_file):
+            return [None] * count, "the plain load's process ended without a result (wait status %d)" % status
+    answer = torch.load(plain_file, weights_only=True)
+    if "error" in answer:
+        return [None] * count, answer["error"]
+    return answer["plain"], None
+
+
+def _reads_archives():
+    try:
+        from torch.export.pt2_archive import _package  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _wait_for_program():

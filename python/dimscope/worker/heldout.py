@@ -164,13 +164,15 @@ def _without_substitutes(module, kwargs, substituted):
     return {k: v for k, v in kwargs.items() if k in takes or k not in substituted}
 
 
-def replay_in_this_process(pt2_path, programs, folders):
+def replay_in_this_process(pt2_path, programs, folders, loaded=None):
     """The checker's side: each held-out call ([folder]) through the programs of
     `pt2_path` ([(name, why it failed its own check or None)], in the archive's order),
     the first that accepts it serving it, as a user's dispatcher would; the answer goes
-    into the call's folder. Each program is loaded again through dimscope.load_program:
-    on torch 2.6 the check's own call has taught the loaded program's ShapeEnv its sizes
-    (see below)."""
+    into the call's folder. `loaded`: {name: program} the check loaded through
+    dimscope.load_program and replayed its own call on, reused (torch >= 2.8: one load a
+    program, issue 29); a program not in it is loaded again through dimscope.load_program,
+    as on torch 2.6, where the check's own call has taught the loaded program's ShapeEnv
+    its sizes (see below)."""
     import torch
     from torch.utils import _pytree as pytree
 
@@ -183,7 +185,8 @@ def replay_in_this_process(pt2_path, programs, folders):
         module = None
         if error is None:
             try:
-                module = dimscope.load_program(pt2_path, name=name).module()
+                program = (loaded or {}).get(name) or dimscope.load_program(pt2_path, name=name)
+                module = program.module()
             except Exception as e:  # noqa: BLE001 - it loaded a moment ago: said as this program's refusal
                 error = "%s: %s" % (type(e).__name__, e)
         modules.append((name, module, error))
