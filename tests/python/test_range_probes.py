@@ -149,6 +149,36 @@ def test_max_position_embeddings_caps_the_lengths_and_the_batch_goes_to_4x_its_l
     assert {(d["cap"], d["cap_source"]) for d in capped["dims"]} == {(6, "the request's probe_cap")}, capped["dims"]
 
 
+def test_a_probe_expected_to_end_past_the_time_budget_is_not_run_and_said_so(tmp_path):
+    """issue 29: probing a 0.5B model up to its 32,768 positions took longer than the
+    export. A probe whose estimate (a verified call's time, scaled by its inputs'
+    elements) ends past the budget is not run; the smaller sizes are probed first and
+    the line says which sizes were not probed and why."""
+    model = DoublesWithPositions()
+    path = record(model, [(torch.randn(3, 4),)], tmp_path / "cap.safetensors", no_grad=True)
+    calls = capturelib.load_capture(str(path), device="cpu").calls
+    args, kwargs = exporter.call_arguments(calls[0])
+    program = torch.export.export(model, args, kwargs, dynamic_shapes={"x": {1: torch.export.Dim.AUTO}},
+                                  strict=False)
+    lines = []
+    # 30 s of budget; a probe of the recorded call's size is expected to take 1 s: 64
+    # positions (16x the recorded 4) would take about 16 s, which fits; at 2 s a probe of
+    # the recorded size, 64 positions would take 32 s, which does not.
+    result = probes.probe(model, program, calls, [0], None, time_budget=(30.0, 1.0),
+                          log=lambda text, stream="worker": lines.append(text))
+    dim, = result["dims"]
+    assert dim["served"] == [2, 3, 5, 64] and result["over_budget"] == 0 and result["runs"] == 4, result
+    result = probes.probe(model, program, calls, [0], None, time_budget=(30.0, 2.0),
+                          log=lambda text, stream="worker": lines.append(text))
+    dim, = result["dims"]
+    assert dim["served"] == [2, 3, 5] and dim["unverified"] == [64], result  # 64 never ran
+    assert result["over_budget"] == 1 and result["runs"] == 3 and result["budget_seconds"] == 30.0, result
+    assert lines[-1] == ("range probes: %s (declared 2..oo): 2..5 served (cap 64: config.max_position_embeddings); "
+                         "64 not probed (about 32 s to run (16x a verified call's inputs), past the probe budget "
+                         "(30 s: 3x verification, at least 30 s))" % dim["dim"]), lines
+    assert probes.budget(2.0, 4) == (30.0, 1.0) and probes.budget(40.0, 4) == (120.0, 20.0)
+
+
 def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
     """The demo's cache length is one Dim over 4 cache tensors and the mask's length is
     seq_len + past_len in the program: a probe of past_len resizes all of them, and the

@@ -901,9 +901,13 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
 
             kept = [] if archive is not None else None  # for the archive's other programs (write_archive)
             try:
+                # Its time budget from verification's: the program on every call, the eager
+                # model where it ran, both on the batch-1 slice.
+                runs = len(rows) + stats["eager_runs"] + (2 if result["batch_slice"]["status"] != "skipped" else 0)
                 result["probes"] = probes.probe(model, program, calls,
                                                 [r["call"] for r in rows if r["status"] == "ok"], shapes,
-                                                cap=probe_cap, log=log, keep_rejected=kept, module=module)
+                                                cap=probe_cap, log=log, keep_rejected=kept, module=module,
+                                                time_budget=probes.budget(timings["verify"], runs))
             except Exception as e:  # noqa: BLE001 - probing reports; it never fails an export
                 result["probes"] = {"skipped": "probing failed: %s: %s" % (type(e).__name__, e), "dims": [],
                                     "probes": [], "seconds": time.perf_counter() - t}

@@ -31,6 +31,13 @@ from .errors import guard_text, max_positions
 # must stay cheap next to verification.
 _MAX_ELEMENTS = 1 << 24
 _CAP_FACTOR = 4
+# Probing's time, per program: BUDGET_FACTOR x the verification's, at least
+# MIN_BUDGET_S. A probe whose estimated time (a verified call's, scaled by how many more
+# input elements it holds) would end past it is not run, and said so: the top of a 0.5B
+# model's position range (32,768 tokens through the program and the eager model on a
+# CPU) took longer than the whole export (issue 29's benchmark).
+BUDGET_FACTOR = 3
+MIN_BUDGET_S = 30.0
 
 
 def _noop(*_args, **_kwargs):
@@ -141,14 +148,24 @@ def _run_probe(model, module, args, kwargs, compare, guards_suppressed, copy_inp
                        % (message or "beyond atol=1e-4, rtol=1e-3")}
 
 
+def budget(verify_seconds, program_runs):
+    """(probing's budget in seconds, the estimated seconds of one probe of a verified
+    call's size): verification took `verify_seconds` for `program_runs` runs of the
+    program or the eager model, and a probe runs both."""
+    per_run = verify_seconds / max(1, program_runs)
+    return max(MIN_BUDGET_S, BUDGET_FACTOR * verify_seconds), 2 * per_run
+
+
 def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=None, guards_suppressed=None,
-          keep_rejected=None, module=None):
+          keep_rejected=None, module=None, time_budget=None):
     """Probes the declared range of `program` from its served calls (`served`: indices
     into `calls`). Returns the `probes` entry of the export result
     (docs/worker-protocol.md): {"dims": [...], "probes": [...], "seconds": ...}.
     `keep_rejected`: a list given (row, args, kwargs) of each rejected probe, for the
     archive's other programs to try (served_elsewhere). `module`: the program's module
-    when the caller has one (verification's), else built here."""
+    when the caller has one (verification's), else built here. `time_budget`: (seconds,
+    estimated seconds of a probe the size of the call it is made from), see `budget`;
+    None: no budget."""
     from .exporter import _guards_suppressed, compare_outputs
 
     compare = compare or compare_outputs
@@ -173,7 +190,8 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
     batched = _batch_like(measured[0][1], ties["equal"])
     plans = [plan for plan in (_plan_dim(model, program, s, names.get(s, str(s)), measured, cap, s in batched)
                                for s in order if s not in ties["followers"]) if plan is not None]
-    runner = _Runner(model, program, module or program.module(), compare, guards_suppressed, ties, measured)
+    runner = _Runner(model, program, module or program.module(), compare, guards_suppressed, ties, measured,
+                     _Budget(t, time_budget) if time_budget is not None else None)
     rows = _probe_together(plans, runner)
     plans += _window_plans(program, windowed, names, plans, measured, runner, rows)
     for plan in plans:
@@ -188,6 +206,9 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
         result["dims"].append(entry)
     result["seconds"] = time.perf_counter() - t
     result["runs"] = runner.runs
+    if runner.budget is not None:
+        result["budget_seconds"] = runner.budget.seconds
+        result["over_budget"] = runner.budget.refused
     for line in summary_lines(result):
         log("range probes: " + line, stream="warning" if "rejected" in line or "WRONG" in line else "worker")
     return result
@@ -260,7 +281,9 @@ def _probe_together(plans, runner):
         slots[i].append((plan, top, True))
         for k, slot in enumerate(others):
             slots[slot].append((plan, rest[k], True) if k < len(rest) else (plan, filler, False))
-    for slot in slots:
+    # The calls holding a Dim's top (slots[i], i < len(probed)), the costly sizes, run
+    # last: under a time budget the smaller sizes are probed first.
+    for slot in slots[len(probed):] + slots[:len(probed)]:
         sizes = {plan["symbol"]: value for plan, value, _probes in slot if value is not None}
         mine = [(plan, value) for plan, value, probes_it in slot if probes_it]
         together = runner.together(sizes) if len(sizes) > 1 else None
@@ -275,13 +298,36 @@ def _probe_together(plans, runner):
     return rows
 
 
+class _Budget:
+    """Probing's time budget for one program (`budget`): whether a probe whose inputs
+    hold `elements`, made from a call whose inputs hold `source_elements`, is expected to
+    end within it."""
+
+    def __init__(self, started, time_budget):
+        self.started = started
+        self.seconds, self.per_probe = time_budget
+        self.refused = 0
+
+    def refusal(self, elements, source_elements):
+        """None when the probe fits; else the reason it is not run."""
+        scale = max(1.0, elements / max(1, source_elements))
+        estimate = self.per_probe * scale
+        left = self.seconds - (time.perf_counter() - self.started)
+        if estimate <= left:
+            return None
+        self.refused += 1
+        return ("about %.0f s to run (%.0fx a verified call's inputs), past the probe budget (%.0f s: %dx "
+                "verification, at least %.0f s)" % (estimate, scale, self.seconds, BUDGET_FACTOR, MIN_BUDGET_S))
+
+
 class _Runner:
     """Makes and runs probe calls for one program; a call whose input sizes another
     probe already had is not run again."""
 
-    def __init__(self, model, program, module, compare, guards_suppressed, ties, measured):
+    def __init__(self, model, program, module, compare, guards_suppressed, ties, measured, time_budget=None):
         self.model, self.program, self.module = model, program, module
         self.compare, self.guards_suppressed = compare, guards_suppressed
+        self.budget = time_budget
         self.ties, self.measured = ties, measured
         self.seen, self.kept, self.runs = {}, {}, 0
         self.history = []  # (sizes, verdict, call index) of every call run, for _window_plans
@@ -313,11 +359,16 @@ class _Runner:
             return self.seen[key]
         inputs = next(i for c, i, _v in self.measured if c is call)
         moved = moved_call(self.program, call, inputs, sizes)
+        refused = None
+        if moved is not None and self.budget is not None and _elements(moved) <= _MAX_ELEMENTS:
+            refused = self.budget.refusal(_elements(moved), _elements(inputs))
         if moved is None:
             out = ({"status": "skipped"}, None, None)
         elif _elements(moved) > _MAX_ELEMENTS:
             out = ({"status": "skipped", "message": "the probe's inputs would hold more than %d elements"
                     % _MAX_ELEMENTS}, None, None)
+        elif refused is not None:
+            out = ({"status": "skipped", "message": refused}, None, None)
         else:
             changed = {id(x) for x in _changed_leaves(moved, call)}
             args, kwargs = _masks_of_ones(moved, changed)
@@ -478,10 +529,15 @@ def dim_line(dim, rows):
         if row["status"] == "rejected":
             by_guard.setdefault(row.get("guard") or row["message"], []).append(row["value"])
     parts += ["%s rejected (%s)" % (_values_text(v), g) for g, v in by_guard.items()]
-    for status, word in (("mismatch", "WRONG"), ("eager_failed", "not verified"), ("skipped", "not probed")):
+    for status, word in (("mismatch", "WRONG"), ("eager_failed", "not verified")):
         hit = [r for r in rows if r["status"] == status]
         if hit:
             parts.append("%s %s (%s)" % (_values_text([r["value"] for r in hit]), word, hit[0]["message"]))
+    not_run = {}  # why -> sizes: too many elements, past the time budget, not resizable
+    for row in rows:
+        if row["status"] == "skipped":
+            not_run.setdefault(row["message"], []).append(row["value"])
+    parts += ["%s not probed (%s)" % (_values_text(v), why) for why, v in not_run.items()]
     declared = "%d..%s" % (dim["declared"][0], "oo" if dim["declared"][1] is None else dim["declared"][1])
     return "%s (declared %s): %s" % (dim["dim"], declared, "; ".join(parts) or "nothing probed")
 
