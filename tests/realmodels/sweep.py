@@ -223,6 +223,9 @@ def write_factory(folder, model_type, kind):
 # and as a traceback frame (`File ".../torch/y.py", line 34, in f`).
 WHY_LINE = re.compile(r"\S*?((?:transformers|torch)/[\w./-]+\.py):(\d+): (.*)")
 FRAME_LINE = re.compile(r'File "\S*?((?:transformers|torch)/[\w./-]+\.py)", line (\d+)')
+# A phase whose export itself failed, and the model line torch stopped on before draft_export.
+EXPORT_FAILED_LINE = "fix loop: the export failed "
+DATA_DEPENDENT = re.compile(r"torch stopped on data-dependent code at \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)")
 
 
 def one_line(text, limit=160):
@@ -284,13 +287,23 @@ def cli_line(stdout, stderr, report):
     """The CLI's decisive line. A failed export: its kind and message and where (the
     innermost transformers/torch frame, or the model line torch named). Otherwise the
     first decision naming a transformers/torch FILE:LINE, else the CLI's own one-line
-    summary (`fix loop: ...`, `calls ... are served by no exported program ...`)."""
+    summary (`fix loop: ...`, `calls ... are served by no exported program ...`). A
+    phase whose export failed comes before any decision: its failure, with the model line
+    torch stopped on when it was data-dependent code (draft_export's round)."""
     failure = (report or {}).get("failure") or {}
     if failure.get("message"):
         line = "%s: %s" % (failure.get("kind"), (failure["message"].strip().splitlines() or [""])[0])
         place = _failure_place(stderr, line)
         return "%s (at %s)" % (line, place) if place else line
-    for line in (stderr + "\n" + stdout).splitlines():
+    text = stderr + "\n" + stdout
+    # A phase whose export failed (the run served some calls with the others' programs):
+    # that failure, not a decision of a round before it, is why calls are unserved.
+    failed = next((line.strip() for line in text.splitlines() if line.startswith(EXPORT_FAILED_LINE)), None)
+    if failed:
+        cause = failed[len("fix loop: "):]
+        stopped = DATA_DEPENDENT.search(text)
+        return "%s:%s: data-dependent code, then %s" % (stopped.group(1), stopped.group(2), cause) if stopped else cause
+    for line in text.splitlines():
         why = WHY_LINE.match(line.strip())
         if why:
             return "%s:%s: %s" % why.groups()

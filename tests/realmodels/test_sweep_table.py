@@ -79,6 +79,24 @@ def test_the_decisive_line_is_the_one_naming_a_library_file():
     assert sweep.cli_line("", stderr, report) == 'export_failed: KeyError: "b" (at torch/nn/modules/module.py:573)'
 
 
+def test_a_phase_whose_export_failed_is_the_decisive_line_not_an_earlier_decision():
+    """Qwen3-Next's prefill: a round's decision names masking_utils.py:208, then torch stops
+    on the model's data-dependent mask shortcut and draft_export fails; the row says the
+    latter, with the model's line."""
+    stdout = ("== phase 2: calls 0, 4 ==\n"
+              "draft export: torch stopped on data-dependent code at /r/dist-packages/transformers/models/qwen3_next/"
+              "modeling_qwen3_next.py:999 (Eq(u0, 1)); the next round traces with torch.export.draft_export\n"
+              "applied: seq_len = Dim('seq_len', min=2, max=64)\n  because:\n"
+              "    /r/dist-packages/transformers/masking_utils.py:208: guard: -seq_len + seq_len <= 0\n"
+              "fix loop: the export failed (export_failed) without suggested fixes: PendingUnbackedSymbolNotFound: "
+              "Pending unbacked symbols {u1}\n")
+    assert sweep.cli_line(stdout, "calls 0, 4 (2 of 8) are served by no exported program\n", None) == (
+        "transformers/models/qwen3_next/modeling_qwen3_next.py:999: data-dependent code, then the export failed "
+        "(export_failed) without suggested fixes: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u1}")
+    without = stdout.replace("draft export: torch stopped on data-dependent code at", "draft export: see")
+    assert sweep.cli_line(without, "", None).startswith("the export failed (export_failed) without suggested fixes")
+
+
 def test_an_encoder_family_lm_head_is_made_a_decoder():
     # BERT's causal-LM head in the mapping is a decoder; its default config says it is not.
     cfg = sweep.tiny_config("bert")
