@@ -35,6 +35,8 @@ SAMPLE = {
     ("causal", "cohere2"): "sliding-window layers beside full layers",
     ("causal", "mamba"): "state-space layers only (convolution and recurrent states)",
     ("causal", "lfm2"): "a hybrid: short-convolution layers beside attention",
+    ("causal", "qwen3_next"): "a hybrid: gated delta-net linear attention beside attention, mixture of experts, "
+                              "the padding-mask shortcut (maskshortcut.py)",
     ("causal", "mixtral"): "mixture of experts",
     ("causal", "phi3"): "fused projections",
     ("seq2seq", "t5"): "an encoder-decoder: relative position bias, cross-attention cache",
