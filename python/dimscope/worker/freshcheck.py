@@ -401,6 +401,8 @@ def check_in_this_process(pt2_path, entries, held=()):
 
         # torch 2.6 (no PT2 archives) learns the check's call's sizes in the loaded
         # program: there each program is loaded again for the held-out calls.
+        from ..program import _reads_archives
+
         reuse = _reads_archives()
         replay_in_this_process(pt2_path, [(name, failed.get(name)) for name, _ in entries], held,
                                loaded=loaded if reuse else None)
@@ -479,14 +481,6 @@ def _plain_result(child, plain_file, count):
     if "error" in answer:
         return [None] * count, answer["error"]
     return answer["plain"], None
-
-
-def _reads_archives():
-    try:
-        from torch.export.pt2_archive import _package  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _wait_for_program():

@@ -359,15 +359,13 @@ class _Runner:
             return self.seen[key]
         inputs = next(i for c, i, _v in self.measured if c is call)
         moved = moved_call(self.program, call, inputs, sizes)
-        refused = None
-        if moved is not None and self.budget is not None and _elements(moved) <= _MAX_ELEMENTS:
-            refused = self.budget.refusal(_elements(moved), _elements(inputs))
+        elements = _elements(moved) if moved is not None else 0
         if moved is None:
             out = ({"status": "skipped"}, None, None)
-        elif _elements(moved) > _MAX_ELEMENTS:
+        elif elements > _MAX_ELEMENTS:
             out = ({"status": "skipped", "message": "the probe's inputs would hold more than %d elements"
                     % _MAX_ELEMENTS}, None, None)
-        elif refused is not None:
+        elif self.budget is not None and (refused := self.budget.refusal(elements, _elements(inputs))):
             out = ({"status": "skipped", "message": refused}, None, None)
         else:
             changed = {id(x) for x in _changed_leaves(moved, call)}
