@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -151,7 +152,9 @@ int ExportClient::synthesizeContinuation(const QString &model, const QString &ca
 int ExportClient::request(const QString &method, const QJsonObject &params)
 {
     const int id = m_nextId++;
-    m_pending.append({id, method, params});
+    const bool records = method == QLatin1String("record");
+    m_pending.append({id, method, params, records ? OutputSnapshot::of(params.value(QLatin1String("output")).toString())
+                                                  : OutputSnapshot()});
     ensureStarted();
     if (!m_process) // could not start: ensureStarted failed everything already
         return id;
@@ -314,10 +317,19 @@ void ExportClient::retireProcess(QProcess *process)
     // caller, which is the GUI thread for Cancel and a runtime change. QProcess reaps
     // the leader from the event loop; then its save folders go, and the object.
     const QStringList folders = outputFolders();
+    QList<OutputSnapshot> recordings;
+    for (const Pending &p : std::as_const(m_pending))
+        if (!p.output.path().isEmpty())
+            recordings << p.output;
     const qint64 pid = m_processPid;
     WorkerProcessGroup::kill(process);
-    auto reaped = [process, folders, pid] {
+    auto reaped = [process, folders, recordings, pid] {
         StagingFolders::removeLeftBy(pid, folders);
+        // Its answer was never taken: a capture it had moved into place goes too, so a
+        // cancelled recording is one that wrote nothing (recordingrun.h).
+        for (const OutputSnapshot &output : recordings)
+            if (output.replacedByCapture())
+                QFile::remove(output.path());
         WorkerProcessGroup::release(process); // what it left running, its working folder
         process->deleteLater();
     };

@@ -3,6 +3,7 @@
 
 #include "export/exportrequest.h"
 #include "export/exportresult.h"
+#include "export/outputsnapshot.h"
 #include "export/pythonruntime.h"
 #include "export/recordrequest.h"
 
@@ -73,7 +74,9 @@ public:
 
     // Runs generate() on the request's prompts under the recorder and writes the
     // capture (docs/worker-protocol.md, "record"); progress per forward call and per
-    // generate() call. Cancel kills the worker, and its staging folder goes with it.
+    // generate() call. Cancel kills the worker, and its staging folder goes with it;
+    // so does the capture when the worker had moved it into place before it was killed
+    // (its answer not read yet): a killed recording leaves no file.
     int record(const RecordRequest &request);
 
     // Kills the worker; every pending request fails with kind "cancelled".
@@ -106,6 +109,7 @@ private:
         int id;
         QString method;
         QJsonObject params;
+        OutputSnapshot output; // a recording's: what its output path named when it was sent
     };
     struct Outcome {
         QJsonObject result;

@@ -17,6 +17,17 @@ bool isRealKind(const QString &path, mode_t kind)
     struct stat st;
     return ::lstat(QFile::encodeName(path).constData(), &st) == 0 && (st.st_mode & S_IFMT) == kind;
 }
+
+QByteArray markerText(qint64 pid)
+{
+    return QByteArrayLiteral("dimscope export staging folder of pid ") + QByteArray::number(pid) + '\n';
+}
+
+QByteArray markerContent(const QString &marker)
+{
+    QFile f(marker);
+    return f.open(QIODevice::ReadOnly) ? f.read(200) : QByteArray();
+}
 } // namespace
 
 bool StagingFolders::isStagingFolder(const QString &path, qint64 pid)
@@ -24,10 +35,19 @@ bool StagingFolders::isStagingFolder(const QString &path, qint64 pid)
     const QString marker = path + QLatin1Char('/') + QLatin1String(kMarker);
     if (!isRealKind(path, S_IFDIR) || !isRealKind(marker, S_IFREG))
         return false;
-    QFile f(marker);
-    if (!f.open(QIODevice::ReadOnly))
+    return markerContent(marker) == markerText(pid);
+}
+
+bool StagingFolders::isUnfinishedStagingFolder(const QString &path, qint64 pid)
+{
+    if (!isRealKind(path, S_IFDIR))
         return false;
-    return f.read(200) == QByteArrayLiteral("dimscope export staging folder of pid ") + QByteArray::number(pid) + '\n';
+    const QStringList entries = QDir(path).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    if (entries.isEmpty())
+        return true;
+    const QString marker = path + QLatin1Char('/') + QLatin1String(kMarker);
+    return entries == QStringList{QLatin1String(kMarker)} && isRealKind(marker, S_IFREG)
+        && markerText(pid).startsWith(markerContent(marker)) && markerContent(marker) != markerText(pid);
 }
 
 void StagingFolders::removeLeftBy(qint64 pid, const QStringList &outputFolders)
@@ -40,8 +60,14 @@ void StagingFolders::removeLeftBy(qint64 pid, const QStringList &outputFolders)
         const QStringList names = dir.entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
         for (const QString &name : names) {
             const QString path = dir.filePath(name);
-            if (isStagingFolder(path, pid))
+            if (isStagingFolder(path, pid)) {
                 QDir(path).removeRecursively();
+            } else if (isUnfinishedStagingFolder(path, pid)) {
+                // Only the marker (or nothing) goes, then the folder only if empty: rmdir
+                // takes nothing that appeared meanwhile.
+                QFile::remove(path + QLatin1Char('/') + QLatin1String(kMarker));
+                QDir().rmdir(path);
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 // ExportClient against the real Python worker: start, warm reuse, errors with
 // tracebacks, cancel and crash recovery. Needs the torch runtime (scripts/setup).
 #include "export/exportclient.h"
+#include "export/recordrequest.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -36,6 +37,7 @@ private slots:
     void cudaWithoutCudaIsClear();
     void demoExportKilledMidExportThenNextWorks();
     void cancelEndsTheDaemonTheModelStarted();
+    void cancelledRecordingLeavesNoCapture();
 
 private:
     QString model(const QString &name) const { return m_dir.filePath(QStringLiteral("models.py:")) + name; }
@@ -380,6 +382,74 @@ void TestExportClient::cancelEndsTheDaemonTheModelStarted()
             ::kill(pid_t(pid), SIGKILL);
     });
     QTRY_VERIFY_WITH_TIMEOUT(!running(pid), 5000);
+}
+
+// A recording cancelled just after its worker had moved the capture into place (its
+// answer not read yet: Cancel clicked as it finished) leaves no capture: the file at
+// the output is removed once the worker is reaped. Here the worker is held in loading
+// its model (models.py:slow) while the file a finished worker would leave appears at
+// the output. What is not a capture, or was there before, is left as it is.
+void TestExportClient::cancelledRecordingLeavesNoCapture()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto writeFile = [](const QString &path, const QByteArray &bytes) {
+        QFile f(path);
+        return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+    };
+    // A safetensors file with no tensors and dimscope's manifest key (docs/capture-format.md).
+    const QByteArray header = R"({"__metadata__":{"dimscope.manifest":"{}"}})";
+    QByteArray capture(8, '\0');
+    capture[0] = char(header.size());
+    capture += header;
+    const QByteArray notes = "someone else's notes\n";
+
+    struct Case {
+        const char *name;
+        bool before;           // a file at the output when the request is sent
+        QByteArray appears;    // what lands at the output while the worker runs (empty: nothing)
+        bool removed;
+    };
+    const Case cases[] = {
+        {"new.safetensors", false, capture, true},
+        {"replaced.safetensors", true, capture, true},
+        {"untouched.safetensors", true, {}, false},
+        {"other.safetensors", false, notes, false},
+    };
+    for (const Case &c : cases) {
+        const QString output = dir.filePath(QString::fromLatin1(c.name));
+        if (c.before)
+            QVERIFY(writeFile(output, capture));
+        {
+            ExportClient client;
+            RecordRequest r;
+            r.model = model(QStringLiteral("slow"));
+            r.prompts = PromptBatches::oneBatch({QStringLiteral("hello")}, QString());
+            r.output = output;
+            r.overwrite = c.before;
+            QString stage;
+            connect(&client, &ExportClient::progress, this, [&](int, const QString &s, const QString &, double) { stage = s; });
+            const int id = client.record(r);
+            QTRY_COMPARE_WITH_TIMEOUT(stage, QStringLiteral("load_model"), 120000);
+            if (!c.appears.isEmpty()) { // moved into place: another file at the output
+                const QString moved = dir.filePath(QStringLiteral("moved"));
+                QVERIFY(writeFile(moved, c.appears));
+                QFile::remove(output);
+                QVERIFY(QFile::rename(moved, output));
+            }
+            client.cancel();
+            QCOMPARE(client.failureOf(id).kind, QStringLiteral("cancelled"));
+            // Removed once the event loop has reaped the worker (the GUI's way).
+            if (c.removed)
+                QTRY_VERIFY2_WITH_TIMEOUT(!QFileInfo::exists(output), c.name, 10000);
+        } // the client's end reaps its killed worker at the latest
+        QCOMPARE(QFileInfo::exists(output), !c.removed);
+        if (!c.removed) {
+            QFile f(output);
+            QVERIFY2(f.open(QIODevice::ReadOnly), c.name);
+            QCOMPARE(f.readAll(), c.appears.isEmpty() ? capture : c.appears);
+        }
+    }
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestExportClient)

@@ -589,7 +589,8 @@ void TestRecordUi::cancelDuringRecordingLeavesNoFile()
     QVERIFY2(finished.first().at(1).toString().contains(QLatin1String("cancelled")), qPrintable(finished.first().at(1).toString()));
     QVERIFY(!window.recordingController()->isRecording());
     // The killed worker's staging folder is removed once it is reaped.
-    QTRY_COMPARE_WITH_TIMEOUT(leftovers(m_out.path()), QStringList(), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(leftovers(m_out.path()).isEmpty(), qPrintable(leftovers(m_out.path()).join(QLatin1String(", "))),
+                              10000);
     QCOMPARE(window.document()->capturePath(), open);
 }
 
