@@ -58,7 +58,15 @@ NESTED = ("text_config",)
 KINDS = {
     "causal": ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "AutoModelForCausalLM", "Causal LMs"),
     "seq2seq": ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "AutoModelForSeq2SeqLM", "Encoder-decoders"),
+    "vlm": ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "AutoModelForImageTextToText", "Image-text-to-text models"),
 }
+# A vision-language prompt holds an image's tokens (576 for a 336-pixel CLIP tower): the
+# text model's positions are not made tiny there.
+VLM_POSITIONS = 4096
+# Config fields sizing what a vision tower hands the text model: the text model's width.
+VLM_WIDTHS = ("projection_dim", "mm_hidden_size", "text_hidden_size", "out_hidden_size")
+# Text tokens of a vision-language prompt are drawn below this; its special tokens above.
+VLM_TEXT_IDS = 900
 
 FAILURE_CLASSES = ("build_failed", "generate_failed", "record_failed", "export_failed", "not_all_served",
                    "export_not_ok", "timeout", "crashed")
@@ -164,7 +172,9 @@ def shrink(values, kind="causal"):
     put(("mamba_d_state", "ssm_state_size"), 16)
     for k in POSITIONS:
         if isinstance(values.get(k), int):
-            out[k] = TINY["positions"]
+            out[k] = VLM_POSITIONS if kind == "vlm" else TINY["positions"]
+    if kind == "vlm":
+        _vlm_fields(values, out)
     for k, v in TOKEN_IDS.items():
         # pad_token_id also where the default has none: the prompts are left-padded with 0.
         if k in values and (values[k] is not None or k == "pad_token_id"):
@@ -176,6 +186,26 @@ def shrink(values, kind="causal"):
             nested.update(shrink(nested, kind))
             out[k] = nested
     return out
+
+
+def _vlm_fields(values, out):
+    """A vision-language config's own fields: the tower's output width is the text
+    model's; an image's tokens after pooling (Gemma 3's 256 from 64x64 patches) a few;
+    and its special tokens (an image token of id 262144) inside the tiny vocabulary,
+    from its top down."""
+    for k in VLM_WIDTHS:
+        if isinstance(values.get(k), int) and not isinstance(values.get(k), bool):
+            out[k] = TINY["hidden"]
+    if isinstance(values.get("mm_tokens_per_image"), int):
+        out["mm_tokens_per_image"] = 16
+    top = TINY["vocab"] - 1
+    for k in sorted(values):
+        v = values[k]
+        special = k.endswith(("token_id", "token_index")) and k not in TOKEN_IDS
+        if special and (v is None and k.startswith("image_") or isinstance(v, int) and not isinstance(v, bool)
+                        and (v < 0 or v >= VLM_TEXT_IDS)):
+            out[k] = top
+            top -= 1
 
 
 def tiny_config(model_type, kind="causal"):
@@ -329,14 +359,104 @@ def prompt(length):
     return ids, mask
 
 
-def run_generate(model):
+def run_generate(model, model_type=None, kind="causal"):
     # An encoder-decoder's first decoder token: transformers 5 keeps it in the generation
     # config, which a config built from defaults may leave empty (T5).
     start = dict(decoder_start_token_id=TOKEN_IDS["decoder_start_token_id"]) if model.config.is_encoder_decoder else {}
     for length in PROMPT_LENGTHS:
-        ids, mask = prompt(length)
+        if kind == "vlm":
+            ids, mask, images = vlm_prompt(model, model_type, length)
+        else:
+            (ids, mask), images = prompt(length), {}
         model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
-                       do_sample=False, pad_token_id=0, **start)
+                       do_sample=False, pad_token_id=0, **start, **images)
+
+
+# ------------------------------------------------------------------ one image per row (vlm)
+
+
+def images(length):
+    """One image per row of the batch, of two sizes (the processor resizes them)."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(length)
+    return [Image.fromarray(rng.integers(0, 256, (48 + 16 * row, 64, 3), dtype=np.uint8)) for row in range(BATCH)]
+
+
+def image_processor(model_type, config):
+    """The type's image processor of the installed transformers, with its defaults, sized
+    to the config's vision tower (its image size, patch and merge sizes)."""
+    import transformers
+    from transformers.models.auto import image_processing_auto
+
+    names = image_processing_auto.IMAGE_PROCESSOR_MAPPING_NAMES.get(model_type) or {}
+    name = next((names[b] for b in ("torchvision", "pil") if names.get(b)), None)
+    if name is None:
+        raise ValueError("transformers names no image processor for %s" % model_type)
+    vision = getattr(config, "vision_config", None)
+    kwargs = {}
+    size = getattr(vision, "image_size", None)
+    size = size[0] if isinstance(size, (list, tuple)) and size else size
+    if isinstance(size, int):
+        kwargs.update(size={"height": size, "width": size}, crop_size={"height": size, "width": size})
+    processor = getattr(transformers, name)(**kwargs)
+    for attr in ("patch_size", "temporal_patch_size", "merge_size", "spatial_merge_size"):
+        value = getattr(vision, attr, None)
+        if isinstance(value, int) and isinstance(getattr(processor, attr, None), int):
+            setattr(processor, attr, value)
+    return processor
+
+
+def _feature_count(features, n_images):
+    """Image tokens per image from what get_image_features returns (a tensor, a list of
+    one per image, or a model output holding one)."""
+    for attr in ("pooler_output", "last_hidden_state"):
+        if getattr(features, attr, None) is not None:
+            features = getattr(features, attr)
+            break
+    if isinstance(features, (list, tuple)):
+        return [f.reshape(-1, f.shape[-1]).shape[0] for f in features]
+    total = features.reshape(-1, features.shape[-1]).shape[0]
+    return [total // n_images] * n_images
+
+
+def image_token_id(config):
+    for k in ("image_token_id", "image_token_index"):
+        if isinstance(getattr(config, k, None), int):
+            return getattr(config, k)
+    raise ValueError("the config has no image token id (image_token_id, image_token_index)")
+
+
+def vlm_prompt(model, model_type, length):
+    """A left-padded batch with one image per row: the image's tokens (as many as the
+    model's get_image_features gives for it), then `length` text tokens (row 0: 2 fewer,
+    and 2 pad tokens); and the image processor's tensors that the model's forward takes."""
+    import inspect
+
+    import torch
+
+    enc = image_processor(model_type, model.config)(images(length), return_tensors="pt")
+    accepted = inspect.signature(model.forward).parameters
+    extra = {k: v for k, v in enc.items() if k in accepted}
+    inner = next((m for m in (model, getattr(model, "model", None)) if hasattr(m, "get_image_features")), None)
+    if inner is None:
+        raise ValueError("%s has no get_image_features" % type(model).__name__)
+    with torch.no_grad():
+        counts = _feature_count(inner.get_image_features(**extra), BATCH)
+    image = image_token_id(model.config)
+    g = torch.Generator().manual_seed(length)
+    # Row 0 has 2 text tokens fewer, padded on the left, as in the text prompts (prompt()).
+    rows = [torch.cat([torch.full((count,), image), torch.randint(3, VLM_TEXT_IDS, (length - (2 if i == 0 else 0),),
+                                                                  generator=g)])
+            for i, count in enumerate(counts)]
+    width = max(r.shape[0] for r in rows)
+    ids = torch.zeros(BATCH, width, dtype=torch.long)
+    mask = torch.zeros(BATCH, width, dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, width - r.shape[0]:] = r
+        mask[i, width - r.shape[0]:] = 1
+    return ids, mask, extra
 
 
 class Row(dict):
@@ -368,7 +488,7 @@ def work_one(model_type, kind, folder, cli, cli_args, save):
     rec = InputRecorder(store_n_calls=64)
     try:
         with torch.no_grad(), rec(model):
-            run_generate(model)
+            run_generate(model, model_type, kind)
         row["generate"] = True
         if rec.num_calls == 0:
             return row.fail("record_failed", "generate() ran, but the recorder saw no call of the model")
@@ -380,7 +500,7 @@ def work_one(model_type, kind, folder, cli, cli_args, save):
         if not row["generate"]:
             try:  # the recorder or the model? generate() alone tells
                 with torch.no_grad():
-                    run_generate(model)
+                    run_generate(model, model_type, kind)
                 row["generate"] = True
             except Exception as plain:  # noqa: BLE001
                 line = exception_line(plain)
@@ -671,7 +791,8 @@ def parse(argv):
     p.add_argument("--work", help="folder for captures, exports and logs (default: a new temporary folder)")
     p.add_argument("--out", help="the Markdown page (a .json of the rows beside it); default WORK/architectures.md")
     p.add_argument("--kind", choices=sorted(KINDS), default="causal",
-                   help="which mapping to sweep: causal (the default) or seq2seq (encoder-decoders)")
+                   help="which mapping to sweep: causal (the default), seq2seq (encoder-decoders) or vlm "
+                        "(image-text-to-text, one image per row)")
     p.add_argument("--merge", action="store_true",
                    help="fold this run's rows into the page --out names (its .json), keeping the other rows")
     p.add_argument("--cli", default=os.environ.get("DIMSCOPE_CLI", ""), help="dimscope-cli (default $DIMSCOPE_CLI)")

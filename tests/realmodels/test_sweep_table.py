@@ -226,3 +226,36 @@ def test_every_default_config_of_the_mapping_shrinks():
         except Exception:  # noqa: BLE001 - a type whose default config does not build is its own row
             continue
         sweep.shrink(values)
+
+
+def test_a_vision_language_config_keeps_its_special_tokens_inside_the_vocabulary():
+    """Gemma 3's image token is id 262144 by default; in a vocabulary of 1000 it is the
+    top id, the tower's output is the text width, and an image is a few tokens."""
+    cfg = sweep.tiny_config("gemma3", "vlm")
+    text = cfg.text_config
+    assert text.vocab_size == 1000 and text.hidden_size == 64
+    assert sweep.VLM_TEXT_IDS <= cfg.image_token_id < text.vocab_size
+    assert cfg.boi_token_id < text.vocab_size and cfg.eoi_token_id < text.vocab_size
+    assert len({cfg.image_token_id, cfg.boi_token_id, cfg.eoi_token_id}) == 3
+    assert cfg.mm_tokens_per_image == 16
+    assert text.max_position_embeddings == sweep.VLM_POSITIONS
+    assert cfg.vision_config.num_hidden_layers == 2 and cfg.vision_config.hidden_size == 64
+
+
+def test_a_llava_prompt_holds_one_image_per_row_with_as_many_tokens_as_its_features():
+    import torch
+
+    model = sweep.build_model("llava", "vlm")
+    ids, mask, extra = sweep.vlm_prompt(model, "llava", 5)
+    assert set(extra) == {"pixel_values"} and extra["pixel_values"].shape[:2] == (2, 3)
+    size = model.config.vision_config.image_size
+    assert tuple(extra["pixel_values"].shape[2:]) == (size, size)
+    per_image = (size // model.config.vision_config.patch_size) ** 2  # CLIP's patches, its class token dropped
+    image = model.config.image_token_id
+    assert [(row == image).sum().item() for row in ids] == [per_image, per_image]
+    # Left padding: row 0 has 2 pad tokens, then the image's tokens, then 3 text tokens.
+    assert mask[0, :2].tolist() == [0, 0] and bool(mask[0, 2:].all()) and bool(mask[1].all())
+    assert ids.shape[1] == per_image + 5
+    assert bool((ids[0, -3:] < sweep.VLM_TEXT_IDS).all()) and bool((ids[1, -5:] < sweep.VLM_TEXT_IDS).all())
+    with torch.no_grad():
+        model(input_ids=ids, attention_mask=mask, **extra)  # the model takes it as it is
