@@ -37,8 +37,14 @@ Layer kinds recorded in a node's ``layers`` (one entry per layer):
 ``{"type": "full"}``, ``{"type": "sliding", "sliding_window": W, "seen": N}``
 (``seen``: the tokens the layer had seen when the call was recorded, for checking the
 rebuild; ``"tokens_seen": true`` where the count is a ``tokens_seen`` child),
-``{"type": "linear"}``, and ``{"type": "other", "class": NAME}`` for layer classes
-dimscope does not rebuild.
+``{"type": "linear"}``, ``{"type": "hybrid"}`` (transformers'
+``LinearAttentionAndFullAttentionLayer``: Zamba2, Falcon-H1; its keys and values are in
+``key_cache``/``value_cache`` and its states in ``conv_states``/``recurrent_states``, each
+in layer order among the layers holding such tensors), ``{"type": "indexed"}``
+(transformers' ``DynamicIndexedLayer``: GLM-MoE-DSA's sparse attention; its keys and
+values as a full layer's, its indexer's keys in an ``indexer_keys`` child, one 3-d tensor
+per such layer), and ``{"type": "other", "class": NAME}`` for layer classes dimscope
+does not rebuild.
 
 A sliding-window layer keeps only its last ``W - 1`` tokens, so the number of tokens it
 has seen (its ``cumulative_length``, which sets the mask's offset into the 2D attention
@@ -65,16 +71,23 @@ from .exceptions import CaptureError
 FULL = "full"
 SLIDING = "sliding"
 LINEAR = "linear"
+HYBRID = "hybrid"  # both: keys and values, and linear-attention states (Zamba2, Falcon-H1)
+INDEXED = "indexed"  # a full layer with a sparse-attention indexer's keys (GLM-MoE-DSA)
 OTHER = "other"
+# The kinds whose layers hold keys and values, and those that hold states.
+ATTENTION_KINDS = (FULL, SLIDING, HYBRID, INDEXED)
+STATE_KINDS = (LINEAR, HYBRID)
 
 KEY_NAMES = ("key_cache", "value_cache")
 STATE_NAMES = ("conv_states", "recurrent_states")
 SEEN_NAME = "tokens_seen"
+INDEXER_NAME = "indexer_keys"
 SEEN_FLAG = "tokens_seen"  # a sliding layer's descriptor: its count is a tokens_seen child
 
 # transformers' layer classes, by the name they have in transformers.cache_utils.
 _LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING,
-                  "LinearAttentionLayer": LINEAR}
+                  "LinearAttentionLayer": LINEAR, "LinearAttentionAndFullAttentionLayer": HYBRID,
+                  "DynamicIndexedLayer": INDEXED}
 _CLASS_OF_KIND = {kind: name for name, kind in _LAYER_CLASSES.items()}
 
 
@@ -133,12 +146,14 @@ def carries_seen(layers: Sequence[Dict[str, Any]]) -> bool:
 def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
     kinds = {d.get("type") for d in layers}
     names: List[str] = []
-    if kinds & {FULL, SLIDING} or not kinds & {LINEAR}:
+    if kinds & set(ATTENTION_KINDS) or not kinds & set(STATE_KINDS):
         names.extend(KEY_NAMES)
-    if LINEAR in kinds:
+    if kinds & set(STATE_KINDS):
         names.extend(STATE_NAMES)
     if carries_seen(layers):
         names.append(SEEN_NAME)
+    if INDEXED in kinds:
+        names.append(INDEXER_NAME)
     return names
 
 
@@ -189,17 +204,20 @@ def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
     names = child_names(layers)
     groups: Dict[str, List[torch.Tensor]] = {n: [] for n in names}
     for layer, d in zip(cache.layers, layers):
-        if d["type"] == LINEAR:
+        if d["type"] in STATE_KINDS:
             for name, attr in zip(STATE_NAMES, ("conv_states", "recurrent_states")):
                 value = _set(layer, attr)
                 if value is not None and name in groups:
                     groups[name].append(value)
-        else:
+        if d["type"] in ATTENTION_KINDS:
             for name, attr in zip(KEY_NAMES, ("keys", "values")):
                 value = _set(layer, attr)
                 # a layer initialized by transformers but never updated holds a 1-D empty tensor
                 if value is not None and value.dim() >= 2 and name in groups:
                     groups[name].append(value)
+            indexer = _set(layer, "indexer_keys") if d["type"] == INDEXED else None
+            if indexer is not None and indexer.dim() >= 2 and INDEXER_NAME in groups:
+                groups[INDEXER_NAME].append(indexer)
             keys = _set(layer, "keys")
             if d["type"] == SLIDING and d.get(SEEN_FLAG) and SEEN_NAME in groups and \
                     keys is not None and keys.dim() >= 2:
@@ -242,23 +260,28 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
         raise CaptureError(f"{prefix}{len(children)} children for {len(names)} names {list(names)}")
     groups = {n: list(c) for n, c in zip(names, children)}
     for n in groups:
-        if n not in KEY_NAMES + STATE_NAMES + (SEEN_NAME,):
+        if n not in KEY_NAMES + STATE_NAMES + (SEEN_NAME, INDEXER_NAME):
             raise CaptureError(f"{prefix}unknown cache child {n!r}")
     keys, values = groups.get("key_cache", []), groups.get("value_cache", [])
     conv, recurrent = groups.get("conv_states", []), groups.get("recurrent_states", [])
     for i, d in enumerate(layers):
-        if d.get("type") not in (FULL, SLIDING, LINEAR):
+        if d.get("type") not in ATTENTION_KINDS + STATE_KINDS:
             raise CaptureError(
                 f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
-                f"full-attention, sliding-window and linear-attention layers only")
-    attention = [i for i, d in enumerate(layers) if d["type"] in (FULL, SLIDING)]
-    linear = [i for i, d in enumerate(layers) if d["type"] == LINEAR]
+                f"full-attention, sliding-window, linear-attention, hybrid and indexed layers only")
+    attention = [i for i, d in enumerate(layers) if d["type"] in ATTENTION_KINDS]
+    linear = [i for i, d in enumerate(layers) if d["type"] in STATE_KINDS]
     if len(keys) != len(values) or len(keys) not in (0, len(attention)):
         raise CaptureError(f"{prefix}{len(keys)} key and {len(values)} value tensors for "
                            f"{len(attention)} attention layers")
     if len(conv) not in (0, len(linear)) or len(recurrent) not in (0, len(linear)):
         raise CaptureError(f"{prefix}{len(conv)} convolution and {len(recurrent)} recurrent states for "
                            f"{len(linear)} linear-attention layers")
+    indexed = [i for i, d in enumerate(layers) if d["type"] == INDEXED]
+    indexers = groups.get(INDEXER_NAME, [])
+    if len(indexers) not in (0, len(indexed)):
+        raise CaptureError(f"{prefix}{len(indexers)} indexer key tensors for {len(indexed)} indexed attention layers")
+    indexer_slot = {i: n for n, i in enumerate(indexed)} if indexers else {}
     counted = [i for i in attention if layers[i]["type"] == SLIDING and layers[i].get(SEEN_FLAG)]
     counts = groups.get(SEEN_NAME, [])
     if SEEN_NAME in groups and len(counts) != (len(counted) if keys else 0):
@@ -278,12 +301,12 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
     for i, d in enumerate(layers):
         kind = d["type"]
         base = _layer_class(cache_cls, kind, where)
-        cls = export_layer_class(base, kind) if export and kind in (FULL, SLIDING) else base
+        cls = export_layer_class(base, kind) if export and kind in ATTENTION_KINDS else base
         if kind == SLIDING:
             layer = cls(sliding_window=int(d["sliding_window"]))
         else:
             layer = cls()
-        if kind == LINEAR:
+        if kind in STATE_KINDS:
             n = state_slot[i]
             c = conv[n] if conv else None
             r = recurrent[n] if recurrent else None
@@ -306,11 +329,14 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
                     _set_state(layer, "is_recurrent_states_initialized", True)
                 # A recorded state is a state from a previous call.
                 _set_state(layer, "has_previous_state", c is not None or r is not None)
-        elif keys:
+        if kind in ATTENTION_KINDS and keys:
             n = slot[i]
             k, v = keys[n], values[n]
             layer.lazy_initialization(k, v)
             layer.keys, layer.values = k, v
+            if i in indexer_slot:
+                layer.lazy_initialization_indexer(indexers[indexer_slot[i]])
+                layer.indexer_keys = indexers[indexer_slot[i]]
             if kind == SLIDING and i in count_slot:
                 counted_seen = counts[count_slot[i]]
                 layer.cumulative_length = counted_seen.shape[0]
@@ -378,9 +404,10 @@ def export_layer_class(base: type, kind: str) -> type:
 
         body = {"update": update, "get_mask_sizes": get_mask_sizes}
         name = "ExportSlidingWindowLayer"
-    elif kind == FULL:
+    elif kind in (FULL, HYBRID, INDEXED):
+        # A hybrid or indexed layer's attention part is transformers' DynamicLayer: the same stand-in.
         body = {}
-        name = "ExportDynamicLayer"
+        name = {FULL: "ExportDynamicLayer", HYBRID: "ExportHybridLayer", INDEXED: "ExportIndexedLayer"}[kind]
     else:
         raise CaptureError(f"no export stand-in for {kind!r} cache layers")
     body.update({"is_compileable": True, "_dimscope_kind": kind, "__module__": __name__,

@@ -280,6 +280,53 @@ def test_layer_kinds_never_name_a_class(tmp_path):
             cache_node(manifest, call["index"])["layers"] = layers
         bad = tmp_path / "bad.safetensors"
         write_capture(bad, manifest, tensors, writer="builtin")
-        with pytest.raises(CaptureError, match="rebuilds full-attention, sliding-window and linear-attention"):
+        with pytest.raises(CaptureError, match="rebuilds full-attention, sliding-window, linear-attention, hybrid and indexed"):
             load_capture(bad)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("model_type, kind", [("zamba2", "hybrid"), ("falcon_h1", "hybrid"),
+                                              ("glm_moe_dsa", "indexed")])
+def test_hybrid_and_indexed_layers_of_real_models_are_recorded_and_rebuilt(tmp_path, model_type, kind):
+    """transformers' LinearAttentionAndFullAttentionLayer (Zamba2, Falcon-H1: keys and
+    values, and states, in one layer) and DynamicIndexedLayer (GLM-MoE-DSA: a sparse
+    attention indexer's keys beside them), in tiny models of the sweep's generic config:
+    generate() is recorded, every call replays through the rebuilt cache with the
+    recorded logits, and dimscope's registration flattens and rebuilds them the same."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
+    import sweep
+
+    model = sweep.build_model(model_type)
+    rec = InputRecorder(store_n_calls=64)
+    with torch.no_grad(), rec(model):
+        sweep.run_generate(model)
+    path = tmp_path / "c.safetensors"
+    rec.save(path)
+    manifest = read_manifest(path)
+    assert manifest["flattening"][DYNAMIC_CACHE] == "dynamic_layers"
+    decode = cache_node(manifest, 1)
+    assert kind in [d["type"] for d in decode["layers"]]
+    if kind == "indexed":
+        assert "indexer_keys" in decode["keys"]
+        prefill = cache_node(manifest, 0)
+        indexer = prefill["children"][prefill["keys"].index("indexer_keys")]["children"]
+        assert indexer and all(leaf["shape"][1] == 0 for leaf in indexer)  # empty: its sequence dim at 0
+    capture = load_capture(path)
+    assert len(capture.calls) == 8
+
+    def logits(call, cache=None):
+        kwargs = copy.deepcopy(call.call_arguments()[1])
+        if cache is not None:
+            kwargs["past_key_values"] = cache
+        with torch.no_grad():
+            return model(**kwargs).logits
+
+    for call in capture.calls:
+        assert torch.equal(logits(call), call.outputs["logits"]), call.index
+    caches.register_capture_flattening(capture.manifest)
+    second = capture.calls[1]
+    leaves, spec = pytree.tree_flatten(copy.deepcopy(second.kwargs["past_key_values"]))
+    assert spec.context == decode["keys"]
+    assert torch.equal(logits(second, pytree.tree_unflatten(leaves, spec)), second.outputs["logits"])

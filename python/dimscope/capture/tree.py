@@ -37,8 +37,9 @@ ST_ITEMSIZE = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "U16": 2, "I32": 4, "U32":
 class EmptyCache:
     """A key/value cache that held no tensors when the call was recorded, with the
     manifest node recorded for it; `fill` records it as zero-length layers once the
-    model has filled the cache object in place (keys and values with their sequence
-    dim -2 at 0; the states of linear-attention layers with their last dim at 0)."""
+    model has filled the cache object in place (keys and values, and a sparse-attention
+    indexer's keys, with their sequence dim -2 at 0; the states of linear-attention
+    layers with their last dim at 0)."""
 
     def __init__(self, cache: Any, node: Dict[str, Any], path: str) -> None:
         self.cache = cache
@@ -96,7 +97,9 @@ class EmptyCache:
         if list(now) != list(names) or not any(children):
             return False
         for attr, tensors in zip(names, children):
-            self._append(flattener, names, attr, tensors, -2 if attr in ("key_cache", "value_cache") else -1)
+            # Keys, values and an indexer's keys grow along dim -2; states (and tokens seen) are empty along -1.
+            self._append(flattener, names, attr, tensors,
+                         -2 if attr in ("key_cache", "value_cache", "indexer_keys") else -1)
         return True
 
 
