@@ -395,17 +395,34 @@ def image_processor(model_type, config):
     if name is None:
         raise ValueError("transformers names no image processor for %s" % model_type)
     vision = getattr(config, "vision_config", None)
-    kwargs = {}
+    cls = getattr(transformers, name)
+    processor = cls()
     size = getattr(vision, "image_size", None)
     size = size[0] if isinstance(size, (list, tuple)) and size else size
     if isinstance(size, int):
-        kwargs.update(size={"height": size, "width": size}, crop_size={"height": size, "width": size})
-    processor = getattr(transformers, name)(**kwargs)
+        # In the processor's own terms: a fixed height and width, or a shortest edge; a
+        # range of pixel counts (Qwen2-VL, GLM-4V: any resolution) stays as it is.
+        kwargs = {k: _sized(getattr(processor, k, None), size) for k in ("size", "crop_size")}
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        if kwargs:
+            processor = cls(**kwargs)
     for attr in ("patch_size", "temporal_patch_size", "merge_size", "spatial_merge_size"):
         value = getattr(vision, attr, None)
         if isinstance(value, int) and isinstance(getattr(processor, attr, None), int):
             setattr(processor, attr, value)
     return processor
+
+
+def _sized(default, size):
+    """A processor's size setting (`size`, `crop_size`) set to `size` pixels square."""
+    keys = {k for k in ("height", "width", "shortest_edge", "longest_edge")
+            if isinstance(default, dict) and default.get(k) is not None
+            or not isinstance(default, dict) and getattr(default, k, None) is not None}
+    if {"height", "width"} <= keys:
+        return {"height": size, "width": size}
+    if keys == {"shortest_edge"}:
+        return {"shortest_edge": size}
+    return None
 
 
 def _feature_count(features, n_images):
