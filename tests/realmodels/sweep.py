@@ -646,6 +646,14 @@ SECTION_INTRO = {
                "the same tiny config, two `generate()` calls on encoder prompts (batch 2, left padding, 5 and 8 "
                "tokens, 4 new tokens), recorded and exported the same way. Speech and audio entries need audio "
                "features, not token ids: their `generate()` on a text prompt fails, and they count as not running.",
+    "vlm": "Every entry of `MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES`, built with `AutoModelForImageTextToText` "
+           "from the same tiny config (text and vision towers alike; the text model keeps 4096 positions for the "
+           "image tokens, and the config's special token ids are moved into the vocabulary), two `generate()` "
+           "calls with one image per row (batch 2, left padding: the image's tokens, then 5 or 8 text tokens, "
+           "4 new tokens), recorded and exported the same way. The pixels come from the type's own image "
+           "processor with its defaults, sized to the vision tower; an image's tokens are as many as the model's "
+           "`get_image_features` gives. Where that generic input is not the model's (no image processor, no "
+           "`get_image_features`, inputs of its own), `generate()` fails and the row counts as not running.",
 }
 
 

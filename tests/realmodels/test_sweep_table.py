@@ -259,3 +259,12 @@ def test_a_llava_prompt_holds_one_image_per_row_with_as_many_tokens_as_its_featu
     assert bool((ids[0, -3:] < sweep.VLM_TEXT_IDS).all()) and bool((ids[1, -5:] < sweep.VLM_TEXT_IDS).all())
     with torch.no_grad():
         model(input_ids=ids, attention_mask=mask, **extra)  # the model takes it as it is
+
+
+def test_every_kind_has_its_section_on_the_page():
+    rows = [dict(architecture="x", kind=kind, built=True, generate=True, recorded=True, calls=8, served=8,
+                 programs=2, failure="", line="", seconds={}) for kind in sweep.KINDS]
+    header = dict(date="d", torch="t", transformers="tf", nproc=2, jobs=1, timeout=300, cli_args=[], seconds=1.0)
+    page = sweep.markdown(rows, header)
+    for kind, (_, _, title) in sweep.KINDS.items():
+        assert "## %s" % title in page and sweep.SECTION_INTRO[kind] in page
