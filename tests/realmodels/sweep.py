@@ -174,6 +174,9 @@ def shrink(values, kind="causal"):
         if isinstance(values.get(k), int):
             out[k] = VLM_POSITIONS if kind == "vlm" else TINY["positions"]
     if kind == "vlm":
+        # Vision towers named the ViT way (Qwen2-VL's 32 blocks of width 1280).
+        put(("depth",), TINY["layers"])
+        put(("embed_dim",), TINY["hidden"])
         _vlm_fields(values, out)
     for k, v in TOKEN_IDS.items():
         # pad_token_id also where the default has none: the prompts are left-padded with 0.
@@ -214,7 +217,46 @@ def tiny_config(model_type, kind="causal"):
     from transformers import AutoConfig
 
     default = AutoConfig.for_model(model_type)
-    return AutoConfig.for_model(model_type, **shrink(default.to_dict(), kind))
+    overrides = shrink(default.to_dict(), kind)
+    if kind == "vlm" and _uses_multimodal_rope(model_type):
+        _multimodal_rope_sections(default.to_dict(), overrides)
+    return AutoConfig.for_model(model_type, **overrides)
+
+
+def _uses_multimodal_rope(model_type):
+    """Whether the type's modeling code reads `mrope_section` (Qwen2-VL, GLM-4V, ...)."""
+    import importlib
+    import inspect
+
+    from transformers.models.auto import modeling_auto
+
+    name = modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(model_type)
+    try:
+        module = importlib.import_module(getattr(__import__("transformers"), name).__module__)
+        return "mrope_section" in inspect.getsource(module)
+    except (AttributeError, TypeError, ImportError, OSError):
+        return False
+
+
+def _multimodal_rope_sections(values, out):
+    """The rotary embedding's sections for time, height and width (Qwen2-VL's 16, 24, 24)
+    for the tiny head: they sum to half of it. A default config names none, or those of
+    a 128-wide head."""
+    target = out.setdefault("text_config", dict(values["text_config"])) if isinstance(values.get("text_config"), dict) \
+        else out
+    source = values.get("text_config") if target is not out else values
+    head = target.get("head_dim") or source.get("head_dim")
+    hidden = target.get("hidden_size") or source.get("hidden_size")
+    heads = target.get("num_attention_heads") or source.get("num_attention_heads")
+    if not isinstance(head, int):
+        head = hidden // heads if isinstance(hidden, int) and isinstance(heads, int) and heads else None
+    rope = target.get("rope_parameters") or source.get("rope_parameters")
+    if not isinstance(head, int) or not isinstance(rope, dict):
+        return
+    half = head // 2
+    first = half // 4
+    rest = half - first
+    target["rope_parameters"] = dict(rope, mrope_section=[first, rest // 2, rest - rest // 2])
 
 
 def build_model(model_type, kind="causal"):

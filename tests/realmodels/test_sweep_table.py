@@ -268,3 +268,14 @@ def test_every_kind_has_its_section_on_the_page():
     page = sweep.markdown(rows, header)
     for kind, (_, _, title) in sweep.KINDS.items():
         assert "## %s" % title in page and sweep.SECTION_INTRO[kind] in page
+
+
+def test_a_multimodal_rope_gets_sections_for_the_tiny_head_and_a_tiny_vision_tower():
+    """Qwen2-VL's default config names no rotary sections (its checkpoints do: 16, 24,
+    24 for a 128-wide head) and a vision tower of 32 blocks of width 1280."""
+    cfg = sweep.tiny_config("qwen2_vl", "vlm")
+    text = cfg.text_config
+    sections = text.rope_parameters["mrope_section"]
+    assert len(sections) == 3 and sum(sections) == (text.hidden_size // text.num_attention_heads) // 2
+    assert (cfg.vision_config.depth, cfg.vision_config.embed_dim) == (2, 64)
+    assert "mrope_section" not in (sweep.tiny_config("llava", "vlm").text_config.rope_parameters or {})
