@@ -9,13 +9,15 @@ namespace dimscope {
 
 namespace {
 // lstat: the path itself, a symbolic link included (a rename replaces the link).
-bool identify(const QString &path, quint64 *device, quint64 *inode)
+bool identify(const QString &path, quint64 *device, quint64 *inode, bool *regular = nullptr)
 {
     struct stat st;
     if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
         return false;
     *device = quint64(st.st_dev);
     *inode = quint64(st.st_ino);
+    if (regular)
+        *regular = S_ISREG(st.st_mode);
     return true;
 }
 
@@ -50,19 +52,18 @@ OutputSnapshot OutputSnapshot::of(const QString &path)
     return s;
 }
 
-bool OutputSnapshot::replaced() const
+bool OutputSnapshot::replaced(bool *regular) const
 {
     quint64 device = 0, inode = 0;
-    if (m_path.isEmpty() || !identify(m_path, &device, &inode))
+    if (m_path.isEmpty() || !identify(m_path, &device, &inode, regular))
         return false;
     return !m_existed || device != m_device || inode != m_inode;
 }
 
 bool OutputSnapshot::replacedByCapture() const
 {
-    struct stat st;
-    return replaced() && ::lstat(QFile::encodeName(m_path).constData(), &st) == 0 && S_ISREG(st.st_mode)
-        && hasCaptureHeader(m_path);
+    bool regular = false;
+    return replaced(&regular) && regular && hasCaptureHeader(m_path);
 }
 
 } // namespace dimscope

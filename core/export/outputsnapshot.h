@@ -17,8 +17,9 @@ public:
     static OutputSnapshot of(const QString &path);
 
     QString path() const { return m_path; }
-    // The path names a file now, and not the one it named (or none) at the snapshot.
-    bool replaced() const;
+    // The path names a file now, and not the one it named (or none) at the snapshot;
+    // `regular`, when given: whether that file is a regular file (one lstat for both).
+    bool replaced(bool *regular = nullptr) const;
     // replaced(), by a regular file whose safetensors header carries a dimscope
     // manifest (docs/capture-format.md): what a recording worker moves into place, and
     // not a file another program happened to make there meanwhile.

@@ -46,8 +46,10 @@ bool StagingFolders::isUnfinishedStagingFolder(const QString &path, qint64 pid)
     if (entries.isEmpty())
         return true;
     const QString marker = path + QLatin1Char('/') + QLatin1String(kMarker);
-    return entries == QStringList{QLatin1String(kMarker)} && isRealKind(marker, S_IFREG)
-        && markerText(pid).startsWith(markerContent(marker)) && markerContent(marker) != markerText(pid);
+    if (entries != QStringList{QLatin1String(kMarker)} || !isRealKind(marker, S_IFREG))
+        return false;
+    const QByteArray written = markerContent(marker);
+    return written.size() < markerText(pid).size() && markerText(pid).startsWith(written);
 }
 
 void StagingFolders::removeLeftBy(qint64 pid, const QStringList &outputFolders)
