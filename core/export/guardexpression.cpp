@@ -259,7 +259,10 @@ std::optional<qint64> applyBinary(const QString &op, qint64 l, qint64 r)
     return l != 0 || r != 0; // or
 }
 
-std::optional<qint64> eval(const Node &n, const QHash<QString, qint64> &values)
+// `picks`, when given, gets for each Max/Min the arguments it could take (a bit per
+// argument: several where they are equal) and for each Abs the signs it could take (bit 0
+// for >= 0, bit 1 for <= 0), in evaluation order.
+std::optional<qint64> eval(const Node &n, const QHash<QString, qint64> &values, QVector<quint32> *picks)
 {
     switch (n.kind) {
     case Node::Kind::Number:
@@ -269,11 +272,11 @@ std::optional<qint64> eval(const Node &n, const QHash<QString, qint64> &values)
         return it == values.constEnd() ? std::nullopt : std::optional<qint64>(*it);
     }
     case Node::Kind::Negate: {
-        const auto v = eval(*n.args.first(), values);
+        const auto v = eval(*n.args.first(), values, picks);
         return v ? checked(-__int128(*v)) : std::nullopt;
     }
     case Node::Kind::Binary: {
-        const auto l = eval(*n.args.at(0), values), r = eval(*n.args.at(1), values);
+        const auto l = eval(*n.args.at(0), values, picks), r = eval(*n.args.at(1), values, picks);
         return l && r ? applyBinary(n.text, *l, *r) : std::nullopt;
     }
     case Node::Kind::Call:
@@ -281,15 +284,24 @@ std::optional<qint64> eval(const Node &n, const QHash<QString, qint64> &values)
     }
     QVector<qint64> args;
     for (const auto &a : n.args) {
-        const auto v = eval(*a, values);
+        const auto v = eval(*a, values, picks);
         if (!v)
             return std::nullopt;
         args << *v;
     }
-    if (n.text == QLatin1String("Max"))
-        return *std::max_element(args.cbegin(), args.cend());
-    if (n.text == QLatin1String("Min"))
-        return *std::min_element(args.cbegin(), args.cend());
+    if (n.text == QLatin1String("Max") || n.text == QLatin1String("Min")) {
+        const auto chosen = n.text == QLatin1String("Max") ? std::max_element(args.cbegin(), args.cend())
+                                                           : std::min_element(args.cbegin(), args.cend());
+        if (picks) {
+            quint32 taken = 0;
+            for (int i = 0; i < args.size(); ++i)
+                taken |= args[i] == *chosen ? quint32(1) << std::min(i, 31) : 0;
+            picks->append(taken);
+        }
+        return *chosen;
+    }
+    if (n.text == QLatin1String("Abs") && picks)
+        picks->append((args[0] >= 0 ? 1u : 0u) | (args[0] <= 0 ? 2u : 0u));
     if (n.text == QLatin1String("Abs"))
         return checked(args[0] < 0 ? -__int128(args[0]) : __int128(args[0]));
     if (n.text == QLatin1String("Mod"))
@@ -321,7 +333,26 @@ GuardExpression GuardExpression::parse(const QString &text)
 
 std::optional<qint64> GuardExpression::evaluate(const QHash<QString, qint64> &values) const
 {
-    return m_root ? eval(*m_root, values) : std::nullopt;
+    return m_root ? eval(*m_root, values, nullptr) : std::nullopt;
+}
+
+std::optional<QVector<quint32>> GuardExpression::branches(const QHash<QString, qint64> &values) const
+{
+    QVector<quint32> picks;
+    if (!m_root || !eval(*m_root, values, &picks))
+        return std::nullopt;
+    return picks;
+}
+
+bool GuardExpression::samePiece(const QVector<quint32> &a, const QVector<quint32> &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (int i = 0; i < a.size(); ++i) {
+        if (!(a[i] & b[i]))
+            return false;
+    }
+    return true;
 }
 
 std::optional<bool> GuardExpression::holds(const QHash<QString, qint64> &values) const

@@ -32,6 +32,11 @@ public:
     // by zero or an overflow.
     std::optional<qint64> evaluate(const QHash<QString, qint64> &values) const;
     std::optional<bool> holds(const QHash<QString, qint64> &values) const;
+    // Which arguments each Max/Min can take (and which signs each Abs sees) at these
+    // values, a bit set per call in evaluation order. Values whose branches are
+    // `samePiece` lie in one linear piece of the expression, the form torch can decide.
+    std::optional<QVector<quint32>> branches(const QHash<QString, qint64> &values) const;
+    static bool samePiece(const QVector<quint32> &a, const QVector<quint32> &b);
     // The integer literals in it (to bound a search for where the guard changes).
     const QVector<qint64> &constants() const { return m_constants; }
 

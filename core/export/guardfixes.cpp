@@ -32,15 +32,20 @@ QStringList rootsOf(const GuardExpression &g, const ConstraintSet &set)
     return roots;
 }
 
-// The guard at `root` = v, every Dim it names following from that root.
-std::optional<bool> holdsAt(const GuardExpression &g, const ConstraintSet &set, qint64 v)
+// The values of the Dims `g` names at `root` = v, each following from that root.
+QHash<QString, qint64> valuesAt(const GuardExpression &g, const ConstraintSet &set, qint64 v)
 {
     QHash<QString, qint64> values;
     for (const QString &name : g.names()) {
         const DimDecl *d = set.dim(name);
         values.insert(name, d->isDerived() ? d->a * v + d->b : v);
     }
-    return g.holds(values);
+    return values;
+}
+
+std::optional<bool> holdsAt(const GuardExpression &g, const ConstraintSet &set, qint64 v)
+{
+    return g.holds(valuesAt(g, set, v));
 }
 
 qint64 scanLimit(const GuardExpression &g, qint64 from)
@@ -57,6 +62,68 @@ QString where(const ShapeExplanation &e)
         return QStringLiteral("at the inputs");
     // transformers/masking_utils.py:208, not the whole site-packages path.
     return QStringLiteral("%1:%2").arg(e.location.file.section(QLatin1Char('/'), -2)).arg(e.location.line);
+}
+
+bool inPiece(const GuardExpression &g, const ConstraintSet &set, qint64 v, const QVector<quint32> &piece)
+{
+    const std::optional<QVector<quint32>> branches = g.branches(valuesAt(g, set, v));
+    return branches && GuardExpression::samePiece(*branches, piece);
+}
+
+QString boundsText(std::optional<qint64> min, std::optional<qint64> max)
+{
+    QString args;
+    if (min)
+        args += QStringLiteral(", min=%1").arg(*min);
+    if (max)
+        args += QStringLiteral(", max=%1").arg(*max);
+    return args;
+}
+
+// A guard that holds for every value scanned, which torch still reported as violated
+// (GLM-MoE-DSA's `Min(2048, seq_len) <= seq_len`, from `topk = min(index_topk, T)`):
+// torch decides a guard from the ranges of its parts, and cannot order Min(2048,
+// seq_len) against seq_len over [2, oo]. Where every Max/Min takes the same argument it
+// is one linear piece, which torch decides; the fix narrows the root to the piece that
+// holds the recorded values (max=2048), when the guard holds throughout it.
+std::optional<GuardFixes::Fix> onePieceRange(const GuardExpression &g, const ShapeExplanation &e, const ConstraintSet &set,
+                                             const QString &root, const QVector<qint64> &recorded)
+{
+    const qint64 lo = *std::min_element(recorded.cbegin(), recorded.cend());
+    const qint64 hi = *std::max_element(recorded.cbegin(), recorded.cend());
+    const std::optional<QVector<quint32>> piece = g.branches(valuesAt(g, set, lo));
+    if (!piece || piece->isEmpty())
+        return std::nullopt;
+    for (qint64 v : recorded) {
+        if (!inPiece(g, set, v, *piece))
+            return std::nullopt; // the recorded values lie in two pieces
+    }
+    const DimDecl &d = *set.dim(root);
+    std::optional<qint64> min = d.min, max = d.max;
+    for (qint64 v = lo - 1; v >= std::max<qint64>(d.min.value_or(0), lo - kScanSpan); --v) {
+        if (!inPiece(g, set, v, *piece)) {
+            min = v + 1;
+            break;
+        }
+    }
+    const qint64 limit = d.max ? std::min(*d.max, hi + kScanSpan) : scanLimit(g, hi);
+    for (qint64 v = hi + 1; v <= limit; ++v) {
+        if (!inPiece(g, set, v, *piece)) {
+            max = v - 1;
+            break;
+        }
+    }
+    if (min == d.min && max == d.max)
+        return std::nullopt;
+    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),
+                           QStringLiteral("torch reported the guard %1 (%2) and no fix, though it holds for every %3 "
+                                          "tried; torch decides it where each Max/Min in it takes one argument, for "
+                                          "%3 in [%4, %5], which has every recorded %3 (%6..%7)")
+                               .arg(e.expression, where(e), root)
+                               .arg(min.value_or(0))
+                               .arg(max ? QString::number(*max) : QStringLiteral("oo"))
+                               .arg(lo)
+                               .arg(hi)};
 }
 
 // One root Dim: the range around the recorded values where the guard holds.
@@ -92,13 +159,8 @@ std::optional<GuardFixes::Fix> narrowedRange(const GuardExpression &g, const Sha
         }
     }
     if (min == d.min && max == d.max)
-        return std::nullopt;
-    QString args;
-    if (min)
-        args += QStringLiteral(", min=%1").arg(*min);
-    if (max)
-        args += QStringLiteral(", max=%1").arg(*max);
-    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, args),
+        return onePieceRange(g, e, set, root, recorded);
+    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),
                            QStringLiteral("torch stated the guard %1 (%2) and no fix; it holds for %3 in [%4, %5], "
                                           "which has every recorded %3 (%6..%7)")
                                .arg(e.expression, where(e), root)

@@ -16,7 +16,10 @@ namespace dimscope {
 // OpenAI GPT's `seq_len != 256` once seq_len <= 256 was applied). From each guard torch
 // recorded on a Dim it listed (the failure's explanations, in Dim names):
 //  - on one root Dim: the range around the recorded values in which the guard holds,
-//    when that is narrower than the Dim's (`seq_len = Dim('seq_len', max=255)`);
+//    when that is narrower than the Dim's (`seq_len = Dim('seq_len', max=255)`); for a
+//    guard that holds throughout (torch could not decide it: GLM-MoE-DSA's
+//    `Min(2048, seq_len) <= seq_len`), the range where each Max/Min in it takes one
+//    argument (`max=2048`), the linear piece torch decides;
 //  - on two root Dims: the relation every call of the phase satisfies
 //    (ExportPhases::derivedRelation), when the guard holds under it across the root's
 //    range (`total_len = past_len + 1`).

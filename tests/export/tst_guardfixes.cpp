@@ -73,6 +73,7 @@ private slots:
     void maskGuardGetsTheRecordedRelation();
     void narrowedRangeAroundTheRecordedValues();
     void aGuardARecordedCallBreaksGivesNothing();
+    void aGuardThatAlwaysHoldsIsDecidedInOnePiece();
 };
 
 void TstGuardFixes::expressions_data()
@@ -197,6 +198,45 @@ void TstGuardFixes::aGuardARecordedCallBreaksGivesNothing()
     QVERIFY(GuardFixes::derive(violation({QStringLiteral("seq_len")},
                                          {guard(QStringLiteral("other != 256"), {QStringLiteral("seq_len")}, {}, 0)}),
                                capture, set)
+                .isEmpty());
+}
+
+// GLM-MoE-DSA's indexer (`topk = min(index_topk, T)`, 2048): torch reports the guard
+// Min(2048, seq_len) <= seq_len as violated on [2, oo] though it holds everywhere, and
+// decides it once seq_len <= 2048, where the Min is seq_len; for the decode phase the
+// guard is on past_len + 1 (past_len <= 2047). A guard that holds everywhere and has no
+// Max/Min (masking_utils' `-seq_len + seq_len <= 0`) gives nothing.
+void TstGuardFixes::aGuardThatAlwaysHoldsIsDecidedInOnePiece()
+{
+    const QString glm = QStringLiteral("/x/transformers/models/glm_moe_dsa/modeling_glm_moe_dsa.py");
+    const QString masking = QStringLiteral("/x/transformers/masking_utils.py");
+    const Capture prefill = prefillCapture();
+    const ConstraintSet set = CaptureAnalysis::infer(prefill, InferenceOptions::defaultsFor(prefill)).constraints;
+    const auto fixes = GuardFixes::derive(
+        violation({QStringLiteral("seq_len")},
+                  {guard(QStringLiteral("-seq_len + seq_len <= 0"), {QStringLiteral("seq_len")}, masking, 208),
+                   guard(QStringLiteral("Min(2048, seq_len) <= seq_len"), {QStringLiteral("seq_len")}, glm, 262)}),
+        prefill, set);
+    QCOMPARE(fixes.size(), 1);
+    QCOMPARE(fixes[0].line, QStringLiteral("seq_len = Dim('seq_len', min=2, max=2048)"));
+    QVERIFY2(fixes[0].note.contains(QLatin1String("though it holds for every seq_len tried")), qPrintable(fixes[0].note));
+    QVERIFY(fixes[0].note.contains(QLatin1String("(glm_moe_dsa/modeling_glm_moe_dsa.py:262)")));
+
+    const Capture decode = decodeCapture();
+    ConstraintSet related = CaptureAnalysis::infer(decode, InferenceOptions::defaultsFor(decode)).constraints;
+    QVERIFY(related.dim(QStringLiteral("past_len")) && related.dim(QStringLiteral("total_len")));
+    QCOMPARE(related.makeDerived(QStringLiteral("total_len"), QStringLiteral("past_len"), 1, 1), QString());
+    const auto decodeFixes = GuardFixes::derive(
+        violation({QStringLiteral("past_len")},
+                  {guard(QStringLiteral("Min(2048, past_len + 1) <= past_len + 1"), {QStringLiteral("past_len")}, glm, 262)}),
+        decode, related);
+    QCOMPARE(decodeFixes.size(), 1);
+    QVERIFY2(decodeFixes[0].line.endsWith(QLatin1String("max=2047)")), qPrintable(decodeFixes[0].line));
+
+    // Past 2048 the Min is the constant: recorded calls on both sides give no single piece.
+    QVERIFY(GuardFixes::derive(violation({QStringLiteral("seq_len")},
+                                         {guard(QStringLiteral("Min(6, seq_len) <= seq_len"), {QStringLiteral("seq_len")}, glm, 262)}),
+                               prefill, set)
                 .isEmpty());
 }
 
