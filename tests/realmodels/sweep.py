@@ -218,24 +218,30 @@ def tiny_config(model_type, kind="causal"):
 
     default = AutoConfig.for_model(model_type)
     overrides = shrink(default.to_dict(), kind)
-    if kind == "vlm" and _uses_multimodal_rope(model_type):
+    text_type = getattr(getattr(default, "text_config", None), "model_type", None)
+    if kind == "vlm" and _uses_multimodal_rope(model_type, text_type):
         _multimodal_rope_sections(default.to_dict(), overrides)
     return AutoConfig.for_model(model_type, **overrides)
 
 
-def _uses_multimodal_rope(model_type):
-    """Whether the type's modeling code reads `mrope_section` (Qwen2-VL, GLM-4V, ...)."""
+def _uses_multimodal_rope(model_type, text_type=None):
+    """Whether the type's modeling code, or that of its text model's type (GLM-4.6V's
+    text model is GLM-4V's), reads `mrope_section` (Qwen2-VL, GLM-4V, ...)."""
     import importlib
     import inspect
 
     from transformers.models.auto import modeling_auto
 
-    name = modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(model_type)
-    try:
-        module = importlib.import_module(getattr(__import__("transformers"), name).__module__)
-        return "mrope_section" in inspect.getsource(module)
-    except (AttributeError, TypeError, ImportError, OSError):
-        return False
+    names = (modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.get(model_type),
+             modeling_auto.MODEL_MAPPING_NAMES.get(text_type or ""))
+    for name in names:
+        try:
+            module = importlib.import_module(getattr(__import__("transformers"), name).__module__)
+            if "mrope_section" in inspect.getsource(module):
+                return True
+        except (AttributeError, TypeError, ImportError, OSError):
+            pass
+    return False
 
 
 def _multimodal_rope_sections(values, out):

@@ -279,3 +279,12 @@ def test_a_multimodal_rope_gets_sections_for_the_tiny_head_and_a_tiny_vision_tow
     assert len(sections) == 3 and sum(sections) == (text.hidden_size // text.num_attention_heads) // 2
     assert (cfg.vision_config.depth, cfg.vision_config.embed_dim) == (2, 64)
     assert "mrope_section" not in (sweep.tiny_config("llava", "vlm").text_config.rope_parameters or {})
+
+
+def test_a_text_model_of_another_type_that_reads_rotary_sections_gets_them():
+    """GLM-4.6V's text model is GLM-4V's, whose modeling code reads the sections (default
+    8, 12, 12 for a 64-wide rotary half): GLM-4.6V's own module does not name them."""
+    cfg = sweep.tiny_config("glm46v", "vlm")
+    text = cfg.text_config
+    head = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    assert sum(text.rope_parameters["mrope_section"]) == head // 2
