@@ -149,3 +149,26 @@ def test_the_workaround_for_a_mixture_of_experts_loop_is_the_other_implementatio
                                    "code": "top_x = torch.where(mask)"}, frames)
     assert 'experts_implementation="batched_mm"' in text
     assert draftexport.workaround({"code": "n = int(x.sum())"}).startswith("torch._check(...)")
+
+
+def test_an_experts_loop_without_other_implementations_gets_torch_check():
+    """LongCat-Flash's experts loop over the experts hit and are not decorated with
+    transformers' use_experts_implementation: experts_implementation changes nothing
+    there, so the advice is torch._check or a batched form, naming the class."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.longcat_flash import modeling_longcat_flash as longcat
+    from transformers.models.qwen3_moe import modeling_qwen3_moe as qwen3_moe
+
+    def at(module, cls, needle):
+        import inspect
+        lines, start = inspect.getsourcelines(inspect.unwrap(cls.forward))
+        n = next(i for i, text in enumerate(lines) if needle in text)
+        return {"file": module.__file__, "line": start + n, "function": "forward", "code": lines[n].strip()}
+
+    place = at(longcat, longcat.LongcatFlashExperts, "expert_idx_tensor.item()")
+    text = draftexport.workaround(place)
+    assert text.startswith("torch._check(...)") and "LongcatFlashExperts" in text
+    assert "batched_mm" not in text
+    # Qwen3-MoE's experts offer batched_mm: the advice stays the other implementation.
+    place = at(qwen3_moe, qwen3_moe.Qwen3MoeExperts, "expert_hit")
+    assert 'experts_implementation="batched_mm"' in draftexport.workaround(place)

@@ -255,6 +255,45 @@ WORKAROUNDS_TEXT = ("torch._check(...) on the value before the branch, torch.con
                     "mixture-of-experts layers)")
 
 
+def _class_at(place):
+    """The class, in a module already loaded, whose ``forward`` holds ``place`` ({file,
+    line}); None when none does. Nothing is imported."""
+    import inspect
+    import os
+    import sys
+
+    path, line = (place or {}).get("file"), (place or {}).get("line")
+    if not path or not isinstance(line, int):
+        return None
+    path = os.path.realpath(path)
+    for module in list(sys.modules.values()):
+        if os.path.realpath(getattr(module, "__file__", None) or "") != path:
+            continue
+        for value in list(vars(module).values()):
+            forward = inspect.unwrap(vars(value).get("forward")) if isinstance(value, type) and \
+                callable(vars(value).get("forward")) else None
+            code = getattr(forward, "__code__", None)
+            if code is not None and os.path.realpath(code.co_filename) == path and \
+                    code.co_firstlineno <= line < code.co_firstlineno + _line_count(forward):
+                return value
+    return None
+
+
+def _line_count(function):
+    import inspect
+
+    try:
+        return len(inspect.getsourcelines(function)[0])
+    except (OSError, TypeError):
+        return 0
+
+
+def _has_experts_implementations(cls):
+    """Whether transformers' ``use_experts_implementation`` decorated the experts class
+    (its forward dispatches on ``config._experts_implementation``)."""
+    return hasattr(cls, "_apply_gate") and hasattr(vars(cls).get("forward"), "__wrapped__")
+
+
 def workaround(source, frames=()):
     """Which documented workaround applies to data-dependent code at `source` ({file,
     line, function, code}), with `frames` the stack above it."""
@@ -262,6 +301,12 @@ def workaround(source, frames=()):
     texts = [code] + [(f.get("code") or "") + " " + (f.get("function") or "") for f in frames or []]
     texts.append((source or {}).get("function") or "")
     if any("expert" in t.lower() for t in texts):
+        cls = _class_at(source) or next(filter(None, (_class_at(f) for f in frames or [])), None)
+        if cls is not None and not _has_experts_implementations(cls):
+            return ("torch._check(...) on the values in the model's code, or a batched form of its experts: %s "
+                    "loops over the experts the tokens were routed to (a loop over a tensor's values), and this "
+                    "transformers offers no other experts implementation for it (experts_implementation applies "
+                    "to experts classes decorated with use_experts_implementation)" % cls.__name__)
         return ("the model's other experts implementation: load it with experts_implementation=\"batched_mm\" "
                 "(or \"grouped_mm\"); transformers' \"eager\" one loops over the experts the tokens were routed "
                 "to, a loop over a tensor's values")
