@@ -14,7 +14,7 @@ import stat
 import tempfile
 import time
 
-from . import batchslice, dimnames, draftexport, freshcheck, guardcheck, varkeyword
+from . import batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, varkeyword
 from . import spec as speclib
 from .errors import WorkerError, max_positions, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -790,7 +790,13 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
 
     def trace(**options):
         exporter = draftexport.export if draft_export else varkeyword.export
-        return exporter(model, args, kwargs, shapes, strict, log, **options)
+        program = exporter(model, args, kwargs, shapes, strict, log, **options)
+        switch = gradmode.switch_in(program) if torch.is_grad_enabled() else None
+        if switch is None:
+            return program
+        log(gradmode.reason(switch), stream="warning")
+        with torch.no_grad():
+            return exporter(model, args, kwargs, shapes, strict, log, **options)
     t = time.perf_counter()
     # torch's shape decisions during this export, with the model's lines (explain.py).
     explainer = Explainer(log)
