@@ -169,6 +169,15 @@ def test_an_experts_loop_without_other_implementations_gets_torch_check():
     text = draftexport.workaround(place)
     assert text.startswith("torch._check(...)") and "LongcatFlashExperts" in text
     assert "batched_mm" not in text
+    # Aria's experts: a module-level loop called from AriaGroupedExpertsGemm.forward, below
+    # the model's own forward: the innermost class is named.
+    from transformers.models.aria import modeling_aria as aria
+    frames = [at(aria, aria.AriaTextForCausalLM, "self.model("), at(aria, aria.AriaGroupedExpertsGemm, "sequential_experts_gemm(")]
+    loop = inspect.getsourcelines(aria.sequential_experts_gemm)
+    place = {"file": aria.__file__, "line": loop[1] + next(i for i, t in enumerate(loop[0]) if "start:end" in t),
+             "function": "sequential_experts_gemm", "code": "tokens = token_states[start:end]"}
+    text = draftexport.workaround(place, frames)
+    assert "AriaGroupedExpertsGemm" in text and "batched_mm" not in text, text
     # Qwen3-MoE's experts offer batched_mm: the advice stays the other implementation.
     place = at(qwen3_moe, qwen3_moe.Qwen3MoeExperts, "expert_hit")
     assert 'experts_implementation="batched_mm"' in draftexport.workaround(place)

@@ -301,7 +301,8 @@ def workaround(source, frames=()):
     texts = [code] + [(f.get("code") or "") + " " + (f.get("function") or "") for f in frames or []]
     texts.append((source or {}).get("function") or "")
     if any("expert" in t.lower() for t in texts):
-        cls = _class_at(source) or next(filter(None, (_class_at(f) for f in frames or [])), None)
+        # The innermost class around the line (frames run outermost first).
+        cls = _class_at(source) or next(filter(None, (_class_at(f) for f in reversed(list(frames or [])))), None)
         if cls is not None and not _has_experts_implementations(cls):
             return ("torch._check(...) on the values in the model's code, or a batched form of its experts: %s "
                     "loops over the experts the tokens were routed to (a loop over a tensor's values), and this "
