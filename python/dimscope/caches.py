@@ -29,6 +29,11 @@ registrations, so that a ``dynamic_shapes`` spec written against a capture match
     EncoderDecoderCache: children ``[self_attention_cache, cross_attention_cache]``.
 ``pytree``
     any other class registered with ``torch.utils._pytree``: its own flatten function.
+``cache_attributes``
+    any other cache class of transformers (MiniMax's, OLMo-Hybrid's), by its attributes:
+    tensors and lists of them as children, JSON metadata in the context, a
+    DynamicCache subclass's layers as ``key_cache``/``value_cache`` (module
+    cacheattributes, dimscope's registration).
 
 transformers is never imported here: its caches are recognised by their qualified class
 name (an instance can only exist once transformers is loaded), and rebuilt by importing
@@ -47,7 +52,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.utils._pytree as _pytree
 
-from . import cachelayers, staticcache
+from . import cacheattributes, cachelayers, staticcache
 # Defined in dimscope.exceptions; imported here, where the worker and users' code
 # (``dimscope.caches.CaptureError``) look for it.
 from .exceptions import CaptureError  # noqa: F401
@@ -61,6 +66,7 @@ STATIC_KEY_VALUE_DICT = "static_key_value_dict"
 STATIC_LAYERS = "static_layers"
 ENCODER_DECODER = "encoder_decoder"
 PYTREE = "pytree"
+CACHE_ATTRIBUTES = cacheattributes.CACHE_ATTRIBUTES
 
 KEY_VALUE_CONTEXT = ["key_cache", "value_cache"]
 ENCODER_DECODER_CONTEXT = ["self_attention_cache", "cross_attention_cache"]
@@ -149,6 +155,9 @@ def resolve_type(name: str, flavour: Optional[str], where: str = "") -> type:
         ok = obj in _KEY_VALUE_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
     elif flavour == ENCODER_DECODER:
         ok = obj in _ENCODER_DECODER_CLASSES or _is_transformers_cache(obj) or obj in _pytree.SUPPORTED_NODES
+    elif flavour == CACHE_ATTRIBUTES:
+        # not a class with a flavour of its own: the recorder never gives those this one
+        ok = cacheattributes.is_attribute_cache(obj) and qualified_name(obj) not in _TRANSFORMERS_FLAVOURS
     else:
         ok = obj in _pytree.SUPPORTED_NODES
     if not ok:
@@ -214,6 +223,11 @@ def _flavour_of(value: Any) -> Optional[str]:
         return KEY_VALUE_DICT
     if cls in _BUILTIN_CONTAINERS:
         return None
+    if cacheattributes.is_attribute_cache(cls) and \
+            (cls not in _pytree.SUPPORTED_NODES or registration_module(cls) == "dimscope.cacheattributes"):
+        # dimscope's own registration (active once a capture of it was loaded) records
+        # it as it was: not as a class with a registration of its own
+        return CACHE_ATTRIBUTES
     if cls in _pytree.SUPPORTED_NODES:
         return PYTREE
     return None
@@ -267,6 +281,9 @@ def describe_custom(value: Any) -> Optional[CustomParts]:
         keys, values = key_value_lists(value)
         return CustomParts(type_name, flavour, list(KEY_VALUE_CONTEXT), list(KEY_VALUE_CONTEXT),
                            [keys, values], _dynamic_cache_layers(value))
+    if flavour == CACHE_ATTRIBUTES:
+        names, context, children = cacheattributes.describe(value)
+        return CustomParts(type_name, flavour, names, context, children)
     if flavour == ENCODER_DECODER:
         children = [value.self_attention_cache, value.cross_attention_cache]
         return CustomParts(type_name, flavour, list(ENCODER_DECODER_CONTEXT),
@@ -326,6 +343,8 @@ def rebuild_custom(type_name: str, flavour: str, children: List[Any], context: A
         return build_key_value_cache(cls, children[0], children[1])
     if flavour == STATIC_LAYERS:
         return staticcache.rebuild(cls, children, context, where)
+    if flavour == CACHE_ATTRIBUTES:
+        return cacheattributes.rebuild(cls, list(keys if keys is not None else []), children, context, where)
     if flavour == ENCODER_DECODER:
         return cls(children[0], children[1])
     node = _pytree.SUPPORTED_NODES.get(cls)
@@ -589,6 +608,20 @@ def register_static_layers(cls: type) -> str:
     return "registered" if before is None else f"registered in place of {before}'s registration"
 
 
+def register_cache_attributes(cls: type) -> str:
+    """Makes dimscope's flattening of a cache class recorded by its attributes active
+    (module cacheattributes), replacing any other registration of ``cls``. Returns what
+    it did."""
+    before = registration_module(cls)
+    if before == "dimscope.cacheattributes":
+        return "already registered"
+    flatten, unflatten, with_keys = cacheattributes.make_registration(cls)
+    if before is not None:
+        _deregister(cls)
+    _register(cls, flatten, unflatten, with_keys)
+    return "registered" if before is None else f"registered in place of {before}'s registration"
+
+
 def layers_text(layers: Sequence[Dict[str, Any]]) -> str:
     """``sliding(8), full`` for messages."""
     parts = []
@@ -613,7 +646,8 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
     dimscope's flavour; a ``dynamic_layers`` DynamicCache always gets dimscope's
     layer-aware registration with the capture's layer kinds (replacing transformers',
     which rebuilds every layer as a full layer), a ``static_layers`` cache always gets
-    dimscope's static-cache registration (module staticcache), and a ``key_value_dict`` one gets
+    dimscope's static-cache registration (module staticcache), a ``cache_attributes`` one
+    dimscope's attribute registration (module cacheattributes), and a ``key_value_dict`` one gets
     transformers' back when dimscope's layer-aware one is active. ``pytree`` classes
     must already be registered (importing their module, e.g. loading the model, does
     it). Returns ``{type name: what was done}``; raises CaptureError when a class is
@@ -641,6 +675,10 @@ def register_capture_flattening(manifest: Dict[str, Any]) -> Dict[str, str]:
         if flavour == STATIC_LAYERS:
             cls = resolve_type(type_name, flavour, where)
             actions[type_name] = register_static_layers(cls) + " by dimscope"
+            continue
+        if flavour == CACHE_ATTRIBUTES:
+            cls = resolve_type(type_name, flavour, where)
+            actions[type_name] = register_cache_attributes(cls) + " by dimscope"
             continue
         cls = loaded_object(type_name)
         if not isinstance(cls, type) or qualified_name(cls) != type_name:

@@ -32,14 +32,14 @@ import torch.utils._pytree as _pytree
 
 from .cachelayers import registered_layout
 from . import customops
-from .caches import (DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
+from .caches import (CACHE_ATTRIBUTES, DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, loaded_object, qualified_name,
                      register_capture_flattening, registration_module)
 from .exceptions import CaptureError
 
 EXTRA_FILE = "dimscope_flattening.json"
 _BUILTIN_CONTAINERS = (dict, list, tuple, collections.OrderedDict, collections.defaultdict, collections.deque)
-_FLAVOURS = (KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS, ENCODER_DECODER, PYTREE)
+_FLAVOURS = (KEY_VALUE_DICT, DYNAMIC_LAYERS, STATIC_LAYERS, ENCODER_DECODER, CACHE_ATTRIBUTES, PYTREE)
 
 
 # ---------------------------------------------------------------------------- export side
@@ -52,6 +52,8 @@ def _flavour_registered(cls: type) -> Optional[Dict[str, Any]]:
         return {"flavour": DYNAMIC_LAYERS, "layers": registered_layout(cls)}
     if module == "dimscope.staticcache":
         return {"flavour": STATIC_LAYERS}
+    if module == "dimscope.cacheattributes":
+        return {"flavour": CACHE_ATTRIBUTES}
     if cls in _ENCODER_DECODER_CLASSES or qualified_name(cls) == "transformers.cache_utils.EncoderDecoderCache":
         return {"flavour": ENCODER_DECODER}
     if cls in _KEY_VALUE_CLASSES or qualified_name(cls) == "transformers.cache_utils.DynamicCache":
@@ -100,7 +102,8 @@ _TRANSFORMERS_REGISTRATION = ["from transformers.integrations.executorch import 
                               "register_dynamic_cache_export_support()"]
 _DIMSCOPE_REGISTRATIONS = {KEY_VALUE_DICT: "register_key_value_cache",
                            ENCODER_DECODER: "register_encoder_decoder_cache",
-                           DYNAMIC_LAYERS: "register_dynamic_layers", STATIC_LAYERS: "register_static_layers"}
+                           DYNAMIC_LAYERS: "register_dynamic_layers", STATIC_LAYERS: "register_static_layers",
+                           CACHE_ATTRIBUTES: "register_cache_attributes"}
 
 
 def plain_load_registrations(program: Any) -> List[str]:

@@ -136,7 +136,10 @@ class Flattener:
             return self._leaf("float", path, value=None, repr=repr(value))
         if isinstance(value, str):
             return self._leaf("str", path, value=value)
-        custom = describe_custom(value)
+        try:
+            custom = describe_custom(value)
+        except CaptureError as exc:
+            raise CaptureError(f"{path}: {exc}") from exc
         if custom is not None:
             self.flattening[custom.type_name] = custom.flavour
             children = [self.node(c, f"{path}.{k}") for k, c in zip(custom.keys, custom.children)]
@@ -273,7 +276,7 @@ class Rebuilder:
         """A custom node: its class (as resolve_type allows it) rebuilt from the children."""
         if node.get("flavour") != DYNAMIC_LAYERS:
             return rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
-                                  self.factories, where)
+                                  self.factories, where, keys=node.get("keys"))
         restored = Restored()
         value = rebuild_custom(node["type"], node["flavour"], children, node.get("context"),
                                self.factories, where, keys=node.get("keys"), layers=node.get("layers"),
