@@ -23,6 +23,7 @@ void FixLoop::start(const ExportRequest &request, SpecProvider spec, FixApplier 
     m_rounds.clear();
     m_seen.clear();
     m_workaround.clear();
+    m_dataDependentAt.clear();
     m_stopRequested = false;
     runRound();
 }
@@ -66,8 +67,8 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
                                       : QStringLiteral("the export failed (%1) without suggested fixes: %2")
                                             .arg(result.failure.kind, cause);
         if (m_request.draftExport && !m_workaround.isEmpty())
-            why += QStringLiteral(" (traced with torch.export.draft_export; for the data-dependent code, the "
-                                  "workaround: %1)").arg(m_workaround);
+            why += QStringLiteral(" (traced with torch.export.draft_export; for the data-dependent code%1, the "
+                                  "workaround: %2)").arg(m_dataDependentAt, m_workaround);
         finish(false, why);
         return;
     }
@@ -132,6 +133,7 @@ bool FixLoop::onDataDependent(int round, const ExportResult &result)
     if (round >= m_maxRounds)
         return false;
     m_workaround = workaround;
+    m_dataDependentAt = at;
     m_request.draftExport = true;
     emit draftExportStarted(round, QStringLiteral("torch stopped on data-dependent code%1%2; the next round traces "
                                                   "with torch.export.draft_export, which decides it as the example "

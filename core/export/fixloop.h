@@ -68,6 +68,7 @@ private:
     QVector<ExportResult> m_rounds;
     QJsonObject m_lastSpec;
     QString m_workaround; // for the data-dependent code draft_export was tried on
+    QString m_dataDependentAt; // " at FILE:LINE" of that code, when torch named it
     QSet<QByteArray> m_seen; // the spec and fixes of each round: a repeat is a cycle
     int m_maxRounds = 8;
     int m_requestId = -1;
