@@ -62,7 +62,9 @@ void FixLoop::onExportFinished(int id, const ExportResult &result)
     if (fixes.isEmpty()) {
         // The cause, so the user need not look for it in --json (save_failed: torch's
         // serializer's message). The first line only; the round's report has the rest.
-        const QString cause = result.failure.message.trimmed().section(QLatin1Char('\n'), 0, 0);
+        QString cause = result.failure.message.trimmed().section(QLatin1Char('\n'), 0, 0);
+        if (!cause.isEmpty() && result.failure.kind == QLatin1String("export_failed") && result.failure.source.isValid())
+            cause += QStringLiteral(" (in the model's code at %1:%2)").arg(result.failure.source.file).arg(result.failure.source.line);
         QString why = cause.isEmpty() ? QStringLiteral("the export failed (%1) without suggested fixes").arg(result.failure.kind)
                                       : QStringLiteral("the export failed (%1) without suggested fixes: %2")
                                             .arg(result.failure.kind, cause);

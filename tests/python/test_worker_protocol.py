@@ -250,6 +250,19 @@ def test_data_dependent_points_at_user_line():
     assert "torch._check" in err["hint"]
 
 
+def test_another_export_failure_names_the_models_line():
+    """A failure torch raises inside an op the model calls (Aria's experts loop:
+    PendingUnbackedSymbolNotFound) names the model's innermost line, so the fix loop's
+    last word carries it."""
+    class Fails(torch.nn.Module):
+        def forward(self, x):
+            return torch.matmul(x, torch.ones(5, 2))  # the failing line
+
+    err, _ = export_error(Fails(), {"x": torch.randn(3, 4)}, None)
+    assert err["kind"] == "export_failed", err
+    assert err["source"]["file"] == __file__ and "the failing line" in err["source"]["code"]
+
+
 def test_unregistered_pytree_type():
     class Box:
         def __init__(self, t):

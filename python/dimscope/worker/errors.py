@@ -286,7 +286,11 @@ def _classify(exc):
                           names=[], violations=[_violation(message.splitlines()[0], getattr(exc, "dimscope_leaves", None))], fixes=[],
                           hint="strict mode lost the symbols of an input (often a cache class): "
                                "export with strict=False")
-    return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message)
+    # Where in the model's code torch gave up (Aria's experts loop for
+    # PendingUnbackedSymbolNotFound): the innermost frame outside torch and dimscope.
+    frames = _model_frames(exc)
+    where = {"source": frames[-1]} if frames else {}
+    return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message, **where)
 
 
 # --- unbounded maxima (torch 2.6) ---------------------------------------------------
