@@ -361,6 +361,13 @@ def _failure_place(stderr, head):
     return "%s:%s: %s" % why.groups() if why else ""
 
 
+def _source_place(source):
+    """`FILE:LINE` of the model line a failure names (the worker's `source`), else ""."""
+    if not isinstance(source, dict) or not source.get("file") or not isinstance(source.get("line"), int):
+        return ""
+    return "%s:%d" % (short_path(str(source["file"])), source["line"])
+
+
 def cli_line(stdout, stderr, report):
     """The CLI's decisive line. A failed export: its kind and message and where (the
     innermost transformers/torch frame, or the model line torch named). Otherwise the
@@ -371,8 +378,10 @@ def cli_line(stdout, stderr, report):
     failure = (report or {}).get("failure") or {}
     if failure.get("message"):
         line = "%s: %s" % (failure.get("kind"), (failure["message"].strip().splitlines() or [""])[0])
-        place = _failure_place(stderr, line)
-        return "%s (at %s)" % (line, place) if place else line
+        # The model's line where the worker names one (Aria's experts loop), else torch's frame.
+        place = _source_place(failure.get("source")) or _failure_place(stderr, line)
+        # The place survives the row's 160 characters: the message is cut instead.
+        return "%s (at %s)" % (one_line(line, max(60, 150 - len(place))), place) if place else line
     text = stderr + "\n" + stdout
     # A phase whose export failed (the run served some calls with the others' programs):
     # that failure, not a decision of a round before it, is why calls are unserved.

@@ -77,6 +77,11 @@ def test_the_decisive_line_is_the_one_naming_a_library_file():
               'KeyError: "b"\n\nexport failed: constraint_violation: other\n')
     report = dict(failure=dict(kind="export_failed", message='KeyError: "b"'))
     assert sweep.cli_line("", stderr, report) == 'export_failed: KeyError: "b" (at torch/nn/modules/module.py:573)'
+    # The model's line the worker names comes first, and survives a long message.
+    report = dict(failure=dict(kind="export_failed", message="PendingUnbackedSymbolNotFound: " + "x" * 300,
+                               source=dict(file="/r/dist-packages/transformers/models/aria/modeling_aria.py", line=270)))
+    line = sweep.cli_line("", "", report)
+    assert line.endswith("(at transformers/models/aria/modeling_aria.py:270)") and len(line) <= 160, line
 
 
 def test_a_phase_whose_export_failed_is_the_decisive_line_not_an_earlier_decision():
