@@ -219,6 +219,37 @@ def test_unsupported_outputs_are_left_out_with_a_warning(tmp_path):
     same({"x": torch.ones(1)}, call.kwargs)
 
 
+def test_an_output_that_is_the_models_state_is_left_out_with_a_warning(tmp_path):
+    """Qwen2-VL returns ``rope_deltas``, a tensor its model keeps as an attribute between
+    calls (generate() sets it before forward): not computed from the call, so no program
+    of the call returns it. It is not recorded; what forward computes is."""
+    class Inner(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.tensor(2.0))
+            self.rope_deltas = None
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = Inner()
+
+        def forward(self, x):
+            return {"logits": x * self.model.scale, "rope_deltas": self.model.rope_deltas, "scale": self.model.scale}
+
+    model = Model()
+    model.model.rope_deltas = torch.tensor([[3]])
+    rec = InputRecorder()
+    with pytest.warns(UserWarning, match=r"output 'rope_deltas' of call 0 not recorded: it is the model's attribute "
+                                         r"Inner.rope_deltas \(model\)"):
+        with rec(model):
+            model(torch.ones(2))
+    rec.save(tmp_path / "c.safetensors")
+    outputs = load_capture(tmp_path / "c.safetensors").calls[0].outputs
+    assert list(outputs) == ["logits", "scale"]  # a buffer returned as it is stays: it is the model's weight
+    same({"logits": torch.full((2,), 2.0), "scale": torch.tensor(2.0)}, outputs)
+
+
 def test_one_recorder_one_model():
     rec = InputRecorder()
     with rec(AddModel()):

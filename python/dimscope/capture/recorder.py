@@ -208,6 +208,7 @@ class InputRecorder:
         if not self.record_outputs:
             return
         flattener = Flattener(call.manifest["index"], "out")
+        out = self._without_model_state(out, call.manifest["index"])
         try:
             tree = flattener.node(out, "output")
         except CaptureError as exc:
@@ -217,6 +218,29 @@ class InputRecorder:
         call.manifest["outputs"] = tree
         call.tensors.update(flattener.tensors)
         call.flattening.update(flattener.flattening)
+
+    def _without_model_state(self, out: Any, index: int) -> Any:
+        """The outputs without the entries that are the model's own state: a tensor a
+        module keeps as a plain attribute between calls and returns as it is (Qwen2-VL's
+        ``rope_deltas``, set by generate() before forward). Such an entry is not computed
+        from the call's inputs, so no program of the call can return it; recording it
+        would make every replay of the call differ from its recording."""
+        if not isinstance(out, dict) or self._model is None:
+            return out
+        state = {}
+        for name, module in self._model.named_modules():
+            for attr, value in vars(module).items():
+                if isinstance(value, torch.Tensor):
+                    state[id(value)] = f"{type(module).__name__}.{attr}" + (f" ({name})" if name else "")
+        kept = {k: v for k, v in out.items() if not (isinstance(v, torch.Tensor) and id(v) in state)}
+        if len(kept) == len(out):
+            return out
+        import warnings
+        for k in [k for k in out.keys() if k not in kept]:
+            warnings.warn(f"dimscope: output {k!r} of call {index} not recorded: it is the model's attribute "
+                          f"{state[id(out[k])]}, kept between calls and returned as it is, not computed from "
+                          f"the call's inputs")
+        return kept
 
     # -- saving -------------------------------------------------------------
 
