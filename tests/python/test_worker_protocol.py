@@ -258,9 +258,18 @@ def test_another_export_failure_names_the_models_line():
         def forward(self, x):
             return torch.matmul(x, torch.ones(5, 2))  # the failing line
 
-    err, _ = export_error(Fails(), {"x": torch.randn(3, 4)}, None)
+    err, exc = export_error(Fails(), {"x": torch.randn(3, 4)}, None)
     assert err["kind"] == "export_failed", err
     assert err["source"]["file"] == __file__ and "the failing line" in err["source"]["code"]
+    # Raised again from torch's own frames (draft_export does): the cause's line. The
+    # raising function is compiled as if it were torch's file.
+    scope = {}
+    exec(compile("def again(exc):\n"
+                 "    try:\n"
+                 "        raise RuntimeError('raised again') from exc\n"
+                 "    except RuntimeError as e:\n"
+                 "        return e\n", "/x/torch/export/again.py", "exec"), scope)
+    assert classify(scope["again"](exc))["source"] == err["source"]
 
 
 def test_unregistered_pytree_type():

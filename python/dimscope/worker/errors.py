@@ -209,6 +209,19 @@ def _model_frames(exc):
             if "/torch/" not in fs.filename and not os.path.abspath(fs.filename).startswith(_PACKAGE_FOLDER)]
 
 
+def _chained_model_frames(exc):
+    """The model's frames of `exc`, else of the exception it was raised from or while
+    handling (draft_export raises torch's error again from its own frames)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen and len(seen) < 16:
+        seen.add(id(exc))
+        frames = _model_frames(exc)
+        if frames:
+            return frames
+        exc = exc.__cause__ or exc.__context__
+    return []
+
+
 def _data_dependent(message, exc):
     expr = None
     m = re.search(r"data-dependent expression (.+?)(?: \(unhinted|\.\s|\n|$)", message)
@@ -288,7 +301,7 @@ def _classify(exc):
                                "export with strict=False")
     # Where in the model's code torch gave up (Aria's experts loop for
     # PendingUnbackedSymbolNotFound): the innermost frame outside torch and dimscope.
-    frames = _model_frames(exc)
+    frames = _chained_model_frames(exc)
     where = {"source": frames[-1]} if frames else {}
     return error_dict("export_failed", "%s: %s" % (name, message.split("\n")[0]), tb, raw=message, **where)
 
