@@ -590,12 +590,14 @@ def export_one(row, model_type, kind, folder, capture, cli, cli_args):
     factory = write_factory(folder, model_type, kind)
     report_path = folder / "export.json"
     started = time.monotonic()
-    done = subprocess.run([cli, "export", "--model", "%s:make" % factory, "--capture", str(capture), "--fix-loop",
-                           "--json", str(report_path), "-o", str(folder / "model.pt2"), *cli_args],
-                          capture_output=True, text=True)
+    # Written as the export goes, so that a timeout row can say how far it got (`so_far`).
+    with open(folder / "export.stdout", "w") as out, open(folder / "export.stderr", "w") as err:
+        done = subprocess.run([cli, "export", "--model", "%s:make" % factory, "--capture", str(capture), "--fix-loop",
+                               "--json", str(report_path), "-o", str(folder / "model.pt2"), *cli_args],
+                              stdout=out, stderr=err)
     row["seconds"]["export"] = round(time.monotonic() - started, 1)
-    (folder / "export.stdout").write_text(done.stdout)
-    (folder / "export.stderr").write_text(done.stderr)
+    done.stdout = (folder / "export.stdout").read_text(errors="replace")
+    done.stderr = (folder / "export.stderr").read_text(errors="replace")
     try:
         report = json.loads(report_path.read_text())
     except (OSError, ValueError):
@@ -661,11 +663,23 @@ def run_one(model_type, kind, work, cli, cli_args, timeout):
     row["line"] = row.get("line", "").replace(str(pathlib.Path(work).resolve()) + os.sep, "").replace(
         str(pathlib.Path(work)) + os.sep, "")
     if rc is None:
-        row["failure"], row["line"] = "timeout", one_line("no result after %d s (%s)" % (timeout, stage(row)))
+        row["failure"], row["line"] = "timeout", one_line("no result after %d s (%s)%s" % (
+            timeout, stage(row), so_far(folder)))
     elif rc != 0 or not row.get("failure") and not served_all(row):
         tail = [l for l in (folder / "worker.log").read_text(errors="replace").splitlines() if l.strip()]
         row["failure"], row["line"] = "crashed", one_line("exit %s after %s: %s" % (rc, stage(row), tail[-1] if tail else ""))
     return row
+
+
+def so_far(folder):
+    """What a timed-out export had printed: its decisive line so far, as `; so far: LINE`."""
+    try:
+        stdout = (folder / "export.stdout").read_text(errors="replace")
+        stderr = (folder / "export.stderr").read_text(errors="replace")
+    except OSError:
+        return ""
+    line = cli_line(stdout, stderr, None) if stdout.strip() or stderr.strip() else ""
+    return "; so far: " + line if line else ""
 
 
 def stage(row):

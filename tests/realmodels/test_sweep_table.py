@@ -293,3 +293,13 @@ def test_a_text_model_of_another_type_that_reads_rotary_sections_gets_them():
     text = cfg.text_config
     head = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
     assert sum(text.rope_parameters["mrope_section"]) == head // 2
+
+
+def test_a_timed_out_export_says_how_far_it_got(tmp_path):
+    """The export writes its output as it goes: a timeout row carries its decisive line so far."""
+    assert sweep.so_far(tmp_path) == ""
+    (tmp_path / "export.stdout").write_text("== phase 1 ==\nfix loop: the export failed (verification_failed) without "
+                                            "suggested fixes: 6 of 6 captured calls fail\n")
+    (tmp_path / "export.stderr").write_text("")
+    assert sweep.so_far(tmp_path) == ("; so far: the export failed (verification_failed) without suggested fixes: "
+                                      "6 of 6 captured calls fail")
