@@ -304,6 +304,10 @@ FRAME_LINE = re.compile(r'File "\S*?((?:transformers|torch)/[\w./-]+\.py)", line
 # A phase whose export itself failed, and the model line torch stopped on before draft_export.
 EXPORT_FAILED_LINE = "fix loop: the export failed "
 DATA_DEPENDENT = re.compile(r"torch stopped on data-dependent code at \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)")
+# A phase the fix loop ended on data-dependent code (draft_export stopped there too, or
+# this torch has none): the model line and the rest of the loop's last word.
+STOPPED_LINE = re.compile(r"^fix loop: (torch(?:\.export\.draft_export)? stopped on data-dependent code) at "
+                          r"\S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)(.*)$")
 
 
 def one_line(text, limit=160):
@@ -390,6 +394,10 @@ def cli_line(stdout, stderr, report):
         cause = failed[len("fix loop: "):]
         stopped = DATA_DEPENDENT.search(text)
         return "%s:%s: data-dependent code, then %s" % (stopped.group(1), stopped.group(2), cause) if stopped else cause
+    for line in text.splitlines():
+        stopped = STOPPED_LINE.match(line.strip())
+        if stopped:
+            return "%s:%s: %s%s" % (stopped.group(2), stopped.group(3), stopped.group(1), stopped.group(4))
     for line in text.splitlines():
         why = WHY_LINE.match(line.strip())
         if why:

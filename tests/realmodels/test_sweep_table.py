@@ -303,3 +303,15 @@ def test_a_timed_out_export_says_how_far_it_got(tmp_path):
     (tmp_path / "export.stderr").write_text("")
     assert sweep.so_far(tmp_path) == ("; so far: the export failed (verification_failed) without suggested fixes: "
                                       "6 of 6 captured calls fail")
+
+
+def test_a_phase_ended_on_data_dependent_code_names_the_model_line():
+    """PaddleOCR-VL's prefill: draft_export stopped there too; that phase is why calls are
+    unserved, not a specialization decided in the decode phase before it."""
+    stdout = ("/r/dist-packages/transformers/models/paddleocr_vl/modeling_paddleocr_vl.py:513: specialized: "
+              "position_ids_dim0 == 4\n"
+              "fix loop: torch.export.draft_export stopped on data-dependent code at /r/dist-packages/transformers/"
+              "models/paddleocr_vl/modeling_paddleocr_vl.py:623 (Ne(u7, 49152)) too; workaround: torch._check\n")
+    assert sweep.cli_line(stdout, "", None) == (
+        "transformers/models/paddleocr_vl/modeling_paddleocr_vl.py:623: torch.export.draft_export stopped on "
+        "data-dependent code (Ne(u7, 49152)) too; workaround: torch._check")
