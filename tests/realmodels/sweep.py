@@ -304,6 +304,9 @@ FRAME_LINE = re.compile(r'File "\S*?((?:transformers|torch)/[\w./-]+\.py)", line
 # A phase whose export itself failed, and the model line torch stopped on before draft_export.
 EXPORT_FAILED_LINE = "fix loop: the export failed "
 DATA_DEPENDENT = re.compile(r"torch stopped on data-dependent code at \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)")
+# A phase whose program failed the fresh-process check and was left out of the archive.
+LEFT_OUT_LINE = re.compile(r"failed the fresh-process check, so left out of the archive: program (\S+) \(([^)]*)\): "
+                           r".*? in a new interpreter through dimscope\.load_program \([^)]*\): (.*)$")
 # A phase the fix loop ended on data-dependent code (draft_export stopped there too, or
 # this torch has none): the model line and the rest of the loop's last word.
 STOPPED_LINE = re.compile(r"^fix loop: (torch(?:\.export\.draft_export)? stopped on data-dependent code) at "
@@ -394,6 +397,10 @@ def cli_line(stdout, stderr, report):
         cause = failed[len("fix loop: "):]
         stopped = DATA_DEPENDENT.search(text)
         return "%s:%s: data-dependent code, then %s" % (stopped.group(1), stopped.group(2), cause) if stopped else cause
+    for line in text.splitlines():
+        left_out = LEFT_OUT_LINE.search(line)
+        if left_out:
+            return "fresh_process: program %s (%s) does not load and run in a new interpreter: %s" % left_out.groups()
     for line in text.splitlines():
         stopped = STOPPED_LINE.match(line.strip())
         if stopped:

@@ -315,3 +315,17 @@ def test_a_phase_ended_on_data_dependent_code_names_the_model_line():
     assert sweep.cli_line(stdout, "", None) == (
         "transformers/models/paddleocr_vl/modeling_paddleocr_vl.py:623: torch.export.draft_export stopped on "
         "data-dependent code (Ne(u7, 49152)) too; workaround: torch._check")
+
+
+def test_a_program_left_out_after_the_fresh_process_check_is_the_decisive_line():
+    """LightOnOCR's prefill program verified, then failed to load in a new interpreter
+    (torch's deserializer): that, not the decode phase's specialization, leaves calls unserved."""
+    stderr = ("why: torch's shape decisions:\n  /r/dist-packages/transformers/models/pixtral/modeling_pixtral.py:454: "
+              "specialized: batch == 2\n"
+              "calls 0, 4 (2 of 8) are served by no exported program; failed the fresh-process check, so left out of "
+              "the archive: program phase2 (calls 0, 4): /w/model.pt2 does not load and run in a new interpreter "
+              "through dimscope.load_program (program phase2, call 0): torch._export.serde.serialize.SerializeError: "
+              "Failed deserializing node\n")
+    assert sweep.cli_line("", stderr, None) == (
+        "fresh_process: program phase2 (calls 0, 4) does not load and run in a new interpreter: "
+        "torch._export.serde.serialize.SerializeError: Failed deserializing node")
