@@ -181,3 +181,43 @@ def test_an_experts_loop_without_other_implementations_gets_torch_check():
     # Qwen3-MoE's experts offer batched_mm: the advice stays the other implementation.
     place = at(qwen3_moe, qwen3_moe.Qwen3MoeExperts, "expert_hit")
     assert 'experts_implementation="batched_mm"' in draftexport.workaround(place)
+
+
+@pytest.mark.skipif(not HAS_DRAFT, reason="torch.export.draft_export is torch 2.7+")
+def test_draft_export_traces_mixture_of_experts_with_batched_experts():
+    """transformers' default grouped_mm experts sort the tokens by expert; with dynamic
+    sizes torch 2.14's draft_export stops there (PendingUnbackedSymbolNotFound, Qwen3.5-MoE's
+    vision-language prefill). While draft_export traces, the experts run transformers'
+    batched_mm implementation; the model's own choice is restored after."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.Qwen3MoeConfig(vocab_size=100, hidden_size=32, intermediate_size=64, moe_intermediate_size=32,
+                                      num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, num_experts=4,
+                                      num_experts_per_tok=2, head_dim=16)
+    torch.manual_seed(0)
+    model = transformers.Qwen3MoeForCausalLM(cfg).eval()
+    before = model.config._experts_implementation
+    assert before != draftexport.BATCHED
+
+    class Logits(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids):
+            return self.model(input_ids=input_ids, use_cache=False).logits
+
+    lines = []
+    shapes = ({0: torch.export.Dim("b", min=1, max=64), 1: torch.export.Dim("s", min=2, max=64)},)
+    with draftexport.batched_experts(model, lines.append):
+        assert model.config._experts_implementation == draftexport.BATCHED
+        program = torch.export.draft_export(Logits(), (torch.randint(0, 100, (2, 6)),), dynamic_shapes=shapes,
+                                            strict=False)
+    assert model.config._experts_implementation == before
+    assert len(lines) == 1 and "'batched_mm' experts implementation instead of %r" % before in lines[0]
+    other = torch.randint(0, 100, (3, 9))
+    with torch.no_grad():
+        assert torch.allclose(program.module()(other), Logits()(other), atol=1e-5)
+    # A model without such experts is left as it is, and nothing is said.
+    with draftexport.batched_experts(torch.nn.Linear(2, 2), lines.append):
+        pass
+    assert len(lines) == 1

@@ -113,6 +113,45 @@ def _offsets_checked_without_guards():
         fake_utils._check_fake_real_tensors = original
 
 
+BATCHED = "batched_mm"
+
+
+@contextlib.contextmanager
+def batched_experts(model, log=None):
+    """Within: a transformers model whose mixture-of-experts layers dispatch on
+    ``experts_implementation`` (``use_experts_implementation``) runs transformers'
+    ``batched_mm`` one. The default ``grouped_mm`` sorts the tokens by expert and
+    ``eager`` loops over the experts hit: draft_export cannot trace the first
+    (``PendingUnbackedSymbolNotFound``, Qwen3.5-MoE's vision-language model) and turns the
+    second into runtime assertions of the example's routing. ``batched_mm`` computes the
+    same values with one batched matmul per token and expert, sizes known from the input.
+    The model's own choice is restored after."""
+    config = getattr(model, "config", None)
+    current = getattr(config, "_experts_implementation", None)
+    setter = getattr(model, "set_experts_implementation", None)
+    if current in (None, BATCHED) or not callable(setter) or \
+            not any(_has_experts_implementations(type(m)) for m in model.modules()):
+        yield
+        return
+    try:
+        setter(BATCHED)
+    except Exception as e:  # this transformers refuses it for the model: trace as it is
+        if log is not None:
+            log("the experts keep their %r implementation while tracing with torch.export.draft_export (%s: %s)"
+                % (current, type(e).__name__, e))
+        yield
+        return
+    if log is not None:
+        log("while tracing with torch.export.draft_export, the mixture-of-experts layers run transformers' %r "
+            "experts implementation instead of %r (set_experts_implementation): draft_export cannot trace tokens "
+            "sorted or looped by expert; %r computes the same values with sizes known from the inputs, and the "
+            "verification below compares them" % (BATCHED, current, BATCHED))
+    try:
+        yield
+    finally:
+        setter(current)
+
+
 def _failure_type(failure):
     return str(getattr(failure, "failure_type", ""))
 
@@ -126,7 +165,7 @@ def export(model, args, kwargs, shapes, strict, log=None, **options):
     if not available():
         raise WorkerError("bad_request", "this torch (%s) has no torch.export.draft_export (torch 2.7+): %s"
                           % (torch.__version__, WORKAROUNDS_TEXT))
-    with _private_trace_folder(), _offsets_checked_without_guards():
+    with _private_trace_folder(), _offsets_checked_without_guards(), batched_experts(model, log):
         program = varkeyword.export(model, args, kwargs, shapes, strict, log, exporter=torch.export.draft_export,
                                     **options)
     report = getattr(program, "_report", None)
