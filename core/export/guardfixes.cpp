@@ -8,6 +8,8 @@
 #include <QSet>
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 
 namespace dimscope {
 
@@ -64,6 +66,29 @@ QString where(const ShapeExplanation &e)
     return QStringLiteral("%1:%2").arg(e.location.file.section(QLatin1Char('/'), -2)).arg(e.location.line);
 }
 
+// The bounds of `d` narrowed to the run of values around [lo, hi] for which `holds` is
+// true: from the Dim's own bounds, scanning at most kScanSpan values (and the guard's
+// constants' reach, where the Dim has no max) outward from the recorded values.
+std::pair<std::optional<qint64>, std::optional<qint64>> runAround(const DimDecl &d, const GuardExpression &g, qint64 lo,
+                                                                 qint64 hi, const std::function<bool(qint64)> &holds)
+{
+    std::optional<qint64> min = d.min, max = d.max;
+    for (qint64 v = lo - 1; v >= std::max<qint64>(d.min.value_or(0), lo - kScanSpan); --v) {
+        if (!holds(v)) {
+            min = v + 1;
+            break;
+        }
+    }
+    const qint64 limit = d.max ? std::min(*d.max, hi + kScanSpan) : scanLimit(g, hi);
+    for (qint64 v = hi + 1; v <= limit; ++v) {
+        if (!holds(v)) {
+            max = v - 1;
+            break;
+        }
+    }
+    return {min, max};
+}
+
 bool inPiece(const GuardExpression &g, const ConstraintSet &set, qint64 v, const QVector<quint32> &piece)
 {
     const std::optional<QVector<quint32>> branches = g.branches(valuesAt(g, set, v));
@@ -99,20 +124,7 @@ std::optional<GuardFixes::Fix> onePieceRange(const GuardExpression &g, const Sha
             return std::nullopt; // the recorded values lie in two pieces
     }
     const DimDecl &d = *set.dim(root);
-    std::optional<qint64> min = d.min, max = d.max;
-    for (qint64 v = lo - 1; v >= std::max<qint64>(d.min.value_or(0), lo - kScanSpan); --v) {
-        if (!inPiece(g, set, v, *piece)) {
-            min = v + 1;
-            break;
-        }
-    }
-    const qint64 limit = d.max ? std::min(*d.max, hi + kScanSpan) : scanLimit(g, hi);
-    for (qint64 v = hi + 1; v <= limit; ++v) {
-        if (!inPiece(g, set, v, *piece)) {
-            max = v - 1;
-            break;
-        }
-    }
+    const auto [min, max] = runAround(d, g, lo, hi, [&](qint64 v) { return inPiece(g, set, v, *piece); });
     if (min == d.min && max == d.max)
         return std::nullopt;
     return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),
@@ -144,20 +156,7 @@ std::optional<GuardFixes::Fix> narrowedRange(const GuardExpression &g, const Sha
     const DimDecl &d = *set.dim(root);
     const qint64 lo = *std::min_element(recorded.cbegin(), recorded.cend());
     const qint64 hi = *std::max_element(recorded.cbegin(), recorded.cend());
-    std::optional<qint64> min = d.min, max = d.max;
-    for (qint64 v = lo - 1; v >= std::max<qint64>(d.min.value_or(0), lo - kScanSpan); --v) {
-        if (holdsAt(g, set, v) != true) {
-            min = v + 1;
-            break;
-        }
-    }
-    const qint64 limit = d.max ? std::min(*d.max, hi + kScanSpan) : scanLimit(g, hi);
-    for (qint64 v = hi + 1; v <= limit; ++v) {
-        if (holdsAt(g, set, v) != true) {
-            max = v - 1;
-            break;
-        }
-    }
+    const auto [min, max] = runAround(d, g, lo, hi, [&](qint64 v) { return holdsAt(g, set, v) == true; });
     if (min == d.min && max == d.max)
         return onePieceRange(g, e, set, root, recorded);
     return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),

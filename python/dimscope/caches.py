@@ -595,31 +595,30 @@ def register_dynamic_layers(cls: type, layers: Sequence[Dict[str, Any]]) -> str:
     return "registered" if before is None else f"registered in place of {before}'s registration"
 
 
-def register_static_layers(cls: type) -> str:
-    """Makes dimscope's flattening of a static cache class active (module staticcache),
-    replacing any other registration of ``cls``. Returns what it did."""
+def _register_from(cls: type, module: Any) -> str:
+    """Makes the flattening ``module.make_registration(cls)`` gives active, replacing any
+    other registration of ``cls``. Returns what it did."""
     before = registration_module(cls)
-    if before == "dimscope.staticcache":
+    if before == module.__name__:
         return "already registered"
-    flatten, unflatten, with_keys = staticcache.make_registration(cls)
+    flatten, unflatten, with_keys = module.make_registration(cls)
     if before is not None:
         _deregister(cls)
     _register(cls, flatten, unflatten, with_keys)
     return "registered" if before is None else f"registered in place of {before}'s registration"
+
+
+def register_static_layers(cls: type) -> str:
+    """Makes dimscope's flattening of a static cache class active (module staticcache),
+    replacing any other registration of ``cls``. Returns what it did."""
+    return _register_from(cls, staticcache)
 
 
 def register_cache_attributes(cls: type) -> str:
     """Makes dimscope's flattening of a cache class recorded by its attributes active
     (module cacheattributes), replacing any other registration of ``cls``. Returns what
     it did."""
-    before = registration_module(cls)
-    if before == "dimscope.cacheattributes":
-        return "already registered"
-    flatten, unflatten, with_keys = cacheattributes.make_registration(cls)
-    if before is not None:
-        _deregister(cls)
-    _register(cls, flatten, unflatten, with_keys)
-    return "registered" if before is None else f"registered in place of {before}'s registration"
+    return _register_from(cls, cacheattributes)
 
 
 def layers_text(layers: Sequence[Dict[str, Any]]) -> str:
