@@ -375,6 +375,20 @@ def _source_place(source):
     return "%s:%d" % (short_path(str(source["file"])), source["line"])
 
 
+MODEL_CODE = re.compile(r"\(in the model's code at \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)\)")
+
+
+def _model_code_place(text, message):
+    """`FILE:LINE` the fix loop's last word gives for this failure (`in the model's code at
+    ...`; the CLI's --json report does not carry the worker's source), else ""."""
+    head = (message.strip().splitlines() or [""])[0][:60]
+    for line in text.splitlines():
+        found = MODEL_CODE.search(line)
+        if found and head and head in line:
+            return "%s:%s" % found.groups()
+    return ""
+
+
 def cli_line(stdout, stderr, report):
     """The CLI's decisive line. A failed export: its kind and message and where (the
     innermost transformers/torch frame, or the model line torch named). Otherwise the
@@ -386,7 +400,8 @@ def cli_line(stdout, stderr, report):
     if failure.get("message"):
         line = "%s: %s" % (failure.get("kind"), (failure["message"].strip().splitlines() or [""])[0])
         # The model's line where the worker names one (Aria's experts loop), else torch's frame.
-        place = _source_place(failure.get("source")) or _failure_place(stderr, line)
+        place = _source_place(failure.get("source")) or _model_code_place(stdout + "\n" + stderr, failure["message"]) \
+            or _failure_place(stderr, line)
         # The place survives the row's 160 characters: the message is cut instead.
         return "%s (at %s)" % (one_line(line, max(60, 150 - len(place))), place) if place else line
     text = stderr + "\n" + stdout

@@ -82,6 +82,11 @@ def test_the_decisive_line_is_the_one_naming_a_library_file():
                                source=dict(file="/r/dist-packages/transformers/models/aria/modeling_aria.py", line=270)))
     line = sweep.cli_line("", "", report)
     assert line.endswith("(at transformers/models/aria/modeling_aria.py:270)") and len(line) <= 160, line
+    # The CLI's --json report has no source: the fix loop's last word names the line.
+    report = dict(failure=dict(kind="export_failed", message="PendingUnbackedSymbolNotFound: Pending unbacked"))
+    stdout = ("fix loop: the export failed (export_failed) without suggested fixes: PendingUnbackedSymbolNotFound: "
+              "Pending unbacked (in the model's code at /r/dist-packages/transformers/models/aria/modeling_aria.py:374)\n")
+    assert sweep.cli_line(stdout, "", report).endswith("(at transformers/models/aria/modeling_aria.py:374)")
 
 
 def test_a_phase_whose_export_failed_is_the_decisive_line_not_an_earlier_decision():
