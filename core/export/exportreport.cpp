@@ -15,16 +15,19 @@ QJsonArray explanationsJson(const QVector<ShapeExplanation> &all)
     return out;
 }
 
-// What a report says of a failure: its kind, message and torch's fixes (the worker's
-// whole error stays in WorkerFailure::json).
+// What a report says of a failure: its kind, message, torch's fixes and, where the
+// worker named one, the model's line (the worker's whole error stays in WorkerFailure::json).
 QJsonValue failureJson(const ExportResult &r)
 {
     if (r.ok)
         return QJsonValue();
     if (!r.failure.isValid())
         return QJsonObject();
-    return QJsonObject{{QStringLiteral("kind"), r.failure.kind}, {QStringLiteral("message"), r.failure.message},
-                       {QStringLiteral("fixes"), QJsonArray::fromStringList(r.failure.fixes)}};
+    QJsonObject failure{{QStringLiteral("kind"), r.failure.kind}, {QStringLiteral("message"), r.failure.message},
+                        {QStringLiteral("fixes"), QJsonArray::fromStringList(r.failure.fixes)}};
+    if (r.failure.source.isValid())
+        failure.insert(QStringLiteral("source"), r.failure.source.toJson());
+    return failure;
 }
 
 QJsonObject roundJson(const ExportRound &r)

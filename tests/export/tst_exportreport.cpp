@@ -83,6 +83,7 @@ class TestExportReport : public QObject
     Q_OBJECT
 private slots:
     void failedExportReportsItsFailure();
+    void aFailureInTheModelsCodeNamesItsLine();
     void fixLoopReportsEachFixWithItsCause();
     void specializedDimOrUnreadProgramIsNoSuccess();
     void explanationJsonReadsBackAsItWasWritten();
@@ -286,6 +287,20 @@ void TestExportReport::heldOutCallsAreReportedAndAWrongOneFailsTheExport()
     QVERIFY(report.toJson().value(QLatin1String("held_out")).isNull());
 }
 
+void TestExportReport::aFailureInTheModelsCodeNamesItsLine()
+{
+    ExportResult failed;
+    failed.failure = WorkerFailure::make(QStringLiteral("export_failed"),
+                                         QStringLiteral("PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}"));
+    failed.failure.source.file = QStringLiteral("/x/transformers/models/aria/modeling_aria.py");
+    failed.failure.source.line = 374;
+    ExportReport report;
+    report.rounds = {ExportRound{1, 1, failed, {}, {}}};
+    const QJsonObject source = report.toJson().value(QLatin1String("failure")).toObject().value(QLatin1String("source")).toObject();
+    QCOMPARE(source.value(QLatin1String("file")).toString(), failed.failure.source.file);
+    QCOMPARE(source.value(QLatin1String("line")).toInt(), 374);
+}
+
 void TestExportReport::failedExportReportsItsFailure()
 {
     ExportReport report;
@@ -301,6 +316,7 @@ void TestExportReport::failedExportReportsItsFailure()
     const QJsonObject failure = json.value(QLatin1String("failure")).toObject();
     QCOMPARE(failure.value(QLatin1String("kind")).toString(), QStringLiteral("constraint_violation"));
     QCOMPARE(failure.value(QLatin1String("fixes")).toArray(), QJsonArray{QStringLiteral("seq_len = 4")});
+    QVERIFY(!failure.contains(QLatin1String("source"))); // the worker named no line of the model
     QCOMPARE(json.value(QLatin1String("explanations")).toArray().size(), 1);
     QCOMPARE(json.value(QLatin1String("programs")).toArray(), QJsonArray());
     const QJsonObject round = json.value(QLatin1String("rounds")).toArray().first().toObject();
