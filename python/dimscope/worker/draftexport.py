@@ -173,7 +173,7 @@ def export(model, args, kwargs, shapes, strict, log=None, **options):
     if relaxed:
         # draft_export met a constraint violation and exported with Dim.AUTO: the same
         # trace through torch.export.export raises it, with torch's suggested fixes.
-        with _real_tensor_config(), _offsets_checked_without_guards():
+        with _real_tensor_config(), _offsets_checked_without_guards(), batched_experts(model):
             varkeyword.export(model, args, kwargs, shapes, strict, log, **options)
         raise WorkerError("export_failed", "torch.export.draft_export replaced the spec's Dims with Dim.AUTO "
                           "because of guard(s) %s, but the same trace through torch.export.export passed"
