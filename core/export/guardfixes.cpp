@@ -89,20 +89,29 @@ std::pair<std::optional<qint64>, std::optional<qint64>> runAround(const DimDecl 
     return {min, max};
 }
 
-bool inPiece(const GuardExpression &g, const ConstraintSet &set, qint64 v, const QVector<quint32> &piece)
-{
-    const std::optional<QVector<quint32>> branches = g.branches(valuesAt(g, set, v));
-    return branches && GuardExpression::samePiece(*branches, piece);
-}
-
-QString boundsText(std::optional<qint64> min, std::optional<qint64> max)
+// `root = Dim('root', min=…, max=…)`, its note `why` followed by the range and the
+// recorded values it keeps.
+GuardFixes::Fix rangeFix(const QString &root, std::optional<qint64> min, std::optional<qint64> max, qint64 lo, qint64 hi,
+                         const QString &why)
 {
     QString args;
     if (min)
         args += QStringLiteral(", min=%1").arg(*min);
     if (max)
         args += QStringLiteral(", max=%1").arg(*max);
-    return args;
+    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, args),
+                           QStringLiteral("%1 for %2 in [%3, %4], which has every recorded %2 (%5..%6)")
+                               .arg(why, root)
+                               .arg(min.value_or(0))
+                               .arg(max ? QString::number(*max) : QStringLiteral("oo"))
+                               .arg(lo)
+                               .arg(hi)};
+}
+
+bool inPiece(const GuardExpression &g, const ConstraintSet &set, qint64 v, const QVector<quint32> &piece)
+{
+    const std::optional<QVector<quint32>> branches = g.branches(valuesAt(g, set, v));
+    return branches && GuardExpression::samePiece(*branches, piece);
 }
 
 // A guard that holds for every value scanned, which torch still reported as violated
@@ -127,15 +136,10 @@ std::optional<GuardFixes::Fix> onePieceRange(const GuardExpression &g, const Sha
     const auto [min, max] = runAround(d, g, lo, hi, [&](qint64 v) { return inPiece(g, set, v, *piece); });
     if (min == d.min && max == d.max)
         return std::nullopt;
-    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),
-                           QStringLiteral("torch reported the guard %1 (%2) and no fix, though it holds for every %3 "
-                                          "tried; torch decides it where each Max/Min in it takes one argument, for "
-                                          "%3 in [%4, %5], which has every recorded %3 (%6..%7)")
-                               .arg(e.expression, where(e), root)
-                               .arg(min.value_or(0))
-                               .arg(max ? QString::number(*max) : QStringLiteral("oo"))
-                               .arg(lo)
-                               .arg(hi)};
+    return rangeFix(root, min, max, lo, hi,
+                    QStringLiteral("torch reported the guard %1 (%2) and no fix, though it holds for every %3 tried; "
+                                   "torch decides it where each Max/Min in it takes one argument,")
+                        .arg(e.expression, where(e), root));
 }
 
 // One root Dim: the range around the recorded values where the guard holds.
@@ -159,14 +163,8 @@ std::optional<GuardFixes::Fix> narrowedRange(const GuardExpression &g, const Sha
     const auto [min, max] = runAround(d, g, lo, hi, [&](qint64 v) { return holdsAt(g, set, v) == true; });
     if (min == d.min && max == d.max)
         return onePieceRange(g, e, set, root, recorded);
-    return GuardFixes::Fix{QStringLiteral("%1 = Dim('%1'%2)").arg(root, boundsText(min, max)),
-                           QStringLiteral("torch stated the guard %1 (%2) and no fix; it holds for %3 in [%4, %5], "
-                                          "which has every recorded %3 (%6..%7)")
-                               .arg(e.expression, where(e), root)
-                               .arg(min.value_or(0))
-                               .arg(max ? QString::number(*max) : QStringLiteral("oo"))
-                               .arg(lo)
-                               .arg(hi)};
+    return rangeFix(root, min, max, lo, hi,
+                    QStringLiteral("torch stated the guard %1 (%2) and no fix; it holds").arg(e.expression, where(e)));
 }
 
 // Two root Dims: the relation every call has, when the guard holds under it.
