@@ -52,3 +52,12 @@ def test_a_grad_mode_switch_is_traced_away_and_the_program_loads_in_a_fresh_proc
 def test_a_program_without_a_switch_is_traced_once():
     program = torch.export.export(torch.nn.Linear(4, 4), (torch.randn(3, 4),))
     assert gradmode.switch_in(program) is None
+
+
+def test_a_model_found_switching_is_traced_once_afterwards():
+    model = FrozenTower()
+    program = torch.export.export(model, (torch.randn(3, 4),))
+    assert gradmode.switch_in(program) is not None or not torch.is_grad_enabled()
+    assert not gradmode.switches(model)
+    gradmode.remember(model)
+    assert gradmode.switches(model) and not gradmode.switches(FrozenTower())

@@ -790,11 +790,15 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
 
     def trace(**options):
         exporter = draftexport.export if draft_export else varkeyword.export
+        if gradmode.switches(model):  # found by an earlier trace of this model: trace once
+            with torch.no_grad():
+                return exporter(model, args, kwargs, shapes, strict, log, **options)
         program = exporter(model, args, kwargs, shapes, strict, log, **options)
         switch = gradmode.switch_in(program) if torch.is_grad_enabled() else None
         if switch is None:
             return program
         log(gradmode.reason(switch), stream="warning")
+        gradmode.remember(model)
         with torch.no_grad():
             return exporter(model, args, kwargs, shapes, strict, log, **options)
     t = time.perf_counter()

@@ -9,9 +9,31 @@ wrap_with_set_grad_enabled is missing val field``): the program dimscope verifie
 not load where users load it. Traced under ``torch.no_grad()`` the switch changes
 nothing and is not kept; the program computes the same values (an exported program is
 for inference: nothing in it records gradients either way). The exporter traces again
-that way when the first trace kept a switch, and says so."""
+that way when the first trace kept a switch, and says so; later traces of the same model
+run that way at once."""
+
+import weakref
 
 SWITCH = "wrap_with_set_grad_enabled"
+
+# Models a trace found switching grad mode: their later traces (the next phase, the next
+# round of the fix loop) run under torch.no_grad() at once instead of twice.
+_SWITCHING = weakref.WeakSet()
+
+
+def switches(model):
+    """Whether an earlier trace of this model (in this worker) kept a grad-mode switch."""
+    try:
+        return model in _SWITCHING
+    except TypeError:  # not weakly referenceable
+        return False
+
+
+def remember(model):
+    try:
+        _SWITCHING.add(model)
+    except TypeError:
+        pass
 
 
 def switch_in(program):
