@@ -53,9 +53,10 @@ MODEL_MODULES = {
 def wrote(params, program):
     """Whether an export request wrote this program of the CLI's --json report: the same
     output file and, where the programs share one archive, the same program name."""
-    if params.get("output") != program["output"]:
-        return False
     archive = params.get("archive")
+    # A program kept for an archive names the archive's path; its own output is unused.
+    if (archive or {}).get("path", params.get("output")) != program["output"]:
+        return False
     return not archive or not program.get("program") or archive.get("program") == program["program"]
 
 
@@ -151,7 +152,10 @@ def plan(out, families):
             params["output"] = os.path.basename(params["output"])
             # The device driver writes each program to a file of its own, loaded fresh alone.
             params.pop("archive", None)
-            programs.append({"params": params, "serves": served.get(program["output"], [])})
+            # The report's calls; the closing list's where a report has none (older CLIs).
+            serves = program["calls"] if "calls" in program else served.get(program["output"], [])
+            if serves:  # a program for calls that come next (the continuation) serves none recorded
+                programs.append({"params": params, "serves": serves})
         imports = ["dimscope.demo"] if family == "demo" else [MODEL_MODULES[family]] if family in MODEL_MODULES else []
         jobs.append({"family": family, "model": model, "imports": imports, "cli_ok": cli.get("ok"),
                      "programs": programs})

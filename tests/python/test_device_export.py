@@ -106,3 +106,38 @@ def test_the_driver_says_when_the_worker_has_no_cuda(plan_dir, tmp_path):
     (record,) = json.loads((tmp_path / "out" / "results.json").read_text())["records"]
     assert record["programs"][0]["kind"] == "cuda_unavailable"
     assert "sees no CUDA device" in record["programs"][0]["message"]
+
+
+def test_the_plan_takes_each_program_of_a_phased_archive(tmp_path):
+    """A phased export keeps its programs for one archive: each export request names its
+    own output file and the archive's path and program. The plan takes each program's
+    last request by archive path and name, with the calls the report says it serves, and
+    leaves out a program that serves no recorded call (failed before: every program of an
+    archive was 'missing')."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("device_plan", REPO / "scripts" / "device_plan.py")
+    device_plan_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(device_plan_module)
+    out = tmp_path
+    for sub in ("cpu", "requests", "captures"):
+        (out / sub).mkdir()
+    archive = str(out / "cpu" / "m.pt2")
+    (out / "captures" / "m.model").write_text("dimscope.demo:make_model\n")
+    (out / "cpu" / "m.log").write_text("")
+    (out / "cpu" / "m.json").write_text(json.dumps({"ok": True, "programs": [
+        {"output": archive, "program": "model", "calls": [1, 2]},
+        {"output": archive, "program": "phase2", "calls": [0]},
+        {"output": archive, "program": "phase3", "calls": []}]}))
+    sent = []
+    for name, output, spec_text in (("model", "m.pt2", "first"), ("model", "m.pt2", "last"),
+                                    ("phase2", "m.phase2.pt2", "p2"), ("phase3", "m.phase3.pt2", "p3")):
+        sent.append({"method": "export", "params": {
+            "capture": str(out / "captures" / "m.safetensors"), "output": str(out / "cpu" / output),
+            "spec": spec_text, "archive": {"path": archive, "program": name}}})
+    (out / "requests" / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sent))
+    assert device_plan_module.plan(str(out), ["m"]) == 0
+    programs = json.loads((out / "plan.json").read_text())["jobs"][0]["programs"]
+    assert [(p["params"]["output"], p["params"]["spec"], p["serves"]) for p in programs] == [
+        ("m.pt2", "last", [1, 2]), ("m.phase2.pt2", "p2", [0])]
+    assert all("archive" not in p["params"] for p in programs)
