@@ -119,7 +119,7 @@ def moved_call(program, call, inputs, values):
             if int(target) != n:
                 if n == 0:
                     return None
-                value = value.index_select(dim, torch.arange(int(target)) % n)
+                value = value.index_select(dim, torch.arange(int(target), device=value.device) % n)
         new[path] = value
     args, kwargs = call_arguments(call)
     if inputs and inputs[0][0].startswith("input "):  # matched by position (user_inputs)
