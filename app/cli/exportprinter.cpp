@@ -134,9 +134,12 @@ void ExportPrinter::printSuccessExplanations(const ExportResult &r, bool cameOut
     for (const ShapeExplanation &e : r.explanations)
         if (e.kind == QLatin1String("assumption"))
             assumptions.append(e);
-    if (r.draftExport && !m_explain) {
-        m_out << "\nassumptions (torch.export.draft_export decided data-dependent code as the example call did; "
-                 "the program rejects a call that decides it otherwise)" << (assumptions.isEmpty() ? ": none\n" : ":\n");
+    if ((r.draftExport || !assumptions.isEmpty()) && !m_explain) {
+        m_out << (r.draftExport ? "\nassumptions (torch.export.draft_export decided data-dependent code as the example "
+                                  "call did; the program rejects a call that decides it otherwise)"
+                                : "\nassumptions (the program is keyed to the value of inputs every recorded call "
+                                  "passes alike; it rejects a call with another value)")
+              << (assumptions.isEmpty() ? ": none\n" : ":\n");
         printExplanations(m_out, assumptions, QStringLiteral("  "));
     }
     if (m_explain) {

@@ -6,6 +6,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace dimscope {
 
 namespace {
@@ -90,6 +92,20 @@ int DimIntent::wantedDynamicCount() const
         for (const QString &e : it.value())
             n += wantsDynamic(e) ? 1 : 0;
     return n;
+}
+
+DimIntent DimIntent::withStatic(const QStringList &names) const
+{
+    DimIntent out = *this;
+    for (auto it = out.leafDims.begin(); it != out.leafDims.end(); ++it) {
+        const QString &path = it.key();
+        const bool under = std::any_of(names.begin(), names.end(), [&path](const QString &name) {
+            return path == name || path.startsWith(name + QLatin1Char('.')) || path.startsWith(name + QLatin1Char('['));
+        });
+        if (under)
+            std::fill(it.value().begin(), it.value().end(), QStringLiteral("static"));
+    }
+    return out;
 }
 
 DimIntent DimIntent::fromConstraints(const CallTree &call, const ConstraintSet &set)

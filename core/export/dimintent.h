@@ -28,6 +28,10 @@ struct DimIntent {
         return Pt2DimMapper::map(program, leafPaths, leafDims, derived);
     }
 
+    // The intent with every leaf of the top-level inputs `names` static: the inputs a
+    // program is keyed to by value (the worker traces them with static shapes).
+    DimIntent withStatic(const QStringList &names) const;
+
     static DimIntent fromConstraints(const CallTree &call, const ConstraintSet &set);
     // From a dimscope.dynamic_shapes document, walked alongside the call's input tree
     // (docs/spec-format.md). On a structure mismatch, sets *error (naming the path)

@@ -53,6 +53,8 @@ QJsonObject programJson(const ExportResult &r)
                        {QStringLiteral("explanations"), explanationsJson(r.explanations)},
                        // traced with torch.export.draft_export: its assumptions are in explanations
                        {QStringLiteral("draft_export"), r.draftExport},
+                       // inputs the program is keyed to by value: name -> value
+                       {QStringLiteral("keyed_inputs"), r.keyedInputs},
                        {QStringLiteral("fresh_process"), r.freshProcess.toJson()},
                        // The worker's seconds per step (docs/worker-protocol.md); bench_probes
                        // reads verify and probe from here.

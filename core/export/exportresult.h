@@ -194,6 +194,9 @@ struct ExportResult {
     FreshProcessCheck freshProcess;
     // Traced with torch.export.draft_export: its decisions are the `assumption` explanations.
     bool draftExport = false;
+    // Inputs the program is keyed to by value (the worker's keyed_inputs: name -> the
+    // recorded value as nested lists); each is also an `assumption` explanation.
+    QJsonObject keyedInputs;
     // The request's held-out calls, replayed in that check (a file of its own only).
     HeldOutReplay heldOut;
     // torch's shape decisions in this export (on failure: those before it failed)

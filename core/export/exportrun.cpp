@@ -58,7 +58,9 @@ ProgramReadBack readBackWithSpec(const ExportedProgram &p, const Capture &captur
     const int call = p.result.exampleCall >= 0 ? p.result.exampleCall : specCall;
     QString error;
     const CallTree &tree = capture.calls.at(qBound(0, call, int(capture.calls.size()) - 1)).inputs;
-    ProgramReadBack back = ProgramReadBack::read(p.result.output, DimIntent::fromSpec(tree, spec, &error), p.result.program);
+    // An input the program is keyed to by value was traced static (the worker's keyed_inputs).
+    const DimIntent intent = DimIntent::fromSpec(tree, spec, &error).withStatic(p.result.keyedInputs.keys());
+    ProgramReadBack back = ProgramReadBack::read(p.result.output, intent, p.result.program);
     back.intentError = error;
     return back;
 }

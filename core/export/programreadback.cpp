@@ -15,8 +15,8 @@ ProgramReadBack ProgramReadBack::of(const ExportedProgram &exported, const Captu
         return back;
     }
     const int call = qBound(0, exported.result.exampleCall, int(capture.calls.size()) - 1);
-    return read(exported.result.output, DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints),
-                exported.result.program);
+    const DimIntent intent = DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints);
+    return read(exported.result.output, intent.withStatic(exported.result.keyedInputs.keys()), exported.result.program);
 }
 
 ProgramReadBack ProgramReadBack::read(const QString &pt2, const DimIntent &intent, const QString &program)

@@ -21,6 +21,7 @@ private slots:
     void derivedDims();
     void specMismatchNamesThePlace();
     void sizesInDimNamesOneSpelling();
+    void keyedInputsAreStatic();
 
 private:
     std::optional<Capture> m_capture;
@@ -101,6 +102,21 @@ void TstDimIntent::specMismatchNamesThePlace()
 
 // The one spelling of a size in Dim names, which the CLI's read-back and the result
 // view both print (before, the CLI wrote "total_len = ..." and the view "total_len|...").
+// An input the program is keyed to by value is traced static: every leaf under it (and
+// no other whose name merely starts alike) is intended static, and no longer counts as
+// wanted dynamic, so the read-back does not report its Dims as specialized.
+void TstDimIntent::keyedInputsAreStatic()
+{
+    const CallTree &tree = m_capture->calls.at(4).inputs;
+    const DimIntent intent = DimIntent::fromConstraints(tree, m_set);
+    const DimIntent keyed = intent.withStatic({QStringLiteral("past_key_values"), QStringLiteral("input")});
+    QCOMPARE(keyed.leafDims.value(QStringLiteral("past_key_values.value_cache[1]")),
+             QStringList(4, QStringLiteral("static")));
+    QCOMPARE(keyed.leafDims.value(QStringLiteral("input_ids")), intent.leafDims.value(QStringLiteral("input_ids")));
+    QVERIFY(keyed.wantedDynamicCount() < intent.wantedDynamicCount());
+    QCOMPARE(intent.withStatic({}).leafDims, intent.leafDims);
+}
+
 void TstDimIntent::sizesInDimNamesOneSpelling()
 {
     Pt2DimMapping m;

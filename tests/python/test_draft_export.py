@@ -221,3 +221,32 @@ def test_draft_export_traces_mixture_of_experts_with_batched_experts():
     with draftexport.batched_experts(torch.nn.Linear(2, 2), lines.append):
         pass
     assert len(lines) == 1
+
+
+_GENERATED = {}
+exec(compile("def decide(value):\n    return 2 if value > 3 else 1\n", "<string>", "exec"), _GENERATED)
+
+
+class GeneratedBranch(torch.nn.Module):
+    def forward(self, x, position_ids):
+        return x * _GENERATED["decide"](position_ids.max().item())  # the model's line
+
+
+GENERATED_LINE = GeneratedBranch.forward.__code__.co_firstlineno + 1
+
+
+def test_a_stop_inside_generated_code_names_the_models_line(tmp_path):
+    """torch's message names the innermost frame, here code compiled from a string (as
+    sympy's and torch's generated code are: LLaVA-NeXT's stop read '<string>:1'); the
+    source is the model's own line instead."""
+    model = GeneratedBranch()
+    rec = InputRecorder(store_n_calls=2)
+    with rec(model):
+        for n in (5, 8):
+            model(*call(n))
+    rec.save(tmp_path / "calls.safetensors")
+    with pytest.raises(Exception) as info:
+        exporter.run_export(model, load_capture(tmp_path / "calls.safetensors").calls, SPEC, str(tmp_path / "g.pt2"))
+    err = errors.classify(info.value)
+    assert err["kind"] == "data_dependent", err["message"]
+    assert (err["source"]["file"], err["source"]["line"]) == (__file__, GENERATED_LINE), err["source"]

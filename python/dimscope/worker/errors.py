@@ -193,7 +193,7 @@ def _user_frames(exc):
         f = os.path.abspath(fs.filename)
         if f.startswith(torch_dir) or f.startswith(here) or "/site-packages/" in f or "/dist-packages/" in f:
             continue
-        if f.startswith("<"):
+        if _not_the_models(fs.filename):  # before abspath, which makes '<string>' a path
             continue
         frames.append({"file": fs.filename, "line": fs.lineno, "function": fs.name, "code": fs.line or ""})
     return frames
@@ -206,7 +206,14 @@ def _model_frames(exc):
         return []
     return [{"file": fs.filename, "line": fs.lineno, "function": fs.name, "code": fs.line or ""}
             for fs in traceback.extract_tb(exc.__traceback__)
-            if "/torch/" not in fs.filename and not os.path.abspath(fs.filename).startswith(_PACKAGE_FOLDER)]
+            if "/torch/" not in fs.filename and not os.path.abspath(fs.filename).startswith(_PACKAGE_FOLDER)
+            and not _not_the_models(fs.filename)]
+
+
+def _not_the_models(filename):
+    """Frames torch runs on the model's behalf: sympy (its shape expressions) and code it
+    generates (`<string>`, `<eval_with_key>`)."""
+    return filename.startswith("<") or "/sympy/" in filename
 
 
 def _chained_model_frames(exc):
@@ -229,10 +236,11 @@ def _data_dependent(message, exc):
         expr = m.group(1).strip()
     src = None
     m = re.search(r'The following call raised this error:\n\s*File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', message)
-    if m:
+    if m and not _not_the_models(m.group(1)):
         src = {"file": m.group(1), "line": int(m.group(2)), "function": m.group(3), "code": m.group(4).strip()}
     else:
-        frames = _user_frames(exc)
+        # The user's own code, else the model's (an installed package's, transformers').
+        frames = _user_frames(exc) or _chained_model_frames(exc)
         if frames:
             src = frames[-1]
     from . import draftexport

@@ -14,9 +14,10 @@ import stat
 import tempfile
 import time
 
-from . import batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, varkeyword
+from . import (batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, keyedinputs, unusedreads,
+               varkeyword)
 from . import spec as speclib
-from .errors import WorkerError, max_positions, parse_guard_failure
+from .errors import WorkerError, max_positions, parse_constraint_violation, parse_guard_failure
 from .explain import Explainer, LeafMap
 
 
@@ -748,6 +749,36 @@ def _guard_verdicts(error, spec_doc, leaves):
     return guardcheck.judge(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
 
 
+def _keyed_trace(error, trace, keyed, calls, index, log):
+    """After `error` stopped an export on data-dependent code: a trace keyed to the inputs
+    every recorded call passes alike (filled into `keyed`). Returns (program, its
+    explainer, None); (None, its explainer, its failure) where torch reports constraints
+    to fix for it (keyed stays: the fix loop applies them and asks again); else (None,
+    None, `error`) with `keyed` empty: none to key, this torch cannot, or it failed too."""
+    if not keyedinputs.value_dependent(error) or not keyedinputs.supported():
+        return None, None, error
+    keyed.update(keyedinputs.candidates(calls, calls[index]))
+    if not keyed:
+        return None, None, error
+    log("torch stopped on data-dependent code; %s in every recorded call that passes it: tracing again with the "
+        "program keyed to that value (it checks the input at its start and refuses another value)"
+        % keyedinputs.described(keyed), stream="warning")
+    explainer = Explainer(log)
+    try:
+        with explainer:
+            return trace(), explainer, None
+    except Exception as e:  # noqa: BLE001 - classified by the caller, or the first failure stands
+        first_line = str(e).split("\n")[0][:300]
+        if parse_constraint_violation(str(e), None) is not None:
+            log("keyed to %s, torch reports constraints to fix first (%s)" % (keyedinputs.described(keyed), first_line),
+                stream="warning")
+            return None, explainer, e
+        log("keyed to %s, the export failed too (%s: %s); the first failure stands"
+            % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
+        keyed.clear()
+        return None, None, error
+
+
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
                archive=None, held_out=None, probe=False, probe_cap=None, draft_export=False):
@@ -788,27 +819,37 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     progress("export", "%s on call %d (%s, %s)" % ("torch.export.draft_export" if draft_export else "torch.export.export",
                                                   index, device, "strict" if strict else "non-strict"), None)
 
+    keyed = {}  # inputs the program is keyed to by value (keyedinputs.py), after a data-dependent stop
+
     def trace(**options):
         exporter = draftexport.export if draft_export else varkeyword.export
-        if gradmode.switches(model):  # found by an earlier trace of this model: trace once
+        spec = keyedinputs.static_spec(shapes, keyed)
+        with keyedinputs.keyed(model, keyed) if keyed else contextlib.nullcontext():
+            if gradmode.switches(model):  # found by an earlier trace of this model: trace once
+                with torch.no_grad():
+                    return exporter(model, args, kwargs, spec, strict, log, **options)
+            program = exporter(model, args, kwargs, spec, strict, log, **options)
+            switch = gradmode.switch_in(program) if torch.is_grad_enabled() else None
+            if switch is None:
+                return program
+            log(gradmode.reason(switch), stream="warning")
+            gradmode.remember(model)
             with torch.no_grad():
-                return exporter(model, args, kwargs, shapes, strict, log, **options)
-        program = exporter(model, args, kwargs, shapes, strict, log, **options)
-        switch = gradmode.switch_in(program) if torch.is_grad_enabled() else None
-        if switch is None:
-            return program
-        log(gradmode.reason(switch), stream="warning")
-        gradmode.remember(model)
-        with torch.no_grad():
-            return exporter(model, args, kwargs, shapes, strict, log, **options)
+                return exporter(model, args, kwargs, spec, strict, log, **options)
     t = time.perf_counter()
     # torch's shape decisions during this export, with the model's lines (explain.py).
     explainer = Explainer(log)
-    deferred = None
+    deferred = program = failure = None
     try:
         with explainer:
             program = trace()
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - classified below, or raised again
+        # Data-dependent code reading an input every recorded call passes alike: trace
+        # again with the program keyed to that value (keyedinputs.py).
+        program, keyed_explainer, failure = _keyed_trace(e, trace, keyed, calls, index, log)
+        explainer = keyed_explainer or explainer
+    if program is None:
+        e = failure
         leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
         verdicts = _guard_verdicts(e, spec_doc, leaves)
         # Guards torch could not decide but that hold on every value checked: all of
@@ -821,7 +862,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_leaves = leaves
             e.dimscope_deferrable = guardcheck.dims_deferrable(verdicts)
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
-            raise
+            raise e
     if deferred is not None:
         # Guards torch could not decide but that hold on every checked value of their
         # Dims: export again with them as checks inside the program (guardcheck.py).
@@ -839,11 +880,15 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
     timings["export"] = time.perf_counter() - t
+    # Unused aten.item nodes would make the saved program unloadable (unusedreads.py).
+    unusedreads.drop(program, log)
     leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
     explanations = _explanations(explainer, leaves, log)
     if draft_export:
         # Each decision torch took from the example call's values, with its runtime assertion.
         explanations += _draft_assumptions(program, leaves, log)
+    # Each input the program is keyed to, with the check it makes.
+    explanations += keyedinputs.assumptions(keyed, calls)
     # The Dim name of each of the program's symbols, saved in the .pt2 with it (dimnames.py).
     dimnames.remember(program, leaves)
     if verify_calls:
@@ -881,6 +926,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     result["explanations"] = explanations
     if draft_export:
         result["draft_export"] = True
+    if keyed:
+        result["keyed_inputs"] = {name: value.tolist() for name, value in keyed.items()}
     if deferred is not None:
         result["deferred_guards"] = deferred
     if verify_calls:

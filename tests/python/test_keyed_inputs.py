@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Programs keyed to the value of a small integer input (issue 20: LLaVA-NeXT's anyres
+code picks each image's patch grid from ``image_sizes.tolist()``). torch.export stops on
+that data-dependent code; when every recorded call passes the input with the same value,
+the worker traces again with the program keyed to it (dimscope.worker.keyedinputs): the
+program checks the input at its start, refuses another value loudly, and loads and
+replays in a new interpreter."""
+
+import pytest
+import torch
+
+from dimscope.capture import InputRecorder, load_capture
+from dimscope.worker import exporter, keyedinputs
+
+
+class AnyRes(torch.nn.Module):
+    """The anyres pattern: an integer input's values decide the grid, and so shapes."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.wide = torch.nn.Linear(8, 16)
+        self.narrow = torch.nn.Linear(8, 16)
+
+    def forward(self, x, image_sizes):
+        height, width = image_sizes[0].tolist()
+        cells = height * width
+        if cells > 4:  # the branch the image's size picks
+            return self.wide(x)[:, :cells]
+        return self.narrow(x)[:, :cells]
+
+
+SPEC = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "n", "min": 2, "max": 256}],
+        "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "n"}}, "image_sizes": None}}}
+
+
+def record(tmp_path, sizes):
+    model = AnyRes()
+    recorder = InputRecorder(store_n_calls=len(sizes))
+    with recorder(model):
+        for n, size in zip((3, 5, 7), sizes):
+            model(torch.randn(n, 8), image_sizes=torch.tensor([size]))
+    recorder.save(tmp_path / "calls.safetensors")
+    return model, load_capture(tmp_path / "calls.safetensors").calls
+
+
+def test_an_input_every_call_passes_alike_keys_the_program(tmp_path):
+    model, calls = record(tmp_path, [[2, 3]] * 3)
+    lines = []
+    output = str(tmp_path / "anyres.pt2")
+    result = exporter.run_export(model, calls, SPEC, output, log=lambda text, **_: lines.append(text))
+    assert result["keyed_inputs"] == {"image_sizes": [[2, 3]]}
+    assert any("stopped on data-dependent code" in line and "image_sizes == [[2, 3]]" in line for line in lines), lines
+    assumed = [e for e in result["explanations"] if e["kind"] == "assumption"]
+    assert [e["reason"] for e in assumed] == ["keyed_input"]
+    assert "calls 0, 1, 2" in assumed[0]["expression"] and "fails" in assumed[0]["assertion"]
+    assert all(row["status"] == "ok" for row in result["verification"]), result["verification"]
+    assert result["fresh_process"]["status"] == "ok", result["fresh_process"]
+
+    program = torch.export.load(output).module()  # as a user loads it
+    x = torch.randn(9, 8)
+    sizes = torch.tensor([[2, 3]])
+    assert torch.allclose(program(x=x, image_sizes=sizes), model(x, sizes), atol=1e-6)
+    with pytest.raises(Exception, match="keyed to image_sizes == \\[\\[2, 3\\]\\]"):
+        program(x=x, image_sizes=torch.tensor([[1, 2]]))
+
+
+def test_an_input_whose_value_changes_is_not_keyed_and_the_first_failure_stands(tmp_path):
+    model, calls = record(tmp_path, [[2, 3], [1, 2], [2, 3]])
+    lines = []
+    with pytest.raises(Exception, match="data-dependent"):
+        exporter.run_export(model, calls, SPEC, str(tmp_path / "anyres.pt2"), verify_calls=False,
+                            log=lambda text, **_: lines.append(text))
+    assert not any("keyed" in line for line in lines), lines
+    assert not (tmp_path / "anyres.pt2").exists()
+
+
+def test_only_small_integer_inputs_passed_alike_by_two_calls_are_candidates(tmp_path):
+    _, calls = record(tmp_path, [[2, 3]] * 3)
+    assert set(keyedinputs.candidates(calls, calls[0])) == {"image_sizes"}  # x changes shape
+    assert keyedinputs.candidates(calls[:1], calls[0]) == {}  # one call proves nothing
+    _, changing = record(tmp_path, [[2, 3], [2, 3], [3, 3]])
+    assert keyedinputs.candidates(changing, changing[0]) == {}
+
+
+def test_the_model_forward_is_restored_after_a_keyed_trace(tmp_path):
+    model, calls = record(tmp_path, [[2, 3]] * 3)
+    with keyedinputs.keyed(model, {"image_sizes": torch.tensor([[2, 3]])}):
+        assert "forward" in model.__dict__
+    assert "forward" not in model.__dict__
+    x = torch.randn(4, 8)
+    assert model(x, torch.tensor([[1, 2]])).shape == (4, 2)  # the model itself is not keyed
+
+
+class BatchedAnyRes(AnyRes):
+    """image_sizes has a row per image, one image per batch row: keyed, its static shape
+    fixes the batch, which the spec declares dynamic."""
+
+    def forward(self, x, image_sizes):
+        height, width = image_sizes[0].tolist()
+        cells = height * width
+        scale = image_sizes[:, :1].to(x.dtype)  # ties image_sizes' rows to x's
+        if cells > 4:
+            return (self.wide(x) * scale)[:, :cells]
+        return (self.narrow(x) * scale)[:, :cells]
+
+
+def test_constraints_a_keyed_trace_needs_are_reported_for_the_fix_loop(tmp_path):
+    model = BatchedAnyRes()
+    recorder = InputRecorder(store_n_calls=2)
+    with recorder(model):
+        for _ in range(2):
+            model(torch.randn(2, 8), image_sizes=torch.tensor([[2, 3], [2, 3]]))
+    recorder.save(tmp_path / "calls.safetensors")
+    calls = load_capture(tmp_path / "calls.safetensors").calls
+    spec = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "batch", "min": 1, "max": 64}],
+            "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "batch"}}, "image_sizes": {"tensor": {"0": "batch"}}}}}
+    lines = []
+    with pytest.raises(Exception, match="Constraints violated") as failure:
+        exporter.run_export(model, calls, spec, str(tmp_path / "b.pt2"), verify_calls=False,
+                            log=lambda text, **_: lines.append(text))
+    assert any("torch reports constraints to fix first" in line for line in lines), lines
+    assert "batch" in str(failure.value)
+    # The fix applied (batch static, as torch suggests): the keyed trace exports.
+    fixed = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [],
+             "dynamic_shapes": {"dict": {"x": None, "image_sizes": None}}}
+    result = exporter.run_export(model, calls, fixed, str(tmp_path / "b.pt2"))
+    assert result["keyed_inputs"] == {"image_sizes": [[2, 3], [2, 3]]}
+    assert result["fresh_process"]["status"] == "ok", result["fresh_process"]
