@@ -30,6 +30,7 @@ class AnyRes(torch.nn.Module):
         return self.narrow(x)[:, :cells]
 
 
+BRANCH_LINE = AnyRes.forward.__code__.co_firstlineno + 3  # if cells > 4
 SPEC = {"format": "dimscope.dynamic_shapes", "version": 1, "dims": [{"name": "n", "min": 2, "max": 256}],
         "dynamic_shapes": {"dict": {"x": {"tensor": {"0": "n"}}, "image_sizes": None}}}
 
@@ -54,6 +55,8 @@ def test_an_input_every_call_passes_alike_keys_the_program(tmp_path):
     assumed = [e for e in result["explanations"] if e["kind"] == "assumption"]
     assert [e["reason"] for e in assumed] == ["keyed_input"]
     assert "calls 0, 1, 2" in assumed[0]["expression"] and "fails" in assumed[0]["assertion"]
+    # Where torch stopped on the values: the model's branch on them.
+    assert (assumed[0]["location"]["file"], assumed[0]["location"]["line"]) == (__file__, BRANCH_LINE)
     assert all(row["status"] == "ok" for row in result["verification"]), result["verification"]
     assert result["fresh_process"]["status"] == "ok", result["fresh_process"]
 

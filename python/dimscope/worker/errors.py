@@ -229,6 +229,13 @@ def _chained_model_frames(exc):
     return []
 
 
+def model_line(exc):
+    """The innermost frame of the model's code in `exc` (or what it was raised from):
+    {file, line, function, code}, or None."""
+    frames = _chained_model_frames(exc)
+    return frames[-1] if frames else None
+
+
 def _data_dependent(message, exc):
     expr = None
     m = re.search(r"data-dependent expression (.+?)(?: \(unhinted|\.\s|\n|$)", message)

@@ -17,7 +17,7 @@ import time
 from . import (batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, keyedinputs, unusedreads,
                varkeyword)
 from . import spec as speclib
-from .errors import WorkerError, max_positions, parse_constraint_violation, parse_guard_failure
+from .errors import WorkerError, max_positions, model_line, parse_constraint_violation, parse_guard_failure
 from .explain import Explainer, LeafMap
 
 
@@ -749,7 +749,7 @@ def _guard_verdicts(error, spec_doc, leaves):
     return guardcheck.judge(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
 
 
-def _keyed_trace(error, trace, keyed, calls, index, log):
+def _keyed_trace(error, trace, keyed, calls, index, log, where):
     """After `error` stopped an export on data-dependent code: a trace keyed to the inputs
     every recorded call passes alike (filled into `keyed`). Returns (program, its
     explainer, None); (None, its explainer, its failure) where torch reports constraints
@@ -760,6 +760,7 @@ def _keyed_trace(error, trace, keyed, calls, index, log):
     keyed.update(keyedinputs.candidates(calls, calls[index]))
     if not keyed:
         return None, None, error
+    where["location"] = model_line(error)  # the model's line that read the value
     log("torch stopped on data-dependent code; %s in every recorded call that passes it: tracing again with the "
         "program keyed to that value (it checks the input at its start and refuses another value)"
         % keyedinputs.described(keyed), stream="warning")
@@ -820,6 +821,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
                                                   index, device, "strict" if strict else "non-strict"), None)
 
     keyed = {}  # inputs the program is keyed to by value (keyedinputs.py), after a data-dependent stop
+    keyed_where = {}  # the model's line that stopped the export on their values
 
     def trace(**options):
         exporter = draftexport.export if draft_export else varkeyword.export
@@ -846,7 +848,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     except Exception as e:  # noqa: BLE001 - classified below, or raised again
         # Data-dependent code reading an input every recorded call passes alike: trace
         # again with the program keyed to that value (keyedinputs.py).
-        program, keyed_explainer, failure = _keyed_trace(e, trace, keyed, calls, index, log)
+        program, keyed_explainer, failure = _keyed_trace(e, trace, keyed, calls, index, log, keyed_where)
         explainer = keyed_explainer or explainer
     if program is None:
         e = failure
@@ -888,7 +890,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         # Each decision torch took from the example call's values, with its runtime assertion.
         explanations += _draft_assumptions(program, leaves, log)
     # Each input the program is keyed to, with the check it makes.
-    explanations += keyedinputs.assumptions(keyed, calls)
+    explanations += keyedinputs.assumptions(keyed, calls, keyed_where.get("location"))
     # The Dim name of each of the program's symbols, saved in the .pt2 with it (dimnames.py).
     dimnames.remember(program, leaves)
     if verify_calls:

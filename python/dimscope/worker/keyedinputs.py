@@ -83,8 +83,9 @@ def described(values):
     return ", ".join("%s == %s" % (name, value.tolist()) for name, value in values.items())
 
 
-def assumptions(values, calls):
-    """Explanation dicts (kind `assumption`, reason `keyed_input`) for the keyed inputs."""
+def assumptions(values, calls, location=None):
+    """Explanation dicts (kind `assumption`, reason `keyed_input`) for the keyed inputs;
+    `location`: the model's line where the export stopped on their values."""
     out = []
     for name, value in values.items():
         passing = [c.index for c in calls if name in c.kwargs and name not in getattr(c, "filled", ())]
@@ -95,7 +96,7 @@ def assumptions(values, calls):
                                  "another value fails" % name,
                     "result": "True", "occurrences": None, "dims": [], "symbols": [], "value": None,
                     "reason": "keyed_input", "sources": [{"path": name, "dim": None, "source": name}],
-                    "location": None, "stack": []})
+                    "location": location, "stack": [location] if location else []})
     return out
 
 
