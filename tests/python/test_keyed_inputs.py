@@ -130,3 +130,51 @@ def test_constraints_a_keyed_trace_needs_are_reported_for_the_fix_loop(tmp_path)
     result = exporter.run_export(model, calls, fixed, str(tmp_path / "b.pt2"))
     assert result["keyed_inputs"] == {"image_sizes": [[2, 3], [2, 3]]}
     assert result["fresh_process"]["status"] == "ok", result["fresh_process"]
+
+
+class ReadsSizes(torch.nn.Module):
+    """Reads image_sizes' values and slices with them: torch 2.14 traces this with
+    unbacked sizes (no stop), a program that reads values."""
+
+    def forward(self, x, image_sizes):
+        height, width = image_sizes[0].tolist()
+        return x[:, : height * width] * 2
+
+
+def test_a_program_torch_cannot_load_back_is_keyed_instead(tmp_path):
+    """The check behind minimax_m3_vl: a traced program that reads the values of an input
+    every recorded call passes alike, and that torch cannot load back from its bytes, is
+    traced again keyed to them, and the keyed one loads. The unloadable program here is a
+    keyed trace left with its unused aten.item nodes (what unusedreads drops)."""
+    from dimscope.worker import unusedreads
+
+    model = ReadsSizes()
+    recorder = InputRecorder(store_n_calls=2)
+    with recorder(model):
+        for n in (3, 5):
+            model(torch.randn(n, 8), image_sizes=torch.tensor([[2, 3]]))
+    recorder.save(tmp_path / "calls.safetensors")
+    calls = load_capture(tmp_path / "calls.safetensors").calls
+    args, kwargs = (), {"x": calls[0].kwargs["x"], "image_sizes": calls[0].kwargs["image_sizes"]}
+    shapes = {"x": {0: torch.export.Dim("n", min=2, max=64)}, "image_sizes": None}
+    keyed = {}
+
+    def trace():
+        with keyedinputs.keyed(model, keyed or {"image_sizes": kwargs["image_sizes"]}):
+            return torch.export.export(model, args, kwargs, dynamic_shapes=shapes, strict=False)
+
+    unloadable = trace()
+    if keyedinputs.load_problem(unloadable) is None:
+        pytest.skip("this torch loads unused aten.item nodes back")
+    lines = []
+    program, _ = exporter._keyed_if_unloadable(unloadable, None, trace, keyed, calls, 0,
+                                               lambda text, **_: lines.append(text))
+    assert program is not unloadable and keyed.keys() == {"image_sizes"}
+    assert keyedinputs.load_problem(program) is None
+    assert any("torch cannot load it back" in line for line in lines), lines
+    assert unusedreads.drop(program) == 0  # nothing unused left
+
+    # A program that loads is kept as it is, nothing keyed.
+    keyed.clear()
+    assert exporter._keyed_if_unloadable(program, None, trace, keyed, calls, 0, lambda *a, **k: None)[0] is program
+    assert keyed == {}

@@ -780,6 +780,39 @@ def _keyed_trace(error, trace, keyed, calls, index, log, where):
         return None, None, error
 
 
+def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
+    """(program, explainer): `program` itself, unless it reads the values of inputs every
+    recorded call passes alike and torch cannot load it back (minimax_m3_vl: an
+    ``_assert_scalar`` on ``Eq(u6, 64*((s99//4)))`` its deserializer refuses); then a
+    trace keyed to them (filled into `keyed`) where that one loads. Checked in memory,
+    only for programs that read values (keyedinputs.reads_values)."""
+    if not keyedinputs.reads_values(program) or not keyedinputs.supported():
+        return program, explainer
+    found = keyedinputs.candidates(calls, calls[index])
+    problem = keyedinputs.load_problem(program) if found else None
+    if problem is None:
+        return program, explainer
+    keyed.update(found)
+    log("the program reads the values of %s and torch cannot load it back (%s); tracing again with the program "
+        "keyed to them (it checks them at its start and refuses other values)"
+        % (keyedinputs.described(keyed), problem), stream="warning")
+    again = Explainer(log)
+    try:
+        with again:
+            keyed_program = trace()
+        unusedreads.drop(keyed_program, log)
+        later = keyedinputs.load_problem(keyed_program)
+        if later is None:
+            return keyed_program, again
+        log("keyed to %s, torch cannot load the program back either (%s)" % (keyedinputs.described(keyed), later),
+            stream="warning")
+    except Exception as e:  # noqa: BLE001 - the first program stands
+        log("keyed to %s, the export failed (%s: %s); the first program stands"
+            % (keyedinputs.described(keyed), type(e).__name__, str(e).split("\n")[0][:300]), stream="warning")
+    keyed.clear()
+    return program, explainer
+
+
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
                archive=None, held_out=None, probe=False, probe_cap=None, draft_export=False):
@@ -881,9 +914,12 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
-    timings["export"] = time.perf_counter() - t
     # Unused aten.item nodes would make the saved program unloadable (unusedreads.py).
     unusedreads.drop(program, log)
+    if not keyed:
+        # A program that reads values torch cannot load back: keyed to them instead.
+        program, explainer = _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log)
+    timings["export"] = time.perf_counter() - t
     leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
     explanations = _explanations(explainer, leaves, log)
     if draft_export:

@@ -72,6 +72,37 @@ def candidates(calls, example):
     return found
 
 
+def reads_values(program):
+    """Whether the program reads a tensor's values into numbers (``aten.item``,
+    ``_local_scalar_dense``) in any of its graphs."""
+    import torch
+
+    for module in program.graph_module.modules():
+        graph = getattr(module, "graph", None)
+        if isinstance(module, torch.fx.GraphModule) and graph is not None and any(
+                n.op == "call_function" and ("aten.item" in str(n.target) or "_local_scalar_dense" in str(n.target))
+                for n in graph.nodes):
+            return True
+    return False
+
+
+def load_problem(program):
+    """None when torch loads `program` back from its saved bytes (in memory), else
+    torch's error in one line."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    try:
+        torch.export.save(program, buffer)
+        buffer.seek(0)
+        torch.export.load(buffer)
+        return None
+    except Exception as e:  # noqa: BLE001 - any failure to load back is the answer
+        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
+
+
 def static_spec(shapes, names):
     """The spec with `names` traced with static shapes (a keyed input has one shape)."""
     if not isinstance(shapes, dict):
