@@ -806,9 +806,14 @@ def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
             return keyed_program, again
         log("keyed to %s, torch cannot load the program back either (%s)" % (keyedinputs.described(keyed), later),
             stream="warning")
-    except Exception as e:  # noqa: BLE001 - the first program stands
+    except Exception as e:  # noqa: BLE001 - the first program stands, or the fix loop fixes the spec first
+        first_line = str(e).split("\n")[0][:300]
+        if parse_constraint_violation(str(e), None) is not None:
+            log("keyed to %s, torch reports constraints to fix first (%s)" % (keyedinputs.described(keyed), first_line),
+                stream="warning")
+            raise
         log("keyed to %s, the export failed (%s: %s); the first program stands"
-            % (keyedinputs.described(keyed), type(e).__name__, str(e).split("\n")[0][:300]), stream="warning")
+            % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
     keyed.clear()
     return program, explainer
 
@@ -878,6 +883,10 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
     try:
         with explainer:
             program = trace()
+        # Unused aten.item nodes would make the saved program unloadable (unusedreads.py).
+        unusedreads.drop(program, log)
+        # A program that reads values torch cannot load back: keyed to them instead.
+        program, explainer = _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log)
     except Exception as e:  # noqa: BLE001 - classified below, or raised again
         # Data-dependent code reading an input every recorded call passes alike: trace
         # again with the program keyed to that value (keyedinputs.py).
@@ -914,12 +923,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             e.dimscope_leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
             e.dimscope_explanations = _explanations(explainer, e.dimscope_leaves, log)
             raise
-    # Unused aten.item nodes would make the saved program unloadable (unusedreads.py).
-    unusedreads.drop(program, log)
-    if not keyed:
-        # A program that reads values torch cannot load back: keyed to them instead.
-        program, explainer = _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log)
     timings["export"] = time.perf_counter() - t
+    unusedreads.drop(program, log)  # after a keyed or deferred trace too
     leaves = _leaf_map(calls[index], args, kwargs, shapes, log)
     explanations = _explanations(explainer, leaves, log)
     if draft_export:

@@ -24,6 +24,7 @@ is reported as an assumption (docs/worker-protocol.md, "Keyed inputs")."""
 
 import contextlib
 import inspect
+import logging
 import types
 
 MAX_ELEMENTS = 64
@@ -94,13 +95,26 @@ def load_problem(program):
     import torch
 
     buffer = io.BytesIO()
+    # torch's deserializer logs its own warnings (one with a broken format string): the
+    # answer here is whether it loads, said by the caller.
+    logging.disable(logging.WARNING)
     try:
         torch.export.save(program, buffer)
         buffer.seek(0)
         torch.export.load(buffer)
         return None
     except Exception as e:  # noqa: BLE001 - any failure to load back is the answer
-        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
+        return "%s: %s" % (type(e).__name__, _first_problem(e))
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _first_problem(error):
+    """torch's load error, or the one it was raised from (its message only says to read
+    the warnings above)."""
+    cause = error.__cause__ or error.__context__
+    text = str(cause if cause is not None and "warnings above" in str(error) else error)
+    return text.split("\n")[0][:300]
 
 
 def static_spec(shapes, names):
