@@ -95,26 +95,43 @@ def load_problem(program):
     import torch
 
     buffer = io.BytesIO()
-    # torch's deserializer logs its own warnings (one with a broken format string): the
-    # answer here is whether it loads, said by the caller.
-    logging.disable(logging.WARNING)
-    try:
-        torch.export.save(program, buffer)
-        buffer.seek(0)
-        torch.export.load(buffer)
-        return None
-    except Exception as e:  # noqa: BLE001 - any failure to load back is the answer
-        return "%s: %s" % (type(e).__name__, _first_problem(e))
-    finally:
-        logging.disable(logging.NOTSET)
+    with _torch_warnings_kept() as warned:
+        try:
+            torch.export.save(program, buffer)
+            buffer.seek(0)
+            torch.export.load(buffer)
+            return None
+        except Exception as e:  # noqa: BLE001 - any failure to load back is the answer
+            # torch 2.14 says only "check the warnings above": the cause is in them.
+            cause = next((w for w in warned if "rror" in w), None)
+            return cause or "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
 
 
-def _first_problem(error):
-    """torch's load error, or the one it was raised from (its message only says to read
-    the warnings above)."""
-    cause = error.__cause__ or error.__context__
-    text = str(cause if cause is not None and "warnings above" in str(error) else error)
-    return text.split("\n")[0][:300]
+class _torch_warnings_kept(logging.Handler):
+    """Within the block torch's log records are kept (their raw text: one of the
+    deserializer's has a broken format string) instead of printed."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.texts = []
+
+    def emit(self, record):
+        error = record.exc_info[1] if record.exc_info else None
+        text = "%s: %s" % (type(error).__name__, error) if error is not None else str(record.msg)
+        self.texts.append(" ".join(text.split())[:300])
+
+    def __enter__(self):
+        # torch.export's logger may have a handler of its own (torch._logging's).
+        self.loggers = [logging.getLogger(name) for name in ("torch", "torch.export")]
+        self.saved = [(lg.handlers[:], lg.propagate) for lg in self.loggers]
+        for lg in self.loggers:
+            lg.handlers[:] = [self]  # torch's own handlers too: nothing printed
+            lg.propagate = False
+        return self.texts
+
+    def __exit__(self, *exc):
+        for lg, (handlers, propagate) in zip(self.loggers, self.saved):
+            lg.handlers[:], lg.propagate = handlers, propagate
 
 
 def static_spec(shapes, names):
