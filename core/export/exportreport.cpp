@@ -55,6 +55,7 @@ QJsonObject programJson(const ExportResult &r)
                        {QStringLiteral("draft_export"), r.draftExport},
                        // inputs the program is keyed to by value: name -> value
                        {QStringLiteral("keyed_inputs"), r.keyedInputs},
+                       {QStringLiteral("keyed_static"), QJsonArray::fromStringList(r.keyedStatic)},
                        {QStringLiteral("fresh_process"), r.freshProcess.toJson()},
                        // The worker's seconds per step (docs/worker-protocol.md); bench_probes
                        // reads verify and probe from here.

@@ -303,6 +303,8 @@ ExportResult ExportResult::fromResult(const QJsonObject &r)
     x.freshProcess = FreshProcessCheck::fromJson(r.value(QLatin1String("fresh_process")).toObject());
     x.draftExport = r.value(QLatin1String("draft_export")).toBool();
     x.keyedInputs = r.value(QLatin1String("keyed_inputs")).toObject();
+    for (const QJsonValue &v : r.value(QLatin1String("keyed_static")).toArray())
+        x.keyedStatic << v.toString();
     x.heldOut = HeldOutReplay::fromJson(r.value(QLatin1String("held_out")));
     x.explanations = ShapeExplanation::listFromJson(r.value(QLatin1String("explanations")));
     const QJsonArray rows = r.value(QLatin1String("verification")).toArray();

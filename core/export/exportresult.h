@@ -197,6 +197,10 @@ struct ExportResult {
     // Inputs the program is keyed to by value (the worker's keyed_inputs: name -> the
     // recorded value as nested lists); each is also an `assumption` explanation.
     QJsonObject keyedInputs;
+    // Inputs whose sizes the keyed values fix, traced static with them (keyed_static).
+    QStringList keyedStatic;
+    // Every input traced static because of keyed values: the keyed ones and keyedStatic.
+    QStringList staticByKeys() const { return keyedInputs.keys() + keyedStatic; }
     // The request's held-out calls, replayed in that check (a file of its own only).
     HeldOutReplay heldOut;
     // torch's shape decisions in this export (on failure: those before it failed)

@@ -59,7 +59,7 @@ ProgramReadBack readBackWithSpec(const ExportedProgram &p, const Capture &captur
     QString error;
     const CallTree &tree = capture.calls.at(qBound(0, call, int(capture.calls.size()) - 1)).inputs;
     // An input the program is keyed to by value was traced static (the worker's keyed_inputs).
-    const DimIntent intent = DimIntent::fromSpec(tree, spec, &error).withStatic(p.result.keyedInputs.keys());
+    const DimIntent intent = DimIntent::fromSpec(tree, spec, &error).withStatic(p.result.staticByKeys());
     ProgramReadBack back = ProgramReadBack::read(p.result.output, intent, p.result.program);
     back.intentError = error;
     return back;

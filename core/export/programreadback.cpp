@@ -16,7 +16,7 @@ ProgramReadBack ProgramReadBack::of(const ExportedProgram &exported, const Captu
     }
     const int call = qBound(0, exported.result.exampleCall, int(capture.calls.size()) - 1);
     const DimIntent intent = DimIntent::fromConstraints(capture.calls.at(call).inputs, exported.constraints);
-    return read(exported.result.output, intent.withStatic(exported.result.keyedInputs.keys()), exported.result.program);
+    return read(exported.result.output, intent.withStatic(exported.result.staticByKeys()), exported.result.program);
 }
 
 ProgramReadBack ProgramReadBack::read(const QString &pt2, const DimIntent &intent, const QString &program)

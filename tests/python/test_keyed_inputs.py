@@ -190,3 +190,17 @@ def test_the_load_back_check_names_torchs_cause_and_prints_nothing(tmp_path, cap
         pytest.skip("this torch loads unused aten.item nodes back")
     assert "item" in problem and "warnings above" not in problem, problem
     assert capfd.readouterr().err == ""
+
+
+def test_inputs_whose_dims_the_keyed_values_fix_are_traced_static_too():
+    """MiniMax-M3-VL: keyed to image_grid_thw, torch finds pixel_values' patch count
+    (a derived Dim 4*_pixel_values_dim0) constant; pixel_values is traced static too.
+    Only where every violation is such a specialization, and only inputs using those Dims."""
+    root = torch.export.Dim("_pixel_values_dim0")
+    batch = torch.export.Dim("batch")
+    shapes = {"pixel_values": {0: 4 * root}, "input_ids": {0: batch}, "image_grid_thw": None}
+    specialized = {"names": ["4*_pixel_values_dim0"], "violations": [{"kind": "dynamic_specialized"}], "fixes": []}
+    assert keyedinputs.constant_inputs(specialized, shapes) == {"pixel_values"}
+    mixed = dict(specialized, violations=[{"kind": "dynamic_specialized"}, {"kind": "constraint"}])
+    assert keyedinputs.constant_inputs(mixed, shapes) == set()
+    assert keyedinputs.constant_inputs(None, shapes) == set()

@@ -749,6 +749,23 @@ def _guard_verdicts(error, spec_doc, leaves):
     return guardcheck.judge(str(error), _source_dims(error, leaves), guardcheck.root_ranges(spec_doc))
 
 
+def _keyed_attempt(trace, keyed, log):
+    """trace() keyed; where torch finds Dims constant under the keyed values (a
+    violation 'specialized it to be a constant' of every Dim it names: MiniMax-M3-VL's
+    patch count follows its image_grid_thw), the inputs with those Dims are traced
+    static too, once (keyedinputs.constant_inputs)."""
+    try:
+        return trace()
+    except Exception as e:  # noqa: BLE001 - raised again unless some inputs turn static
+        more = keyedinputs.constant_inputs(parse_constraint_violation(str(e), None), trace.shapes) - trace.static
+        if not more:
+            raise
+    log("keyed to %s, torch finds the sizes of %s constant: traced static too"
+        % (keyedinputs.described(keyed), ", ".join(sorted(more))), stream="warning")
+    trace.static.update(more)
+    return trace()
+
+
 def _keyed_trace(error, trace, keyed, calls, index, log, where):
     """After `error` stopped an export on data-dependent code: a trace keyed to the inputs
     every recorded call passes alike (filled into `keyed`). Returns (program, its
@@ -767,7 +784,7 @@ def _keyed_trace(error, trace, keyed, calls, index, log, where):
     explainer = Explainer(log)
     try:
         with explainer:
-            return trace(), explainer, None
+            return _keyed_attempt(trace, keyed, log), explainer, None
     except Exception as e:  # noqa: BLE001 - classified by the caller, or the first failure stands
         first_line = str(e).split("\n")[0][:300]
         if parse_constraint_violation(str(e), None) is not None:
@@ -777,6 +794,7 @@ def _keyed_trace(error, trace, keyed, calls, index, log, where):
         log("keyed to %s, the export failed too (%s: %s); the first failure stands"
             % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
         keyed.clear()
+        trace.static.clear()
         return None, None, error
 
 
@@ -799,7 +817,7 @@ def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
     again = Explainer(log)
     try:
         with again:
-            keyed_program = trace()
+            keyed_program = _keyed_attempt(trace, keyed, log)
         unusedreads.drop(keyed_program, log)
         later = keyedinputs.load_problem(keyed_program)
         if later is None:
@@ -815,6 +833,7 @@ def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
         log("keyed to %s, the export failed (%s: %s); the first program stands"
             % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
     keyed.clear()
+    trace.static.clear()
     return program, explainer
 
 
@@ -860,10 +879,11 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
 
     keyed = {}  # inputs the program is keyed to by value (keyedinputs.py), after a data-dependent stop
     keyed_where = {}  # the model's line that stopped the export on their values
+    keyed_static = set()  # inputs whose sizes the keyed values fix: traced static too
 
     def trace(**options):
         exporter = draftexport.export if draft_export else varkeyword.export
-        spec = keyedinputs.static_spec(shapes, keyed)
+        spec = keyedinputs.static_spec(shapes, set(keyed) | keyed_static)
         with keyedinputs.keyed(model, keyed) if keyed else contextlib.nullcontext():
             if gradmode.switches(model):  # found by an earlier trace of this model: trace once
                 with torch.no_grad():
@@ -876,6 +896,7 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             gradmode.remember(model)
             with torch.no_grad():
                 return exporter(model, args, kwargs, spec, strict, log, **options)
+    trace.shapes, trace.static = shapes, keyed_static  # for _keyed_attempt
     t = time.perf_counter()
     # torch's shape decisions during this export, with the model's lines (explain.py).
     explainer = Explainer(log)
@@ -971,6 +992,8 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
         result["draft_export"] = True
     if keyed:
         result["keyed_inputs"] = {name: value.tolist() for name, value in keyed.items()}
+        # Inputs whose sizes the keyed values fix, traced static with them.
+        result["keyed_static"] = sorted(keyed_static)
     if deferred is not None:
         result["deferred_guards"] = deferred
     if verify_calls:

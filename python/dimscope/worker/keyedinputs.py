@@ -25,6 +25,7 @@ is reported as an assumption (docs/worker-protocol.md, "Keyed inputs")."""
 import contextlib
 import inspect
 import logging
+import re
 import types
 
 MAX_ELEMENTS = 64
@@ -121,8 +122,11 @@ class _torch_warnings_kept(logging.Handler):
         self.texts.append(" ".join(text.split())[:300])
 
     def __enter__(self):
-        # torch.export's logger may have a handler of its own (torch._logging's).
-        self.loggers = [logging.getLogger(name) for name in ("torch", "torch.export")]
+        # torch._logging gives some of torch's loggers handlers of their own
+        # (torch._export.serde's, whose record has the broken format string).
+        names = ["torch"] + [name for name, lg in logging.root.manager.loggerDict.items()
+                             if name.startswith("torch.") and isinstance(lg, logging.Logger) and lg.handlers]
+        self.loggers = [logging.getLogger(name) for name in names]
         self.saved = [(lg.handlers[:], lg.propagate) for lg in self.loggers]
         for lg in self.loggers:
             lg.handlers[:] = [self]  # torch's own handlers too: nothing printed
@@ -132,6 +136,24 @@ class _torch_warnings_kept(logging.Handler):
     def __exit__(self, *exc):
         for lg, (handlers, propagate) in zip(self.loggers, self.saved):
             lg.handlers[:], lg.propagate = handlers, propagate
+
+
+def constant_inputs(violation, shapes):
+    """Top-level inputs of `shapes` whose Dims a keyed trace found constant: where every
+    violation of the parsed constraint violation is `dynamic_specialized`, the inputs
+    whose spec entry uses a Dim (or the root of a derived Dim) it names; else none."""
+    if not violation or not violation["violations"] or not isinstance(shapes, dict) or any(
+            v.get("kind") != "dynamic_specialized" for v in violation["violations"]):
+        return set()
+    named = set(re.findall(r"[A-Za-z_]\w*", " ".join(violation["names"])))
+    found = set()
+    for name, entry in shapes.items():
+        dims = entry.values() if isinstance(entry, dict) else entry if isinstance(entry, (list, tuple)) else ()
+        for dim in dims:
+            root = getattr(dim, "root", dim)
+            if getattr(root, "__name__", None) in named:
+                found.add(name)
+    return found
 
 
 def static_spec(shapes, names):
