@@ -14,8 +14,8 @@ keyed to that value, as torch specializes a size that never changed:
   element, ``CONSTANT_NUMEL_LIMIT``; raised to 64 for that trace only), so the shapes
   it decides are plain numbers;
 - the program checks at its start that the input equals the value
-  (``aten._assert_async``): a call with another value fails loudly, never returns
-  wrong numbers.
+  (``aten._assert_async`` on a CPU copy of the input, which raises at once also for a
+  CUDA program): a call with another value fails loudly, never returns wrong numbers.
 
 Tried only after an export stopped on data-dependent code, and only for integer inputs
 of at most 64 elements that every recorded call passing them (at least two) passes with
@@ -231,11 +231,13 @@ class keyed:
                 given = bound.arguments.get(name)
                 if not isinstance(given, torch.Tensor):
                     continue
-                known = torch.tensor(numbers, dtype=dtype, device=given.device)
-                torch._assert_async(torch.all(given == known),
+                known = torch.tensor(numbers, dtype=dtype)
+                # Compared on the CPU: there a failed _assert_async raises at once; on a
+                # GPU it is a device-side assert that leaves the process's CUDA unusable.
+                torch._assert_async(torch.all(given.cpu() == known),
                                     "dimscope: this program is keyed to %s == %s (the value of every recorded "
                                     "call); a call with another value needs a program of its own" % (name, numbers))
-                bound.arguments[name] = known
+                bound.arguments[name] = known.to(given.device)
             return original(*bound.args, **bound.kwargs)
 
         forward.__signature__ = signature.replace(
