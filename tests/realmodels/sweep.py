@@ -389,6 +389,23 @@ def _model_code_place(text, message):
     return ""
 
 
+REJECTED_ROW = re.compile(r"^(\d+)\*?\s+rejected\s+-\s+-\s+(.+)$")
+CALLS_FAILING = re.compile(r"(\d+ of \d+) captured calls fail through it")
+
+
+def _first_rejection(stdout, message):
+    """A verification failure whose calls the program rejects: how many, and the first
+    rejected call's reason from the verification table (a draft program's runtime
+    assertion), not a guard of an earlier round; "" when no call was rejected."""
+    for line in stdout.splitlines():
+        row = REJECTED_ROW.match(line.strip())
+        if row:
+            count = CALLS_FAILING.search(message)
+            return "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (
+                count.group(1) if count else "some", row.group(1), row.group(2).strip())
+    return ""
+
+
 def cli_line(stdout, stderr, report):
     """The CLI's decisive line. A failed export: its kind and message and where (the
     innermost transformers/torch frame, or the model line torch named). Otherwise the
@@ -397,6 +414,10 @@ def cli_line(stdout, stderr, report):
     phase whose export failed comes before any decision: its failure, with the model line
     torch stopped on when it was data-dependent code (draft_export's round)."""
     failure = (report or {}).get("failure") or {}
+    if failure.get("kind") == "verification_failed":
+        rejected = _first_rejection(stdout, failure.get("message") or "")
+        if rejected:
+            return rejected
     if failure.get("message"):
         line = "%s: %s" % (failure.get("kind"), (failure["message"].strip().splitlines() or [""])[0])
         # The model's line where the worker names one (Aria's experts loop), else torch's frame.

@@ -334,3 +334,22 @@ def test_a_program_left_out_after_the_fresh_process_check_is_the_decisive_line()
     assert sweep.cli_line("", stderr, None) == (
         "fresh_process: program phase2 (calls 0, 4) does not load and run in a new interpreter: "
         "torch._export.serde.serialize.SerializeError: Failed deserializing node")
+
+
+def test_a_program_that_rejects_the_calls_names_the_first_rejection():
+    """LongCat-Flash: the draft program rejects even its example call; the row says why
+    (the runtime assertion), not a guard an earlier round met."""
+    stdout = ("verification (* = example call):\n"
+              "call   status        max abs     max rel     note\n"
+              "1*     rejected      -           -           RuntimeError: Runtime assertion failed for expression "
+              "u50 >= 33 on node 'ge_50'\n"
+              "2      rejected      -           -           RuntimeError: Runtime assertion failed for expression "
+              "u0 >= 24 on node 'ge'\n")
+    report = {"failure": {"kind": "verification_failed", "message": "the program exported to m.pt2, but 6 of 6 "
+                          "captured calls fail through it: call 1 rejected; call 2 rejected"}}
+    stderr = "why: transformers/masking_utils.py:208: guard: -seq_len + seq_len <= 0\n"
+    assert sweep.cli_line(stdout, stderr, report) == (
+        "verification_failed: 6 of 6 captured calls fail through the program; call 1 rejected: RuntimeError: "
+        "Runtime assertion failed for expression u50 >= 33 on node 'ge_50'")
+    # Calls that differ (mismatch), none rejected: the failure's own line, as before.
+    assert sweep.cli_line("0*     mismatch      0.5   0.1\n", "", report).startswith("verification_failed: the program")
