@@ -397,8 +397,11 @@ def _first_rejection(stdout, message):
     """A verification failure whose calls the program rejects: how many, and the first
     rejected call's reason from the verification table (a draft program's runtime
     assertion), not a guard of an earlier round; "" when no call was rejected."""
-    for line in stdout.splitlines():
-        row = REJECTED_ROW.match(line.strip())
+    # The failure's own calls (a later phase's table may follow an earlier one's).
+    named = set(re.findall(r"call (\d+) rejected", message))
+    rows = [REJECTED_ROW.match(line.strip()) for line in stdout.splitlines()]
+    rows = [row for row in rows if row]
+    for row in [row for row in rows if row.group(1) in named] or rows:
         if row:
             count = CALLS_FAILING.search(message)
             return "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (

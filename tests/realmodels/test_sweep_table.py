@@ -353,3 +353,10 @@ def test_a_program_that_rejects_the_calls_names_the_first_rejection():
         "Runtime assertion failed for expression u50 >= 33 on node 'ge_50'")
     # Calls that differ (mismatch), none rejected: the failure's own line, as before.
     assert sweep.cli_line("0*     mismatch      0.5   0.1\n", "", report).startswith("verification_failed: the program")
+    # The failure is a later phase's: its own calls' rejection, not the first table's.
+    later = {"failure": {"kind": "verification_failed", "message": "the program exported to m.pt2, but 2 of 2 "
+                         "captured calls fail through it: call 0 rejected; call 4 rejected"}}
+    both = stdout + "0*     rejected      -           -           RuntimeError: u145 <= 80\n"
+    assert sweep.cli_line(both, stderr, later) == (
+        "verification_failed: 2 of 2 captured calls fail through the program; call 0 rejected: RuntimeError: "
+        "u145 <= 80")
