@@ -766,6 +766,19 @@ def _keyed_attempt(trace, keyed, log):
     return trace()
 
 
+def _keyed_failure_is_for_the_fix_loop(error, keyed, otherwise, log):
+    """Says why a keyed trace failed; True where torch reports constraints to fix (the
+    fix loop applies them and asks again), False where the earlier outcome stands."""
+    first_line = str(error).split("\n")[0][:300]
+    if parse_constraint_violation(str(error), None) is not None:
+        log("keyed to %s, torch reports constraints to fix first (%s)" % (keyedinputs.described(keyed), first_line),
+            stream="warning")
+        return True
+    log("keyed to %s, the export failed too (%s: %s); %s"
+        % (keyedinputs.described(keyed), type(error).__name__, first_line, otherwise), stream="warning")
+    return False
+
+
 def _keyed_trace(error, trace, keyed, calls, index, log, where):
     """After `error` stopped an export on data-dependent code: a trace keyed to the inputs
     every recorded call passes alike (filled into `keyed`). Returns (program, its
@@ -786,13 +799,8 @@ def _keyed_trace(error, trace, keyed, calls, index, log, where):
         with explainer:
             return _keyed_attempt(trace, keyed, log), explainer, None
     except Exception as e:  # noqa: BLE001 - classified by the caller, or the first failure stands
-        first_line = str(e).split("\n")[0][:300]
-        if parse_constraint_violation(str(e), None) is not None:
-            log("keyed to %s, torch reports constraints to fix first (%s)" % (keyedinputs.described(keyed), first_line),
-                stream="warning")
+        if _keyed_failure_is_for_the_fix_loop(e, keyed, "the first failure stands", log):
             return None, explainer, e
-        log("keyed to %s, the export failed too (%s: %s); the first failure stands"
-            % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
         keyed.clear()
         trace.static.clear()
         return None, None, error
@@ -825,13 +833,8 @@ def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
         log("keyed to %s, torch cannot load the program back either (%s)" % (keyedinputs.described(keyed), later),
             stream="warning")
     except Exception as e:  # noqa: BLE001 - the first program stands, or the fix loop fixes the spec first
-        first_line = str(e).split("\n")[0][:300]
-        if parse_constraint_violation(str(e), None) is not None:
-            log("keyed to %s, torch reports constraints to fix first (%s)" % (keyedinputs.described(keyed), first_line),
-                stream="warning")
+        if _keyed_failure_is_for_the_fix_loop(e, keyed, "the first program stands", log):
             raise
-        log("keyed to %s, the export failed (%s: %s); the first program stands"
-            % (keyedinputs.described(keyed), type(e).__name__, first_line), stream="warning")
     keyed.clear()
     trace.static.clear()
     return program, explainer
