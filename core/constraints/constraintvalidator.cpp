@@ -21,9 +21,12 @@ using Rule = ConstraintViolation::Rule;
 
 void reportStructureIssues(const ShapeTable &table, ViolationCollector *out)
 {
-    for (const ShapeIssue &issue : table.issues())
+    for (const ShapeIssue &issue : table.issues()) {
+        if (!issue.isError())
+            continue; // a call of another structure is served by another program, not a violation
         out->add(Rule::Structure, issue.calls.isEmpty() ? -1 : issue.calls.first(), issue.path, -1, -1, {},
                  [&] { return issue.message; });
+    }
 }
 
 void reportUnknownLeaves(const ShapeTable &table, const ConstraintSet &set, ViolationCollector *out)

@@ -12,4 +12,11 @@ InferenceOptions InferenceOptions::defaultsFor(const Capture &capture)
     return o;
 }
 
+bool InferenceOptions::isCountLeaf(const QString &path)
+{
+    if (path.contains(QLatin1String(".layer_attributes[")))
+        return path.endsWith(QLatin1String("['size']")) || path.endsWith(QLatin1String("['flag']"));
+    return path.contains(QLatin1String(".tokens_seen["));
+}
+
 } // namespace dimscope

@@ -29,8 +29,15 @@ struct InferenceOptions {
     // Whether dim 0 of the leaf `path` of input `arg` is forced dynamic.
     bool forcesBatchOf(const QString &arg, const QString &path) const
     {
+        if (isCountLeaf(path))
+            return false;
         return batchForAll || batchFor.contains(arg) || batchFor.contains(path);
     }
+    // A leaf the recorder made of a count (docs/capture-format.md): an int or bool of a
+    // cache layer recorded by its attributes (`…['size']`, `…['flag']`), a sliding
+    // layer's `tokens_seen`. Its dim 0 is the count, never a batch: a count that is the
+    // same in every call (a window, a compression rate) stays static.
+    static bool isCountLeaf(const QString &path);
 };
 
 } // namespace dimscope

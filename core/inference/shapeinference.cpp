@@ -12,6 +12,9 @@
 #include "inference/proposedconstraints.h"
 #include "inference/singlecallleaves.h"
 #include "inference/specializationwarnings.h"
+#include "util/terminaltext.h"
+
+#include <QHash>
 
 namespace dimscope {
 
@@ -19,12 +22,46 @@ namespace {
 
 using Severity = InferenceMessage::Severity;
 
+// One warning per input and pair of call sets for the leaves some calls have and others
+// not (a cache layer's states before and after its first update are many leaves).
+QVector<InferenceMessage> presenceWarnings(const QVector<const ShapeIssue *> &issues)
+{
+    QVector<InferenceMessage> out;
+    QHash<QString, int> byCalls;
+    for (const ShapeIssue *issue : issues) {
+        const QString key = issue->input + QLatin1Char('|') + describeCalls(issue->present) + QLatin1Char('|')
+            + describeCalls(issue->calls);
+        auto it = byCalls.constFind(key);
+        if (it == byCalls.constEnd()) {
+            byCalls.insert(key, int(out.size()));
+            out.append({Severity::Warning, issue->message, {}, {issue->path}, issue->calls});
+            continue;
+        }
+        InferenceMessage &m = out[*it];
+        m.leaves << issue->path;
+        m.text = QStringLiteral("%1 leaves of '%2' ('%3', +%4 more) are present in call(s) %5 but absent from call(s) "
+                                "%6: the structure of '%2' changes between calls (a program serves the calls of one "
+                                "structure)")
+                     .arg(m.leaves.size())
+                     .arg(TerminalText::field(issue->input), TerminalText::field(m.leaves.first()))
+                     .arg(m.leaves.size() - 1)
+                     .arg(describeCalls(issue->present), describeCalls(issue->calls));
+    }
+    return out;
+}
+
 // The table's structure errors, and what a capture of 0 or 1 call cannot tell.
 QVector<InferenceMessage> captureMessages(const ShapeTable &table, const InferenceOptions &options)
 {
     QVector<InferenceMessage> messages;
-    for (const ShapeIssue &issue : table.issues())
-        messages.append({Severity::Error, issue.message, {}, {issue.path}, issue.calls});
+    QVector<const ShapeIssue *> presence;
+    for (const ShapeIssue &issue : table.issues()) {
+        if (issue.isError())
+            messages.append({Severity::Error, issue.message, {}, {issue.path}, issue.calls});
+        else
+            presence << &issue;
+    }
+    messages += presenceWarnings(presence);
     if (table.callCount() == 0)
         messages.append({Severity::Note, QStringLiteral("the capture has no calls: nothing to infer"), {}, {}, {}});
     const bool onlyObserved = options.mode == InferenceOptions::Mode::Observed && !options.forcesSomeBatch();

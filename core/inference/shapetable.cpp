@@ -163,9 +163,10 @@ std::optional<ShapeIssue> presenceIssue(const QString &path, const QString &arg,
     }
     return ShapeIssue{path,
                       QStringLiteral("'%1' is present in call(s) %2 but absent from call(s) %3, which pass '%4': "
-                                     "the structure of '%4' changes between calls")
+                                     "the structure of '%4' changes between calls (a program serves the calls of "
+                                     "one structure)")
                           .arg(TerminalText::field(path), describeCalls(have), describeCalls(absent), TerminalText::field(arg)),
-                      absent};
+                      absent, ShapeIssue::Kind::Presence, arg, have};
 }
 
 // Every call that has the leaf must give it the same kind and rank.
@@ -189,7 +190,7 @@ std::optional<ShapeIssue> variantIssue(const QString &path, const VariantCalls &
                       QStringLiteral("'%1' %2 between calls: %3")
                           .arg(TerminalText::field(path), rankOnly ? QStringLiteral("changes rank") : QStringLiteral("changes kind"),
                                parts.join(QStringLiteral("; "))),
-                      others};
+                      others, ShapeIssue::Kind::Variant};
 }
 
 // What no Dim can describe about one leaf: calls passing the input without it, and
@@ -238,8 +239,10 @@ ShapeTable::ShapeTable(const Capture &capture)
             const QVector<ShapeIssue> issues = leafIssues(path, arg, variants, leaves.calls);
             m_issues += issues;
             // Tensor leaves go into the table, with the rank of the first call having them.
+            const bool consistent = std::none_of(issues.begin(), issues.end(),
+                                                 [](const ShapeIssue &i) { return i.isError(); });
             if (const std::optional<int> rank = firstTensorRank(variants))
-                addTensorLeaf(path, arg, *rank, issues.isEmpty());
+                addTensorLeaf(path, arg, *rank, consistent);
         }
     }
     fillValues(capture);

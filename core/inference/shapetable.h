@@ -10,11 +10,20 @@
 namespace dimscope {
 
 // A difference between calls that no Dim can describe: a leaf whose rank, kind or
-// presence changes between calls that pass its input. Always an error.
+// presence changes between calls that pass its input. A kind or rank that changes is
+// an error. A leaf that only some calls have (a cache layer's state that is None before
+// its first update, a tensor after) is a change of structure, as an input that some
+// calls leave out is: one program serves the calls of one structure, and the phased
+// export exports one for each (ExportPhases::split), so it is a warning.
 struct ShapeIssue {
+    enum class Kind { Presence, Variant };
     QString path;        // the leaf (or the input when the difference is in its structure)
     QString message;     // names the leaf and the calls
     QVector<int> calls;  // the calls that disagree with the first one
+    Kind kind = Kind::Variant;
+    QString input;        // Presence: the top-level input whose structure changes
+    QVector<int> present; // Presence: the calls that have the leaf
+    bool isError() const { return kind == Kind::Variant; }
 };
 
 // The shapes of every tensor input leaf in every call of a capture, in one compact
@@ -30,7 +39,7 @@ public:
         int rank = 0;       // in the first call that has the leaf
         int firstDim = 0;   // index of its dimension 0 in the dim rows
         int presentCalls = 0;
-        bool consistent = true; // same kind and rank in every call that has it
+        bool consistent = true; // same kind and rank in every call that has it (present or not)
     };
 
     ShapeTable() = default;

@@ -65,6 +65,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from . import layerattributes
 from .typenames import qualified_name
 from .exceptions import CaptureError
 
@@ -73,6 +74,7 @@ SLIDING = "sliding"
 LINEAR = "linear"
 HYBRID = "hybrid"  # both: keys and values, and linear-attention states (Zamba2, Falcon-H1)
 INDEXED = "indexed"  # a full layer with a sparse-attention indexer's keys (GLM-MoE-DSA)
+ATTRIBUTES = layerattributes.ATTRIBUTES  # another transformers layer class, by its attributes (DeepSeek-V4)
 OTHER = "other"
 # The kinds whose layers hold keys and values, and those that hold states.
 ATTENTION_KINDS = (FULL, SLIDING, HYBRID, INDEXED)
@@ -82,6 +84,7 @@ KEY_NAMES = ("key_cache", "value_cache")
 STATE_NAMES = ("conv_states", "recurrent_states")
 SEEN_NAME = "tokens_seen"
 INDEXER_NAME = "indexer_keys"
+ATTRIBUTES_NAME = "layer_attributes"
 SEEN_FLAG = "tokens_seen"  # a sliding layer's descriptor: its count is a tokens_seen child
 
 # transformers' layer classes, by the name they have in transformers.cache_utils.
@@ -98,7 +101,7 @@ def _kind_of(layer: Any) -> str:
     cls = type(layer)
     if cls.__name__ in _LAYER_CLASSES and cls.__module__ == "transformers.cache_utils":
         return _LAYER_CLASSES[cls.__name__]
-    return OTHER
+    return ATTRIBUTES if layerattributes.is_attribute_layer(cls) else OTHER
 
 
 def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, Any]]]:
@@ -120,8 +123,8 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
             if seen:
                 d["seen"] = int(getattr(layer, "cumulative_length", 0) or 0)
             out.append(d)
-        elif kind == OTHER:
-            out.append({"type": OTHER, "class": qualified_name(type(layer))})
+        elif kind in (OTHER, ATTRIBUTES):
+            out.append({"type": kind, "class": qualified_name(type(layer))})
         else:
             out.append({"type": kind})
     return out
@@ -134,8 +137,10 @@ def is_layered(layers: Optional[Sequence[Dict[str, Any]]]) -> bool:
 
 
 def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int], bool]]:
-    """The kinds (and windows) of the layers, without what changes from call to call."""
-    return [(d.get("type"), d.get("sliding_window"), bool(d.get(SEEN_FLAG))) for d in layers]
+    """The kinds (and windows, and the classes of ``attributes`` layers) of the layers,
+    without what changes from call to call."""
+    return [(d.get("type"), d.get("sliding_window"), bool(d.get(SEEN_FLAG)),
+             d.get("class") if d.get("type") == ATTRIBUTES else None) for d in layers]
 
 
 def carries_seen(layers: Sequence[Dict[str, Any]]) -> bool:
@@ -146,7 +151,7 @@ def carries_seen(layers: Sequence[Dict[str, Any]]) -> bool:
 def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
     kinds = {d.get("type") for d in layers}
     names: List[str] = []
-    if kinds & set(ATTENTION_KINDS) or not kinds & set(STATE_KINDS):
+    if kinds & set(ATTENTION_KINDS) or not kinds & set(STATE_KINDS + (ATTRIBUTES,)):
         names.extend(KEY_NAMES)
     if kinds & set(STATE_KINDS):
         names.extend(STATE_NAMES)
@@ -154,6 +159,8 @@ def child_names(layers: Sequence[Dict[str, Any]]) -> List[str]:
         names.append(SEEN_NAME)
     if INDEXED in kinds:
         names.append(INDEXER_NAME)
+    if ATTRIBUTES in kinds:
+        names.append(ATTRIBUTES_NAME)
     return names
 
 
@@ -203,7 +210,9 @@ def flatten_layers(cache: Any, layers: Optional[Sequence[Dict[str, Any]]] = None
         layers = describe_layers(cache, seen=False) or []
     names = child_names(layers)
     groups: Dict[str, List[torch.Tensor]] = {n: [] for n in names}
-    for layer, d in zip(cache.layers, layers):
+    for i, (layer, d) in enumerate(zip(cache.layers, layers)):
+        if d["type"] == ATTRIBUTES and ATTRIBUTES_NAME in groups:
+            groups[ATTRIBUTES_NAME].append(layerattributes.describe(layer, f"layer {i}"))
         if d["type"] in STATE_KINDS:
             for name, attr in zip(STATE_NAMES, ("conv_states", "recurrent_states")):
                 value = _set(layer, attr)
@@ -260,15 +269,16 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
         raise CaptureError(f"{prefix}{len(children)} children for {len(names)} names {list(names)}")
     groups = {n: list(c) for n, c in zip(names, children)}
     for n in groups:
-        if n not in KEY_NAMES + STATE_NAMES + (SEEN_NAME, INDEXER_NAME):
+        if n not in KEY_NAMES + STATE_NAMES + (SEEN_NAME, INDEXER_NAME, ATTRIBUTES_NAME):
             raise CaptureError(f"{prefix}unknown cache child {n!r}")
     keys, values = groups.get("key_cache", []), groups.get("value_cache", [])
     conv, recurrent = groups.get("conv_states", []), groups.get("recurrent_states", [])
     for i, d in enumerate(layers):
-        if d.get("type") not in ATTENTION_KINDS + STATE_KINDS:
+        if d.get("type") not in ATTENTION_KINDS + STATE_KINDS + (ATTRIBUTES,):
             raise CaptureError(
                 f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
-                f"full-attention, sliding-window, linear-attention, hybrid and indexed layers only")
+                f"full-attention, sliding-window, linear-attention, hybrid and indexed layers, and other "
+                f"layer classes of transformers by their attributes")
     attention = [i for i, d in enumerate(layers) if d["type"] in ATTENTION_KINDS]
     linear = [i for i, d in enumerate(layers) if d["type"] in STATE_KINDS]
     if len(keys) != len(values) or len(keys) not in (0, len(attention)):
@@ -282,6 +292,12 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
     if len(indexers) not in (0, len(indexed)):
         raise CaptureError(f"{prefix}{len(indexers)} indexer key tensors for {len(indexed)} indexed attention layers")
     indexer_slot = {i: n for n, i in enumerate(indexed)} if indexers else {}
+    by_attributes = [i for i, d in enumerate(layers) if d["type"] == ATTRIBUTES]
+    recorded = groups.get(ATTRIBUTES_NAME, [])
+    if len(recorded) != len(by_attributes):
+        raise CaptureError(f"{prefix}{len(recorded)} {ATTRIBUTES_NAME} entries for {len(by_attributes)} layers "
+                           f"recorded by their attributes")
+    attributes_slot = {i: n for n, i in enumerate(by_attributes)}
     counted = [i for i in attention if layers[i]["type"] == SLIDING and layers[i].get(SEEN_FLAG)]
     counts = groups.get(SEEN_NAME, [])
     if SEEN_NAME in groups and len(counts) != (len(counted) if keys else 0):
@@ -300,6 +316,11 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
     state_slot = {i: n for n, i in enumerate(linear)}
     for i, d in enumerate(layers):
         kind = d["type"]
+        if kind == ATTRIBUTES:
+            here = f"{prefix}{ATTRIBUTES_NAME}[{attributes_slot[i]}]"
+            layer_cls = layerattributes.loaded_layer_class(d.get("class"), here)
+            built.append(layerattributes.rebuild(layer_cls, recorded[attributes_slot[i]], here))
+            continue
         base = _layer_class(cache_cls, kind, where)
         cls = export_layer_class(base, kind) if export and kind in ATTENTION_KINDS else base
         if kind == SLIDING:

@@ -630,6 +630,8 @@ def layers_text(layers: Sequence[Dict[str, Any]]) -> str:
             parts.append(f"sliding({d.get('sliding_window')})")
         elif kind == "other":
             parts.append(str(d.get("class")))
+        elif kind == cachelayers.ATTRIBUTES:
+            parts.append(f"{d.get('class')} (by its attributes)")
         else:
             parts.append(str(kind))
     return ", ".join(parts)

@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional
 import torch.utils._pytree as _pytree
 
 from .cachelayers import registered_layout
+from .layerattributes import layer_modules
 from . import customops
 from .caches import (CACHE_ATTRIBUTES, DYNAMIC_LAYERS, ENCODER_DECODER, KEY_VALUE_DICT, PYTREE, STATIC_LAYERS,
                      _ENCODER_DECODER_CLASSES, _KEY_VALUE_CLASSES, loaded_object, qualified_name,
@@ -127,6 +128,10 @@ def plain_load_registrations(program: Any) -> List[str]:
             lines.append(f"import {cls.__module__}")
         entry, module = record[name], registration_module(cls) or ""
         flavour = entry["flavour"]
+        if flavour == DYNAMIC_LAYERS:
+            # the classes of layers recorded by their attributes: the registration looks
+            # them up among loaded modules
+            lines += [f"import {m}" for m in layer_modules([entry.get("layers")]) if f"import {m}" not in lines]
         if flavour in (KEY_VALUE_DICT, ENCODER_DECODER) and module.startswith("transformers."):
             calls += [line for line in _TRANSFORMERS_REGISTRATION if line not in calls]
         elif flavour in _DIMSCOPE_REGISTRATIONS:

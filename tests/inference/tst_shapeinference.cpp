@@ -3,6 +3,7 @@
 #include "constraintsummary.h"
 #include "groupfixture.h"
 #include "inference/dimnaming.h"
+#include "inference/inferenceoptions.h"
 #include "inference/shapeinference.h"
 
 #include "deterministictestmain.h"
@@ -18,6 +19,7 @@ private slots:
     void infer();
     void observations();
     void exampleCall();
+    void countLeavesAreNotBatches();
     void encoderDecoderNames();
 };
 
@@ -107,12 +109,14 @@ void TestShapeInference::infer_data()
     QTest::newRow("rank mismatch")
         << "x=2x3 | x=2x3x4 | x=2x5" << "observed" << "" << ""
         << QStringList{QStringLiteral("E:'x' changes rank between calls: a rank-2 tensor in call(s) 0, 2; a rank-3 tensor in call(s) 1")};
-    // Structures that change are errors too.
+    // A structure that changes (a leaf some calls have and others not) is one program per
+    // structure: a warning per input and pair of call sets, not an error.
     QTest::newRow("structure mismatch")
         << "c=cache(2:1x2x3x4) | c=cache(3:1x2x4x4)" << "observed" << "cache_len[2,oo]"
         << "c.key_cache[0](static,static,cache_len,static) c.key_cache[1](static,static,cache_len,static) "
            "c.value_cache[0](static,static,cache_len,static) c.value_cache[1](static,static,cache_len,static)"
-        << QStringList{QStringLiteral("E:'c.key_cache[2]' is present in call(s) 1 but absent from call(s) 0, which pass 'c'")};
+        << QStringList{QStringLiteral("W:2 leaves of 'c' ('c.key_cache[2]', +1 more) are present in call(s) 1 but absent "
+                                      "from call(s) 0: the structure of 'c' changes between calls")};
     QTest::newRow("kind mismatch")
         << "x=2x3 | x=int(3)" << "observed" << "" << "" << QStringList{QStringLiteral("E:'x' changes kind between calls: a rank-2 tensor in call(s) 0; an int in call(s) 1")};
     // A leaf seen in a single call.
@@ -206,6 +210,25 @@ void TestShapeInference::encoderDecoderNames()
                                    "attention_mask=2x8 decoder_input_ids=2x1 encoder_outputs=2x8x32")),
         optionsFor(QStringLiteral("batch:all")));
     QCOMPARE(summarizeDims(decode.constraints), QStringLiteral("batch[1,oo] encoder_len[2,oo]"));
+}
+
+// A count the recorder made a size (a cache layer's int or bool recorded by its
+// attributes, a sliding layer's tokens seen) is never forced dynamic as a batch: a
+// window or a compression rate, the same in every call, stays static.
+void TestShapeInference::countLeavesAreNotBatches()
+{
+    InferenceOptions o;
+    o.batchForAll = true;
+    const QString cache = QStringLiteral("past_key_values");
+    QVERIFY(!o.forcesBatchOf(cache, QStringLiteral("past_key_values.layer_attributes[0]['sliding_window']['size']")));
+    QVERIFY(!o.forcesBatchOf(cache, QStringLiteral("past_key_values.layer_attributes[1]['entry_count']['dict']['indexer']['size']")));
+    QVERIFY(!o.forcesBatchOf(cache, QStringLiteral("past_key_values.layer_attributes[0]['is_initialized']['flag']")));
+    QVERIFY(!o.forcesBatchOf(cache, QStringLiteral("past_key_values.tokens_seen[0]")));
+    QVERIFY(o.forcesBatchOf(cache, QStringLiteral("past_key_values.layer_attributes[0]['keys']['tensor']")));
+    QVERIFY(o.forcesBatchOf(cache, QStringLiteral("past_key_values.key_cache[0]")));
+    QVERIFY(o.forcesBatchOf(QStringLiteral("sizes"), QStringLiteral("sizes['size']"))); // not a recorded count
+    const InferenceResult r = ShapeInference::infer(makeCapture(QStringLiteral("x=2x3 | x=2x4")), o);
+    QCOMPARE(summarizeLeaves(r.constraints), QStringLiteral("x(batch,x_dim1)"));
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TestShapeInference)

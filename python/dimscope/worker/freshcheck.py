@@ -81,10 +81,16 @@ def needed_imports(program):
     its experts: dimscope.customops), as this process has them. `file`: the module's
     source, for a module loaded from a path under a name of its own (a model file), which
     importing the name would not find."""
+    from ..cachelayers import registered_layout
     from ..customops import needed_modules
+    from ..layerattributes import layer_modules
 
+    classes = _spec_classes(program)
+    # a cache's layers recorded by their attributes: their classes' modules (the
+    # registration finds the classes among loaded modules)
+    layers = layer_modules([registered_layout(cls) for cls in classes])
     out = []
-    for name in [cls.__module__ for cls in _spec_classes(program)] + needed_modules(program):
+    for name in [cls.__module__ for cls in classes] + list(layers) + needed_modules(program):
         if name.split(".")[0] in _BUILTIN_MODULES or name in (m for m, _ in out):
             continue
         origin = getattr(getattr(sys.modules.get(name), "__spec__", None), "origin", None) or ""
