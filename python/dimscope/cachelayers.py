@@ -86,6 +86,7 @@ SEEN_NAME = "tokens_seen"
 INDEXER_NAME = "indexer_keys"
 ATTRIBUTES_NAME = "layer_attributes"
 SEEN_FLAG = "tokens_seen"  # a sliding layer's descriptor: its count is a tokens_seen child
+NO_KEYS = "no_keys"  # an attention layer's descriptor: the layer holds no keys (never updated)
 
 # transformers' layer classes, by the name they have in transformers.cache_utils.
 _LAYER_CLASSES = {"DynamicLayer": FULL, "DynamicSlidingWindowLayer": SLIDING,
@@ -114,7 +115,12 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
     out: List[Dict[str, Any]] = []
     # Without a full-attention layer nothing else holds the count: it becomes a child.
     carried = not any(_kind_of(layer) == FULL for layer in layers)
-    for layer in layers:
+    # Where some attention layers hold keys and others none (RecurrentGemma: its cache has
+    # a layer for each block, and only the attention blocks update theirs), the empty
+    # ones say so: they are rebuilt empty, and the keys go to the others.
+    keyed = [_holds_keys(layer) for layer in layers]
+    partly = any(keyed) and not all(k for k, layer in zip(keyed, layers) if _kind_of(layer) in ATTENTION_KINDS)
+    for layer, holds in zip(layers, keyed):
         kind = _kind_of(layer)
         if kind == SLIDING:
             d = {"type": SLIDING, "sliding_window": int(layer.sliding_window)}
@@ -127,7 +133,16 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
             out.append({"type": kind, "class": qualified_name(type(layer))})
         else:
             out.append({"type": kind})
+        if partly and kind in ATTENTION_KINDS and not holds:
+            out[-1][NO_KEYS] = True
     return out
+
+
+def _holds_keys(layer: Any) -> bool:
+    """Whether an attention layer holds keys (a layer transformers initialized but never
+    updated holds a 1-D empty tensor)."""
+    keys = getattr(layer, "keys", None)
+    return isinstance(keys, torch.Tensor) and keys.dim() >= 2
 
 
 def is_layered(layers: Optional[Sequence[Dict[str, Any]]]) -> bool:
@@ -140,7 +155,7 @@ def layout_of(layers: Sequence[Dict[str, Any]]) -> List[Tuple[str, Optional[int]
     """The kinds (and windows, and the classes of ``attributes`` layers) of the layers,
     without what changes from call to call."""
     return [(d.get("type"), d.get("sliding_window"), bool(d.get(SEEN_FLAG)),
-             d.get("class") if d.get("type") == ATTRIBUTES else None) for d in layers]
+             d.get("class") if d.get("type") == ATTRIBUTES else None, bool(d.get(NO_KEYS))) for d in layers]
 
 
 def carries_seen(layers: Sequence[Dict[str, Any]]) -> bool:
@@ -279,7 +294,7 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
                 f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
                 f"full-attention, sliding-window, linear-attention, hybrid and indexed layers, and other "
                 f"layer classes of transformers by their attributes")
-    attention = [i for i, d in enumerate(layers) if d["type"] in ATTENTION_KINDS]
+    attention = [i for i, d in enumerate(layers) if d["type"] in ATTENTION_KINDS and not d.get(NO_KEYS)]
     linear = [i for i, d in enumerate(layers) if d["type"] in STATE_KINDS]
     if len(keys) != len(values) or len(keys) not in (0, len(attention)):
         raise CaptureError(f"{prefix}{len(keys)} key and {len(values)} value tensors for "
@@ -350,7 +365,7 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
                     _set_state(layer, "is_recurrent_states_initialized", True)
                 # A recorded state is a state from a previous call.
                 _set_state(layer, "has_previous_state", c is not None or r is not None)
-        if kind in ATTENTION_KINDS and keys:
+        if kind in ATTENTION_KINDS and keys and i in slot:
             n = slot[i]
             k, v = keys[n], values[n]
             layer.lazy_initialization(k, v)

@@ -330,3 +330,36 @@ def test_hybrid_and_indexed_layers_of_real_models_are_recorded_and_rebuilt(tmp_p
     leaves, spec = pytree.tree_flatten(copy.deepcopy(second.kwargs["past_key_values"]))
     assert spec.context == decode["keys"]
     assert torch.equal(logits(second, pytree.tree_unflatten(leaves, spec)), second.outputs["logits"])
+
+
+def test_attention_layers_without_keys_are_rebuilt_empty(tmp_path):
+    """RecurrentGemma's cache has a sliding-window layer for every block, and only its
+    attention block updates one: the others say `no_keys` (from the prefill on, once the
+    model filled the cache), the keys go to the layer that holds them, and the others
+    are rebuilt empty. (Its recurrent blocks keep their state in the model's modules,
+    outside the cache: a decode call replayed alone is not the recorded one, which the
+    export reports as `rebuilt_differs`.)"""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
+    import sweep
+
+    model = sweep.build_model("recurrent_gemma")
+    rec = InputRecorder(store_n_calls=64)
+    with torch.no_grad(), rec(model):
+        sweep.run_generate(model)
+    path = tmp_path / "c.safetensors"
+    rec.save(path)
+    manifest = read_manifest(path)
+    for call in (0, 1):
+        layers = cache_node(manifest, call)["layers"]
+        assert [d.get(cachelayers.NO_KEYS, False) for d in layers] == [True, False], call
+        assert len(cache_node(manifest, call)["children"][0]["children"]) == 1
+    capture = load_capture(path)
+    cache = capture.calls[1].kwargs["past_key_values"]
+    assert cache.layers[0].keys is None and not cache.layers[0].is_initialized
+    assert cache.layers[1].keys.shape[-2] == 5 and cache.get_seq_length(1) == 5
+    # the prefill needs nothing from outside the cache: it replays as recorded
+    first = capture.calls[0]
+    with torch.no_grad():
+        assert torch.equal(model(**copy.deepcopy(first.call_arguments()[1])).logits, first.outputs["logits"])

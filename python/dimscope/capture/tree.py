@@ -15,7 +15,7 @@ import torch
 from ..caches import (DYNAMIC_LAYERS, KEY_VALUE_DICT, STATIC_KEY_VALUE_DICT, STATIC_LAYERS,
                      describe_custom, key_value_lists, loaded_object, qualified_name, rebuild_custom,
                      resolve_type)
-from ..cachelayers import Restored, flatten_layers
+from ..cachelayers import NO_KEYS, Restored, describe_layers, flatten_layers
 from ..exceptions import CaptureError
 from ..staticcache import empty_children
 
@@ -63,7 +63,6 @@ class EmptyCache:
         if "layers" in self.node and not self.node["layers"]:
             # A cache that creates its layers as they are updated: their kinds are known
             # now; before the call they had seen no token.
-            from ..cachelayers import describe_layers
             layers = describe_layers(self.cache) or []
             for d in layers:
                 if "seen" in d:
@@ -96,6 +95,12 @@ class EmptyCache:
         children, now = flatten_layers(self.cache)
         if list(now) != list(names) or not any(children):
             return False
+        # The layers the call left without keys (a recurrent block's) say so, as they do
+        # in the calls after it.
+        after = describe_layers(self.cache, seen=False) or []
+        for d, filled in zip(self.node.get("layers") or [], after):
+            if filled.get(NO_KEYS):
+                d[NO_KEYS] = True
         for attr, tensors in zip(names, children):
             # Keys, values and an indexer's keys grow along dim -2; states (and tokens seen) are empty along -1.
             self._append(flattener, names, attr, tensors,
