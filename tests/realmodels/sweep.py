@@ -391,6 +391,8 @@ def _model_code_place(text, message):
 
 REJECTED_ROW = re.compile(r"^(\d+)\*?\s+rejected\s+-\s+-\s+(.+)$")
 CALLS_FAILING = re.compile(r"(\d+ of \d+) captured calls fail through it")
+# A row of the verification table whose call no program can serve as it was rebuilt.
+DIFFERING_ROW = re.compile(r"^(\d+)\*?\s+rebuilt_differs\s+\S+\s+\S+\s+(.+)$")
 
 
 def _first_rejection(stdout, message):
@@ -407,6 +409,33 @@ def _first_rejection(stdout, message):
             return "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())
     return ""
+
+
+def _first_differing(stdout, message):
+    """A verification failure whose calls differ already when rebuilt and run eagerly
+    (the model keeps state outside its inputs): how many, and the first such call's note
+    from the verification table; "" when none does."""
+    named = re.findall(r"call (\d+) rebuilt_differs", message)
+    rows = [DIFFERING_ROW.match(line.strip()) for line in stdout.splitlines()]
+    for row in rows:
+        if row and row.group(1) in named[:1]:
+            count = CALLS_FAILING.search(message)
+            return "verification_failed: %s captured calls fail through the program; call %s rebuilt_differs: %s" % (
+                count.group(1) if count else "some", row.group(1), row.group(2).strip())
+    return ""
+
+
+def _phase_failure(stdout, cause):
+    """A phase's failed export: for a verification failure, the first failing call and
+    why (its rejection, or its rebuilt call differing), else the line as the CLI says it."""
+    if "(verification_failed)" not in cause:
+        return cause
+    first = re.search(r"call (\d+) (rejected|rebuilt_differs)", cause)
+    if not first:
+        return cause
+    if first.group(2) == "rejected":
+        return _first_rejection(stdout, cause[first.start():first.end()] + " " + cause) or cause
+    return _first_differing(stdout, cause) or cause
 
 
 def cli_line(stdout, stderr, report):
@@ -433,7 +462,7 @@ def cli_line(stdout, stderr, report):
     # that failure, not a decision of a round before it, is why calls are unserved.
     failed = next((line.strip() for line in text.splitlines() if line.startswith(EXPORT_FAILED_LINE)), None)
     if failed:
-        cause = failed[len("fix loop: "):]
+        cause = _phase_failure(stdout, failed[len("fix loop: "):])
         stopped = DATA_DEPENDENT.search(text)
         return "%s:%s: data-dependent code, then %s" % (stopped.group(1), stopped.group(2), cause) if stopped else cause
     for line in text.splitlines():

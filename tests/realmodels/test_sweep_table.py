@@ -360,3 +360,31 @@ def test_a_program_that_rejects_the_calls_names_the_first_rejection():
     assert sweep.cli_line(both, stderr, later) == (
         "verification_failed: 2 of 2 captured calls fail through the program; call 0 rejected: RuntimeError: "
         "u145 <= 80")
+
+
+def test_a_phase_that_fails_verification_names_its_first_failing_call():
+    """A phased export whose phase fails verification (the CLI's `fix loop: the export
+    failed (verification_failed) ...` line): the row names the first failing call and
+    why, from the verification table, past the 160 characters the CLI's line would use
+    up on the archive's path. RecurrentGemma: the rebuilt decode call differs (its
+    recurrent blocks keep their state outside the cache); DeepSeek-V4: a guard."""
+    differs = ("verification (* = example call):\n"
+               "call   status        max abs     max rel     note\n"
+               "1*     rebuilt_differs  0           0           the model's outputs on the rebuilt call differ from "
+               "those recorded at capture time (max abs 0.206)\n"
+               "2      rebuilt_differs  0.0797      70.9        the model's outputs differ (max abs 0.179)\n")
+    stdout = differs + ("fix loop: the export failed (verification_failed) without suggested fixes: the program "
+                        "exported to /w/model.pt2, but 6 of 6 captured calls fail through it: call 1 rebuilt_differs; "
+                        "call 2 rebuilt_differs (torch.export calls: 1)\n")
+    assert sweep.cli_line(stdout, "", None) == (
+        "verification_failed: 6 of 6 captured calls fail through the program; call 1 rebuilt_differs: the model's "
+        "outputs on the rebuilt call differ from those recorded at capture time (max abs 0.206)")
+    rejected = ("3      rejected      -           -           guard failed: Mod(buffer dim 1, 4) == 0\n"
+                "fix loop: the export failed (verification_failed) without suggested fixes: the program exported to "
+                "/w/model.pt2, but 3 of 5 captured calls fail through it: call 3 rejected (torch.export calls: 3)\n")
+    assert sweep.cli_line(rejected, "", None) == (
+        "verification_failed: 3 of 5 captured calls fail through the program; call 3 rejected: guard failed: "
+        "Mod(buffer dim 1, 4) == 0")
+    # Another kind of phase failure: the CLI's line, as before.
+    other = "fix loop: the export failed (export_failed) without suggested fixes: AssertionError: x\n"
+    assert sweep.cli_line(other, "", None) == "the export failed (export_failed) without suggested fixes: AssertionError: x"
