@@ -102,7 +102,8 @@ def _kind_of(layer: Any) -> str:
     cls = type(layer)
     if cls.__name__ in _LAYER_CLASSES and cls.__module__ == "transformers.cache_utils":
         return _LAYER_CLASSES[cls.__name__]
-    return ATTRIBUTES if layerattributes.is_attribute_layer(cls) else OTHER
+    recordable = layerattributes.is_attribute_layer(cls) and layerattributes.unrecordable(layer) is None
+    return ATTRIBUTES if recordable else OTHER
 
 
 def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, Any]]]:
@@ -131,6 +132,9 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
             out.append(d)
         elif kind in (OTHER, ATTRIBUTES):
             out.append({"type": kind, "class": qualified_name(type(layer))})
+            why = layerattributes.unrecordable(layer) if layerattributes.is_attribute_layer(type(layer)) else None
+            if kind == OTHER and why:
+                out[-1]["why"] = why  # for the message that refuses it
         else:
             out.append({"type": kind})
         if partly and kind in ATTENTION_KINDS and not holds:
@@ -290,8 +294,9 @@ def build_layered_cache(cache_cls: type, names: Sequence[str], children: Sequenc
     conv, recurrent = groups.get("conv_states", []), groups.get("recurrent_states", [])
     for i, d in enumerate(layers):
         if d.get("type") not in ATTENTION_KINDS + STATE_KINDS + (ATTRIBUTES,):
+            why = f" ({d['why']})" if isinstance(d.get("why"), str) else ""
             raise CaptureError(
-                f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer; dimscope rebuilds "
+                f"{prefix}layer {i} is a {d.get('class', d.get('type'))} cache layer{why}; dimscope rebuilds "
                 f"full-attention, sliding-window, linear-attention, hybrid and indexed layers, and other "
                 f"layer classes of transformers by their attributes")
     attention = [i for i, d in enumerate(layers) if d["type"] in ATTENTION_KINDS and not d.get(NO_KEYS)]

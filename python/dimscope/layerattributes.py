@@ -27,6 +27,11 @@ each value wrapped in a one-entry dict that says what it was:
 ``{"dict": {key: wrapped}}``
     a str-keyed dict of such values (DeepSeek-V4's ``{"compressor": …, "indexer": …}``).
 
+The dtype and device a layer keeps (what transformers' ``lazy_initialization`` sets) are
+not recorded: they are restored from the layer's ``keys``. A layer holding any other
+value (a config object, a quantizer) is not recorded this way (`unrecordable`): it is an
+``other`` layer, which loading refuses naming the attribute; the recording succeeds.
+
 Rebuilding never calls the class with anything from a capture: the class must be a cache
 layer class of the loaded transformers (`is_attribute_layer`, looked up by its qualified
 name among loaded modules, never imported); the layer is ``cls.__new__(cls)`` with the
@@ -127,6 +132,33 @@ def _wrapped(layer: Any, key: tuple, value: Any, device: torch.device, where: st
         return {DICT: {k: _wrapped(layer, key + (k,), v, device, f"{where}[{k!r}]") for k, v in value.items()}}
     raise CaptureError(f"{where} is a {type(value).__name__}: dimscope records a cache layer's tensors, ints, bools, "
                        f"None, and lists and str-keyed dicts of them")
+
+
+def _unrecordable_value(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, (torch.Tensor, bool, int, torch.SymInt)) or _is_tensor_list(value):
+        return None
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return next((why for why in map(_unrecordable_value, value.values()) if why), None)
+    return type(value).__name__
+
+
+def unrecordable(layer: Any) -> Optional[str]:
+    """Why this layer cannot be recorded by its attributes (None when it can): a
+    transformers layer holding anything else (a quantized cache's quantizer) is then
+    recorded as an ``other`` layer, which loading refuses saying why; the recording
+    itself still succeeds."""
+    try:
+        state = vars(layer)
+    except TypeError:
+        return "it keeps no attribute dict (__slots__)"
+    for attr, value in state.items():
+        if attr.startswith("_dimscope_") or attr in _RESTORED and isinstance(value, (torch.dtype, torch.device)):
+            continue
+        why = _unrecordable_value(value)
+        if why:
+            return f"its {attr!r} is a {why}: dimscope records a cache layer's tensors, ints, bools, None, and lists " \
+                   f"and str-keyed dicts of them"
+    return None
 
 
 def describe(layer: Any, where: str = "") -> Dict[str, Dict[str, Any]]:

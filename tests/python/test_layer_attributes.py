@@ -160,17 +160,25 @@ def test_a_capture_never_names_a_layer_class_that_is_built(tmp_path, model, reco
     assert not marker.exists()
 
 
-def test_an_attribute_of_another_kind_is_refused(model):
-    """A layer attribute that is neither tensors, counts, flags nor None (a config) is
-    refused when recording, naming the layer and the attribute."""
+def test_a_layer_holding_another_kind_of_value_is_recorded_and_refused_when_loaded(model, tmp_path):
+    """A layer attribute that is neither tensors, counts, flags nor None (a config, as a
+    quantized cache's quantizer would be): the recording still succeeds (the capture can
+    be looked at), the layer is an `other` layer, and loading refuses it saying which
+    attribute and why."""
     cache = transformers.DynamicCache(config=model.config)
     cache.layers[0].config = model.config
     ids, mask = sweep.prompt(5)
     rec = InputRecorder()
-    with pytest.raises(CaptureError, match=r"past_key_values: .*layer 0: a DeepseekV4HCACache cache layer's "
-                                           r"'config' is a DeepseekV4Config"):
-        with torch.no_grad(), rec(model):
-            model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True)
+    with torch.no_grad(), rec(model):
+        model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True)
+    path = tmp_path / "c.safetensors"
+    rec.save(path)
+    layers = cache_node(read_manifest(path), 0)["layers"]
+    assert layers[0]["type"] == "other" and "'config' is a DeepseekV4Config" in layers[0]["why"]
+    assert layers[1] == {"type": "attributes", "class": CSA}
+    with pytest.raises(CaptureError, match=r"layer 0 is a .*DeepseekV4HCACache cache layer \(its 'config' is a "
+                                           r"DeepseekV4Config: dimscope records"):
+        load_capture(path)
 
 
 def test_inference_counts_are_sizes_not_batches(recorded):
