@@ -115,14 +115,14 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
         return None
     out: List[Dict[str, Any]] = []
     # Without a full-attention layer nothing else holds the count: it becomes a child.
-    carried = not any(_kind_of(layer) == FULL for layer in layers)
+    kinds = [_kind_of(layer) for layer in layers]
+    carried = FULL not in kinds
     # Where some attention layers hold keys and others none (RecurrentGemma: its cache has
     # a layer for each block, and only the attention blocks update theirs), the empty
     # ones say so: they are rebuilt empty, and the keys go to the others.
     keyed = [_holds_keys(layer) for layer in layers]
-    partly = any(keyed) and not all(k for k, layer in zip(keyed, layers) if _kind_of(layer) in ATTENTION_KINDS)
-    for layer, holds in zip(layers, keyed):
-        kind = _kind_of(layer)
+    partly = any(keyed) and not all(k for k, kind in zip(keyed, kinds) if kind in ATTENTION_KINDS)
+    for layer, kind, holds in zip(layers, kinds, keyed):
         if kind == SLIDING:
             d = {"type": SLIDING, "sliding_window": int(layer.sliding_window)}
             if carried:
@@ -132,9 +132,8 @@ def describe_layers(cache: Any, seen: bool = True) -> Optional[List[Dict[str, An
             out.append(d)
         elif kind in (OTHER, ATTRIBUTES):
             out.append({"type": kind, "class": qualified_name(type(layer))})
-            why = layerattributes.unrecordable(layer) if layerattributes.is_attribute_layer(type(layer)) else None
-            if kind == OTHER and why:
-                out[-1]["why"] = why  # for the message that refuses it
+            if kind == OTHER and layerattributes.is_attribute_layer(type(layer)):
+                out[-1]["why"] = layerattributes.unrecordable(layer)  # for the message that refuses it
         else:
             out.append({"type": kind})
         if partly and kind in ATTENTION_KINDS and not holds:

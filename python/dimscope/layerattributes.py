@@ -119,27 +119,42 @@ def _first_device(state: Dict[str, Any]) -> torch.device:
     return torch.device("cpu")
 
 
-def _wrapped(layer: Any, key: tuple, value: Any, device: torch.device, where: str) -> Dict[str, Any]:
+_NOT_RECORDED = "dimscope records a cache layer's tensors, ints, bools, None, and lists and str-keyed dicts of them"
+
+
+def _wrapper(value: Any) -> Optional[str]:
+    """How ``value`` is recorded (one of WRAPPERS; a dict only when all its values are
+    recorded too), or None when it cannot be."""
     if value is None:
-        return {NONE: None}
+        return NONE
     if isinstance(value, torch.Tensor) or _is_tensor_list(value):
-        return {TENSOR: value}
+        return TENSOR
     if isinstance(value, bool):
-        return {FLAG: _size_tensor(layer, key, int(value), device)}
+        return FLAG
     if isinstance(value, (int, torch.SymInt)):
-        return {SIZE: _size_tensor(layer, key, value, device)}
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {DICT: {k: _wrapped(layer, key + (k,), v, device, f"{where}[{k!r}]") for k, v in value.items()}}
-    raise CaptureError(f"{where} is a {type(value).__name__}: dimscope records a cache layer's tensors, ints, bools, "
-                       f"None, and lists and str-keyed dicts of them")
+        return SIZE
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value) and \
+            all(_wrapper(v) is not None for v in value.values()):
+        return DICT
+    return None
 
 
-def _unrecordable_value(value: Any) -> Optional[str]:
-    if value is None or isinstance(value, (torch.Tensor, bool, int, torch.SymInt)) or _is_tensor_list(value):
-        return None
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return next((why for why in map(_unrecordable_value, value.values()) if why), None)
+def _unrecorded_type(value: Any) -> str:
+    """The type name of what in ``value`` cannot be recorded (a dict's first such value)."""
+    if isinstance(value, dict):
+        return next((_unrecorded_type(v) for v in value.values() if _wrapper(v) is None), type(value).__name__)
     return type(value).__name__
+
+
+def _wrapped(layer: Any, key: tuple, value: Any, device: torch.device, where: str) -> Dict[str, Any]:
+    kind = _wrapper(value)
+    if kind in (NONE, TENSOR):
+        return {kind: value}
+    if kind in (FLAG, SIZE):
+        return {kind: _size_tensor(layer, key, int(value) if kind == FLAG else value, device)}
+    if kind == DICT:
+        return {DICT: {k: _wrapped(layer, key + (k,), v, device, f"{where}[{k!r}]") for k, v in value.items()}}
+    raise CaptureError(f"{where} is a {_unrecorded_type(value)}: {_NOT_RECORDED}")
 
 
 def unrecordable(layer: Any) -> Optional[str]:
@@ -151,14 +166,19 @@ def unrecordable(layer: Any) -> Optional[str]:
         state = vars(layer)
     except TypeError:
         return "it keeps no attribute dict (__slots__)"
-    for attr, value in state.items():
+    for attr, value in _recorded_state(state):
+        if _wrapper(value) is None:
+            return f"its {attr!r} is a {_unrecorded_type(value)}: {_NOT_RECORDED}"
+    return None
+
+
+def _recorded_state(state: Dict[str, Any]):
+    """(attribute, value) of the attributes recorded: not dimscope's own, nor the dtype
+    and device restored from the keys."""
+    for attr, value in list(state.items()):
         if attr.startswith("_dimscope_") or attr in _RESTORED and isinstance(value, (torch.dtype, torch.device)):
             continue
-        why = _unrecordable_value(value)
-        if why:
-            return f"its {attr!r} is a {why}: dimscope records a cache layer's tensors, ints, bools, None, and lists " \
-                   f"and str-keyed dicts of them"
-    return None
+        yield attr, value
 
 
 def describe(layer: Any, where: str = "") -> Dict[str, Dict[str, Any]]:
@@ -171,9 +191,7 @@ def describe(layer: Any, where: str = "") -> Dict[str, Dict[str, Any]]:
                            f"(__slots__): dimscope cannot record it") from None
     device = _first_device(state)
     out: Dict[str, Dict[str, Any]] = {}
-    for attr, value in list(state.items()):
-        if attr.startswith("_dimscope_") or attr in _RESTORED and isinstance(value, (torch.dtype, torch.device)):
-            continue
+    for attr, value in _recorded_state(state):
         out[attr] = _wrapped(layer, (attr,), value, device, f"{where + ': ' if where else ''}a {name} cache "
                                                              f"layer's {attr!r}")
     return out

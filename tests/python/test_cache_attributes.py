@@ -7,7 +7,6 @@ transformers (the sid runtime)."""
 
 import copy
 import json
-import pathlib
 import sys
 
 import pytest
@@ -18,10 +17,8 @@ transformers = pytest.importorskip("transformers", reason="transformers' cache c
 
 from dimscope import caches, program  # noqa: E402
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
-from dimscope.capture.file import read_header, read_tensors, write_capture  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
-import sweep  # noqa: E402
+from cachecaptures import cache_node, drop_registrations, logits, record, rewritten, sweep  # noqa: E402
 
 MINIMAX = "transformers.models.minimax.modeling_minimax.MiniMaxCache"
 OLMO_HYBRID = "transformers.models.olmo_hybrid.modeling_olmo_hybrid.OlmoHybridDynamicCache"
@@ -33,9 +30,7 @@ def keep_registrations():
     """Loading a capture registers dimscope's flattening of its cache class: remove it,
     so that every test records as a process that loaded none."""
     yield
-    for cls in list(pytree.SUPPORTED_NODES):
-        if caches.registration_module(cls) == "dimscope.cacheattributes":
-            caches._deregister(cls)
+    drop_registrations("dimscope.cacheattributes")
 
 
 @pytest.fixture(scope="module")
@@ -47,27 +42,6 @@ def tiny(models, model_type):
     if model_type not in models:
         models[model_type] = sweep.build_model(model_type)
     return models[model_type]
-
-
-def cache_node(manifest, call):
-    inputs = manifest["calls"][call]["inputs"]
-    return inputs["children"][inputs["keys"].index("past_key_values")]
-
-
-def logits(model, call, cache=None):
-    kwargs = copy.deepcopy(call.call_arguments()[1])
-    if cache is not None:
-        kwargs["past_key_values"] = cache
-    with torch.no_grad():
-        return model(**kwargs).logits
-
-
-def record(model, run, path):
-    rec = InputRecorder(store_n_calls=64)
-    with torch.no_grad(), rec(model):
-        run()
-    rec.save(path)
-    return path
 
 
 @pytest.mark.parametrize("model_type", ["minimax", "olmo_hybrid"])
@@ -158,17 +132,6 @@ def test_an_attribute_without_a_json_form_is_refused(models):
     with pytest.raises(CaptureError, match=r"past_key_values: OlmoHybridDynamicCache.config is a OlmoHybridConfig"):
         with torch.no_grad(), rec(olmo):
             olmo(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True)
-
-
-def rewritten(tmp_path, path, edit):
-    """The capture at ``path`` with its manifest changed by ``edit``."""
-    manifest = read_manifest(path)
-    header, start = read_header(path)
-    tensors = read_tensors(path, header, start, [k for k in header if k != "__metadata__"], "builtin")
-    manifest = edit(manifest)
-    bad = tmp_path / "bad.safetensors"
-    write_capture(bad, manifest, tensors, writer="builtin")
-    return bad
 
 
 def renamed(name):

@@ -20,6 +20,8 @@ from dimscope import cachelayers, caches  # noqa: E402
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
 from dimscope.capture.file import write_capture  # noqa: E402
 
+from cachecaptures import cache_node, logits, record_generate, sweep  # noqa: E402
+
 W = 4  # sliding window: a sliding layer keeps its last W - 1 tokens
 DYNAMIC_CACHE = "transformers.cache_utils.DynamicCache"
 
@@ -68,11 +70,6 @@ def record_steps(tmp_path, make_cache, prompt=3, steps=3, name="c.safetensors"):
     path = tmp_path / name
     rec.save(path)
     return path
-
-
-def cache_node(manifest, call):
-    inputs = manifest["calls"][call]["inputs"]
-    return inputs["children"][inputs["keys"].index("past_key_values")]
 
 
 def test_sliding_and_full_layers_are_recorded_and_rebuilt(tmp_path):
@@ -293,17 +290,8 @@ def test_hybrid_and_indexed_layers_of_real_models_are_recorded_and_rebuilt(tmp_p
     attention indexer's keys beside them), in tiny models of the sweep's generic config:
     generate() is recorded, every call replays through the rebuilt cache with the
     recorded logits, and dimscope's registration flattens and rebuilds them the same."""
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
-    import sweep
-
     model = sweep.build_model(model_type)
-    rec = InputRecorder(store_n_calls=64)
-    with torch.no_grad(), rec(model):
-        sweep.run_generate(model)
-    path = tmp_path / "c.safetensors"
-    rec.save(path)
+    path = record_generate(model, tmp_path / "c.safetensors")
     manifest = read_manifest(path)
     assert manifest["flattening"][DYNAMIC_CACHE] == "dynamic_layers"
     decode = cache_node(manifest, 1)
@@ -315,21 +303,13 @@ def test_hybrid_and_indexed_layers_of_real_models_are_recorded_and_rebuilt(tmp_p
         assert indexer and all(leaf["shape"][1] == 0 for leaf in indexer)  # empty: its sequence dim at 0
     capture = load_capture(path)
     assert len(capture.calls) == 8
-
-    def logits(call, cache=None):
-        kwargs = copy.deepcopy(call.call_arguments()[1])
-        if cache is not None:
-            kwargs["past_key_values"] = cache
-        with torch.no_grad():
-            return model(**kwargs).logits
-
     for call in capture.calls:
-        assert torch.equal(logits(call), call.outputs["logits"]), call.index
+        assert torch.equal(logits(model, call), call.outputs["logits"]), call.index
     caches.register_capture_flattening(capture.manifest)
     second = capture.calls[1]
     leaves, spec = pytree.tree_flatten(copy.deepcopy(second.kwargs["past_key_values"]))
     assert spec.context == decode["keys"]
-    assert torch.equal(logits(second, pytree.tree_unflatten(leaves, spec)), second.outputs["logits"])
+    assert torch.equal(logits(model, second, pytree.tree_unflatten(leaves, spec)), second.outputs["logits"])
 
 
 def test_attention_layers_without_keys_are_rebuilt_empty(tmp_path):
@@ -339,17 +319,8 @@ def test_attention_layers_without_keys_are_rebuilt_empty(tmp_path):
     are rebuilt empty. (Its recurrent blocks keep their state in the model's modules,
     outside the cache: a decode call replayed alone is not the recorded one, which the
     export reports as `rebuilt_differs`.)"""
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
-    import sweep
-
     model = sweep.build_model("recurrent_gemma")
-    rec = InputRecorder(store_n_calls=64)
-    with torch.no_grad(), rec(model):
-        sweep.run_generate(model)
-    path = tmp_path / "c.safetensors"
-    rec.save(path)
+    path = record_generate(model, tmp_path / "c.safetensors")
     manifest = read_manifest(path)
     for call in (0, 1):
         layers = cache_node(manifest, call)["layers"]
@@ -361,5 +332,4 @@ def test_attention_layers_without_keys_are_rebuilt_empty(tmp_path):
     assert cache.layers[1].keys.shape[-2] == 5 and cache.get_seq_length(1) == 5
     # the prefill needs nothing from outside the cache: it replays as recorded
     first = capture.calls[0]
-    with torch.no_grad():
-        assert torch.equal(model(**copy.deepcopy(first.call_arguments()[1])).logits, first.outputs["logits"])
+    assert torch.equal(logits(model, first), first.outputs["logits"])

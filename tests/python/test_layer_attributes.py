@@ -7,8 +7,6 @@ transformers (the sid runtime)."""
 
 import copy
 import json
-import pathlib
-import sys
 
 import pytest
 import torch
@@ -18,10 +16,8 @@ transformers = pytest.importorskip("transformers", reason="transformers' cache l
 
 from dimscope import caches, layerattributes, program  # noqa: E402
 from dimscope.capture import CaptureError, InputRecorder, load_capture, read_manifest  # noqa: E402
-from dimscope.capture.file import read_header, read_tensors, write_capture  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "realmodels"))
-import sweep  # noqa: E402
+from cachecaptures import cache_node, drop_registrations, logits, record_generate, rewritten, sweep  # noqa: E402
 
 MODULE = "transformers.models.deepseek_v4.modeling_deepseek_v4"
 HCA, CSA = MODULE + ".DeepseekV4HCACache", MODULE + ".DeepseekV4CSACache"
@@ -33,9 +29,7 @@ def keep_registrations():
     """Loading a capture registers dimscope's flattening of the DynamicCache: remove it,
     so that every test records as a process that loaded none."""
     yield
-    for cls in list(pytree.SUPPORTED_NODES):
-        if caches.registration_module(cls) == "dimscope.cachelayers":
-            caches._deregister(cls)
+    drop_registrations("dimscope.cachelayers")
 
 
 @pytest.fixture(scope="module")
@@ -47,17 +41,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def recorded(model, tmp_path_factory):
-    path = tmp_path_factory.mktemp("deepseek_v4") / "c.safetensors"
-    rec = InputRecorder(store_n_calls=64)
-    with torch.no_grad(), rec(model):
-        sweep.run_generate(model)
-    rec.save(path)
-    return path
-
-
-def cache_node(manifest, call):
-    inputs = manifest["calls"][call]["inputs"]
-    return inputs["children"][inputs["keys"].index("past_key_values")]
+    return record_generate(model, tmp_path_factory.mktemp("deepseek_v4") / "c.safetensors")
 
 
 def layer_entry(node, layer):
@@ -69,14 +53,6 @@ def member(entry, *names):
     for name in names:
         entry = entry["children"][entry["keys"].index(name)]
     return entry
-
-
-def logits(model, call, cache=None):
-    kwargs = copy.deepcopy(call.call_arguments()[1])
-    if cache is not None:
-        kwargs["past_key_values"] = cache
-    with torch.no_grad():
-        return model(**kwargs).logits
 
 
 def test_generate_replays_through_the_rebuilt_layers(model, recorded):
@@ -119,17 +95,6 @@ def test_generate_replays_through_the_rebuilt_layers(model, recorded):
     record = program._flavour_registered(type(cache))
     assert record["layers"] == decode["layers"]
     assert list(layerattributes.layer_modules([record["layers"]])) == [MODULE]
-
-
-def rewritten(tmp_path, path, edit):
-    """The capture at ``path`` with its manifest changed by ``edit``."""
-    manifest = read_manifest(path)
-    header, start = read_header(path)
-    tensors = read_tensors(path, header, start, [k for k in header if k != "__metadata__"], "builtin")
-    manifest = edit(manifest)
-    bad = tmp_path / "bad.safetensors"
-    write_capture(bad, manifest, tensors, writer="builtin")
-    return bad
 
 
 def test_a_capture_never_names_a_layer_class_that_is_built(tmp_path, model, recorded):

@@ -434,7 +434,7 @@ def _phase_failure(stdout, cause):
     if not first:
         return cause
     if first.group(2) == "rejected":
-        return _first_rejection(stdout, cause[first.start():first.end()] + " " + cause) or cause
+        return _first_rejection(stdout, cause) or cause
     return _first_differing(stdout, cause) or cause
 
 
