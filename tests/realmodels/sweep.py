@@ -406,9 +406,52 @@ def _first_rejection(stdout, message):
     for row in [row for row in rows if row.group(1) in named] or rows:
         if row:
             count = CALLS_FAILING.search(message)
-            return "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (
+            line = "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())
+            place = _rejection_place(stdout[:stdout.find(row.group(0))], row.group(2).strip())
+            if not place:
+                return line
+            # Shorter, so that the reason and the place fit the row's 160 characters.
+            line = "verification_failed: call %s rejected (%s calls fail): %s" % (
+                row.group(1), count.group(1) if count else "some", row.group(2).strip())
+            return "%s (at %s)" % (one_line(line, max(60, 154 - len(place))), place)
     return ""
+
+
+ASSERTION_FAILED = re.compile(r"Runtime assertion failed for expression (.+?) on node ")
+DRAFT_LINE = re.compile(r"^draft export: \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+): (.*)$")
+# How torch writes an operation in a program's guard, and in the decisions the CLI prints.
+GUARD_OPERATIONS = (("math.ceil(", "CeilToInt("), ("torch.sym_float(", "ToFloat("), (" % ", "Mod("),
+                    (" // ", "FloorDiv("), ("min(", "Min("), ("max(", "Max("))
+CONSTANT_GUARD = re.compile(r"^guard failed: \S+ dim \d+ == -?\d+$")  # one size, one value
+
+
+def _rejection_place(before, reason):
+    """The model line behind a rejection, from the decisions of the export that made the
+    program (`before`: the CLI's output up to the verification table, from the phase's
+    header on): a draft program's runtime assertion, by the assumption that became it;
+    a guard pinning a size to a constant, by the first specialization; another guard, by
+    the first decision using the same operations (ceil, float, mod...). "" when none."""
+    block = before[before.rfind("\n== phase "):] if "\n== phase " in before else before
+    lines = [line.strip() for line in block.splitlines()]
+    assertion = ASSERTION_FAILED.search(reason)
+    if assertion:
+        for line in lines:
+            draft = DRAFT_LINE.match(line)
+            if draft and assertion.group(1) in draft.group(3):
+                return "%s:%s" % (short_path(draft.group(1)), draft.group(2))
+        return ""
+    decisions = [WHY_LINE.search(line) for line in lines]
+    decisions = [d for d in decisions if d]
+    if CONSTANT_GUARD.match(reason):
+        wanted = lambda text: text.startswith("specialized:")  # noqa: E731
+    else:
+        operations = [sympy_name for guard_name, sympy_name in GUARD_OPERATIONS if guard_name in reason]
+        if not operations:
+            return ""
+        wanted = lambda text: all(op in text for op in operations)  # noqa: E731
+    found = next((d for d in decisions if wanted(d.group(3))), None)
+    return "%s:%s" % (short_path(found.group(1)), found.group(2)) if found else ""
 
 
 def _first_differing(stdout, message):

@@ -388,3 +388,39 @@ def test_a_phase_that_fails_verification_names_its_first_failing_call():
     # Another kind of phase failure: the CLI's line, as before.
     other = "fix loop: the export failed (export_failed) without suggested fixes: AssertionError: x\n"
     assert sweep.cli_line(other, "", None) == "the export failed (export_failed) without suggested fixes: AssertionError: x"
+
+
+def test_a_rejection_names_the_model_line_of_the_decision_behind_it():
+    """The rejected calls' guard, traced back to the model line in the decisions of the
+    export that made the program: ProphetNet's `int()` pins the past length (the guard is a
+    size == constant: the first specialization), XLNet's relative shift (a guard with
+    ceil/float/mod: the first decision with the same operations), LongCat-Flash's
+    draft program (its runtime assertion: the assumption that became it)."""
+    def table(reason):
+        return ("verification (* = example call):\ncall   status        max abs     max rel     note\n"
+                "1*     ok            0           0\n2      rejected      -           -           %s\n" % reason)
+    report = {"failure": {"kind": "verification_failed", "message": "the program exported to m.pt2, but 1 of 2 "
+                          "captured calls fail through it: call 2 rejected"}}
+    decisions = (
+        "== phase 1: calls 1-2 ==\n"
+        "applied: past_len = 5\n  because:\n"
+        "    /r/transformers/models/prophetnet/modeling_prophetnet.py:360: guard: past_len + 1 == 6\n"
+        "    /r/transformers/models/prophetnet/modeling_prophetnet.py:360: specialized: past_len == 5\n"
+        "    /r/transformers/models/xlnet/modeling_xlnet.py:84: guard: Mod(seq_len, 4) != 0\n"
+        "    /r/transformers/models/xlnet/modeling_xlnet.py:181: guard: Mod(CeilToInt(FloatTrueDiv(ToFloat("
+        "-m - 2*seq_len), -1.0)), seq_len) != 0\n"
+        "draft export: /r/transformers/models/longcat_flash/modeling_longcat_flash.py:206: Eq(u3, 1); "
+        "runtime assertion: u145 <= 80\n")
+    line = sweep.cli_line(decisions + table("guard failed: attention_mask dim 1 == 6"), "", report)
+    assert line == ("verification_failed: call 2 rejected (1 of 2 calls fail): guard failed: attention_mask dim 1 "
+                    "== 6 (at transformers/models/prophetnet/modeling_prophetnet.py:360)"), line
+    shift = "guard failed: (-1 + math.ceil(torch.sym_float(-1 * mems[0] dim 0) / -1.0)) % perm_mask dim 1 == 0"
+    line = sweep.cli_line(decisions + table(shift), "", report)
+    assert line.endswith("(at transformers/models/xlnet/modeling_xlnet.py:181)") and len(line) <= 160, line
+    draft = "RuntimeError: Runtime assertion failed for expression u145 <= 80 on node 'le_3'"
+    line = sweep.cli_line(decisions + table(draft), "", report)
+    assert line.endswith("(at transformers/models/longcat_flash/modeling_longcat_flash.py:206)"), line
+    # No decision of that kind: the rejection as it is, without a place.
+    assert sweep.cli_line(table(shift), "", report).endswith(shift)
+    assert sweep.cli_line(table("RuntimeError: Runtime assertion failed for expression u9 <= 1 on node 'x'"),
+                          decisions, report).endswith("on node 'x'")
