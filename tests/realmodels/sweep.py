@@ -463,9 +463,20 @@ def _first_differing(stdout, message):
     for row in rows:
         if row and row.group(1) in named[:1]:
             count = CALLS_FAILING.search(message)
+            state = MODULE_STATE.search(row.group(2))
+            if state:
+                # The worker found the state the model keeps on its modules: the attribute, at its line.
+                place = "%s:%s" % (short_path(state.group(2)), state.group(3))
+                text = "rebuilt_differs: state kept outside the inputs: %s" % state.group(1)  # short: the place fits
+                return "%s (at %s)" % (one_line(text, max(60, 154 - len(place))), place)
             return "verification_failed: %s captured calls fail through the program; call %s rebuilt_differs: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())
     return ""
+
+
+# The worker's words for state a forward stored on the model's modules (modulestate.py).
+MODULE_STATE = re.compile(r"the model keeps state of its own outside its inputs, which a program does not take: "
+                          r"its forward stored ([\w.]+) \((\S+?\.py):(\d+)\)")
 
 
 def _phase_failure(stdout, cause):
@@ -869,7 +880,7 @@ def markdown(rows, header):
             header["nproc"], header["jobs"], header["timeout"], header["seconds"]),
     ]
     for rerun in header.get("reruns", []):
-        lines.append("- rows from a later run on %s (%d job(s), %.0f s): %s" % (
+        lines.append("- rows run again on %s (%d job(s), %.0f s): %s" % (
             rerun["stamp"], rerun.get("jobs", 1), rerun["seconds"], ", ".join(rerun["architectures"])))
     for note in header.get("notes", []):
         lines.append("- %s" % one_line(note, 1000))

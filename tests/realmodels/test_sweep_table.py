@@ -135,7 +135,7 @@ def test_a_rerun_replaces_its_rows_and_keeps_the_others_in_order(tmp_path):
     assert merged_header["date"] == "2026-11-27 07:15 UTC" and merged_header["seconds"] == 3300.0
     merged_header["totals"] = sweep.totals(rows)
     page = sweep.markdown(rows, merged_header)
-    assert "- rows from a later run on 2026-11-27 09:00 UTC, dimscope bbbb (2 job(s), 80 s): mixtral, afmoe" in page
+    assert "- rows run again on 2026-11-27 09:00 UTC, dimscope bbbb (2 job(s), 80 s): mixtral, afmoe" in page
     assert "of those, 3 (100.0 %) record and export" in page
 
 
@@ -424,3 +424,22 @@ def test_a_rejection_names_the_model_line_of_the_decision_behind_it():
     assert sweep.cli_line(table(shift), "", report).endswith(shift)
     assert sweep.cli_line(table("RuntimeError: Runtime assertion failed for expression u9 <= 1 on node 'x'"),
                           decisions, report).endswith("on node 'x'")
+
+
+def test_state_kept_on_the_models_modules_is_named_with_its_line():
+    """RecurrentGemma: the worker names the attribute its recurrent blocks store between
+    calls (modulestate.py); the row gives it with the model line."""
+    note = ("the model's outputs on the rebuilt call differ from those recorded at capture time (max abs 0.206): the "
+            "model keeps state of its own outside its inputs, which a program does not take: its forward stored "
+            "RecurrentGemmaRglru.recurrent_states (/r/usr/lib/python3/dist-packages/transformers/models/"
+            "recurrent_gemma/modeling_recurrent_gemma.py:324), RecurrentGemmaRecurrentBlock.conv1d_state (/r/x.py:437); "
+            "the call cannot be verified")
+    stdout = ("verification (* = example call):\ncall   status        max abs     max rel     note\n"
+              "1*     rebuilt_differs  0           0           %s\n"
+              "fix loop: the export failed (verification_failed) without suggested fixes: the program exported to "
+              "/w/model.pt2, but 6 of 6 captured calls fail through it: call 1 rebuilt_differs (torch.export calls: 1)\n"
+              % note)
+    line = sweep.cli_line(stdout, "", None)
+    assert line.startswith("rebuilt_differs: state kept outside the inputs: RecurrentGemmaRglru.recurrent_states "), line
+    assert line.endswith(" (at transformers/models/recurrent_gemma/modeling_recurrent_gemma.py:324)"), line
+    assert len(line) <= 160 and sweep.one_line(line) == line

@@ -14,8 +14,8 @@ import stat
 import tempfile
 import time
 
-from . import (batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, keyedinputs, unusedreads,
-               varkeyword)
+from . import (batchslice, dimnames, draftexport, freshcheck, gradmode, guardcheck, keyedinputs, modulestate,
+               unusedreads, varkeyword)
 from . import spec as speclib
 from .errors import WorkerError, max_positions, model_line, parse_constraint_violation, parse_guard_failure
 from .explain import Explainer, LeafMap
@@ -264,8 +264,12 @@ def _difference_text(worst, message):
     return "%s has another value" % worst["path"]
 
 
-def _rebuilt_cause(call):
-    """Why a rebuilt call may not be the recorded one, from what the capture knows."""
+def _rebuilt_cause(call, stored=()):
+    """Why a rebuilt call may not be the recorded one, from what the eager run stored on
+    the model's modules (modulestate.py) and what the capture knows."""
+    if stored:
+        return ("the model keeps state of its own outside its inputs, which a program does not take: its forward "
+                "stored %s" % modulestate.describe(stored))
     capture = getattr(call, "_capture", None)
     notes = [n for n in (getattr(capture, "inexact", None) or []) if n[0] == call.index]
     if notes:
@@ -291,11 +295,13 @@ def compare_with_recorded(call, eager_outputs):
             "tolerance": tolerance}
 
 
-def _mark_rebuilt_differs(row, call, check):
+def _mark_rebuilt_differs(row, call, check, stored=()):
     """A call whose rebuilt inputs make the eager model differ from its recorded outputs
     is never verified: whatever the program did, it was compared with the wrong thing."""
     text = ("the model's outputs on the rebuilt call differ from those recorded at capture time (%s): %s; "
-            "the call cannot be verified" % (check["text"], _rebuilt_cause(call)))
+            "the call cannot be verified" % (check["text"], _rebuilt_cause(call, stored)))
+    if stored:
+        row["module_state"] = [{k: s[k] for k in ("cls", "attribute", "file", "line") if k in s} for s in stored]
     if row["status"] == "rejected":
         text += "; the program also rejected it: " + row["message"]
     row["status"] = "rebuilt_differs"
@@ -385,14 +391,16 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
                     continue
             if i not in cache:
                 stats["eager_runs"] += 1
-                try:
-                    cache[i] = (True, model(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
-                except Exception as e:
-                    cache[i] = (False, "%s: %s" % (type(e).__name__, e))
+                # What the run stores on the model's modules: named if the rebuilt call differs.
+                with modulestate.watch(model) as stored:
+                    try:
+                        cache[i] = (True, model(*copy.deepcopy(args), **copy.deepcopy(kwargs)), stored)
+                    except Exception as e:
+                        cache[i] = (False, "%s: %s" % (type(e).__name__, e), stored)
             else:
                 stats["eager_cached"] += 1
             row["eager_run"] = True
-            eager_ok, expected = cache[i]
+            eager_ok, expected, stored = cache[i]
             if not eager_ok:
                 row.update(status="eager_failed", message=expected)
                 rows.append(row)
@@ -412,7 +420,7 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
                 if guard:
                     row["guard"] = guard
                 if recorded is not None and not recorded["ok"]:
-                    _mark_rebuilt_differs(row, call, recorded)
+                    _mark_rebuilt_differs(row, call, recorded, stored)
                 rows.append(row)
                 continue
         row["message"] = None
@@ -424,7 +432,7 @@ def verify(model, program, calls, progress=_noop, example_keys=None, eager_cache
         if recorded is not None and recorded["ok"]:
             _check_program_against_recorded(row, dict(recorded, recorded=call.outputs), actual)
         elif recorded is not None:
-            _mark_rebuilt_differs(row, call, recorded)
+            _mark_rebuilt_differs(row, call, recorded, stored)
         rows.append(row)
     return rows
 

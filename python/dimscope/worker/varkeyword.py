@@ -20,7 +20,7 @@ the same order), its weights keep their names, and callers pass the same argumen
 import inspect
 import types
 
-from . import fixedroots, masks, maskshortcut, parambuffers
+from . import fixedroots, masks, maskshortcut, modulestate, parambuffers
 
 _MISSING = object()
 _flattening_needed = None
@@ -35,9 +35,10 @@ def export(model, args, kwargs, shapes, strict, log=None, exporter=None, **optio
     # Every export: transformers' masks without vmap, so the program can be saved (masks.py);
     # buffers holding a Parameter as plain tensors, so it can be run (parambuffers.py);
     # hybrid models' padding-mask shortcut decided as "keep the mask" (maskshortcut.py);
-    # torch's fixes written when a new root Dim has one value left (fixedroots.py).
+    # torch's fixes written when a new root Dim has one value left (fixedroots.py); state a
+    # forward stores on the modules as it was before the trace (modulestate.py).
     with masks.index_based(log), parambuffers.as_plain_tensors(model, log), maskshortcut.mask_kept(model, log), \
-            fixedroots.fixed_roots():
+            fixedroots.fixed_roots(), modulestate.kept(model):
         var = var_keyword_entries(model, shapes)
         if var is None or not needs_flattening():
             return exporter(model, args, kwargs=kwargs, dynamic_shapes=shapes, strict=strict, **options)
