@@ -395,7 +395,7 @@ CALLS_FAILING = re.compile(r"(\d+ of \d+) captured calls fail through it")
 DIFFERING_ROW = re.compile(r"^(\d+)\*?\s+rebuilt_differs\s+\S+\s+\S+\s+(.+)$")
 
 
-def _first_rejection(stdout, message):
+def _first_rejection(stdout, message, stderr=""):
     """A verification failure whose calls the program rejects: how many, and the first
     rejected call's reason from the verification table (a draft program's runtime
     assertion), not a guard of an earlier round; "" when no call was rejected."""
@@ -408,7 +408,7 @@ def _first_rejection(stdout, message):
             count = CALLS_FAILING.search(message)
             line = "verification_failed: %s captured calls fail through the program; call %s rejected: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())
-            place = _rejection_place(stdout[:stdout.find(row.group(0))], row.group(2).strip())
+            place = _rejection_place(stdout[:stdout.find(row.group(0))], row.group(2).strip(), stderr)
             if not place:
                 return line
             # Shorter, so that the reason and the place fit the row's 160 characters.
@@ -426,7 +426,7 @@ GUARD_OPERATIONS = (("math.ceil(", "CeilToInt("), ("torch.sym_float(", "ToFloat(
 CONSTANT_GUARD = re.compile(r"^guard failed: \S+ dim \d+ == -?\d+$")  # one size, one value
 
 
-def _rejection_place(before, reason):
+def _rejection_place(before, reason, stderr=""):
     """The model line behind a rejection, from the decisions of the export that made the
     program (`before`: the CLI's output up to the verification table, from the phase's
     header on): a draft program's runtime assertion, by the assumption that became it;
@@ -436,11 +436,13 @@ def _rejection_place(before, reason):
     lines = [line.strip() for line in block.splitlines()]
     assertion = ASSERTION_FAILED.search(reason)
     if assertion:
-        for line in lines:
-            draft = DRAFT_LINE.match(line)
-            if draft and assertion.group(1) in draft.group(3):
-                return "%s:%s" % (short_path(draft.group(1)), draft.group(2))
-        return ""
+        # The worker logs the assumptions on stderr (`worker: draft export: ...`).
+        drafts = [DRAFT_LINE.match(re.sub(r"^worker: ", "", line.strip())) for line in (block + "\n" + stderr).splitlines()]
+        drafts = [d for d in drafts if d]
+        # The assumption that became this assertion; else the first one: torch made
+        # more assertions than assumptions it reports, all from the same data-dependent code.
+        found = next((d for d in drafts if assertion.group(1) in d.group(3)), drafts[0] if drafts else None)
+        return "%s:%s" % (short_path(found.group(1)), found.group(2)) if found else ""
     decisions = [WHY_LINE.search(line) for line in lines]
     decisions = [d for d in decisions if d]
     if CONSTANT_GUARD.match(reason):
@@ -479,7 +481,7 @@ MODULE_STATE = re.compile(r"the model keeps state of its own outside its inputs,
                           r"its forward stored ([\w.]+) \((\S+?\.py):(\d+)\)")
 
 
-def _phase_failure(stdout, cause):
+def _phase_failure(stdout, cause, stderr=""):
     """A phase's failed export: for a verification failure, the first failing call and
     why (its rejection, or its rebuilt call differing), else the line as the CLI says it."""
     if "(verification_failed)" not in cause:
@@ -488,7 +490,7 @@ def _phase_failure(stdout, cause):
     if not first:
         return cause
     if first.group(2) == "rejected":
-        return _first_rejection(stdout, cause) or cause
+        return _first_rejection(stdout, cause, stderr) or cause
     return _first_differing(stdout, cause) or cause
 
 
@@ -501,7 +503,7 @@ def cli_line(stdout, stderr, report):
     torch stopped on when it was data-dependent code (draft_export's round)."""
     failure = (report or {}).get("failure") or {}
     if failure.get("kind") == "verification_failed":
-        rejected = _first_rejection(stdout, failure.get("message") or "")
+        rejected = _first_rejection(stdout, failure.get("message") or "", stderr)
         if rejected:
             return rejected
     if failure.get("message"):
@@ -516,7 +518,7 @@ def cli_line(stdout, stderr, report):
     # that failure, not a decision of a round before it, is why calls are unserved.
     failed = next((line.strip() for line in text.splitlines() if line.startswith(EXPORT_FAILED_LINE)), None)
     if failed:
-        cause = _phase_failure(stdout, failed[len("fix loop: "):])
+        cause = _phase_failure(stdout, failed[len("fix loop: "):], stderr)
         stopped = DATA_DEPENDENT.search(text)
         return "%s:%s: data-dependent code, then %s" % (stopped.group(1), stopped.group(2), cause) if stopped else cause
     for line in text.splitlines():

@@ -422,8 +422,15 @@ def test_a_rejection_names_the_model_line_of_the_decision_behind_it():
     assert line.endswith("(at transformers/models/longcat_flash/modeling_longcat_flash.py:206)"), line
     # No decision of that kind: the rejection as it is, without a place.
     assert sweep.cli_line(table(shift), "", report).endswith(shift)
-    assert sweep.cli_line(table("RuntimeError: Runtime assertion failed for expression u9 <= 1 on node 'x'"),
-                          decisions, report).endswith("on node 'x'")
+    other = "RuntimeError: Runtime assertion failed for expression u9 <= 1 on node 'x'"
+    assert sweep.cli_line(table(other), "", report).endswith("on node 'x'")
+    # An assertion no reported assumption names (torch asserts more than it reports): the
+    # first assumption, from the worker's lines on stderr.
+    stderr = ("  worker: draft export: /r/transformers/models/longcat_flash/modeling_longcat_flash.py:207: Eq(u0, 0) "
+              "is False (as on the example call); runtime assertion: Ne(u0, 0)\n"
+              "  worker: draft export: /r/transformers/models/longcat_flash/modeling_longcat_flash.py:208: u1 is 11\n")
+    line = sweep.cli_line(table(other), stderr, report)
+    assert line.endswith("(at transformers/models/longcat_flash/modeling_longcat_flash.py:207)"), line
 
 
 def test_state_kept_on_the_models_modules_is_named_with_its_line():

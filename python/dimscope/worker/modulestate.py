@@ -48,8 +48,8 @@ def watch(model):
 
 
 def _storing_line(cls, attr):
-    """{"file", "line"} of the last `self.ATTR =` in the first method of `cls` other than
-    __init__ that has one (where forward stores it), else {}."""
+    """{"file", "line"} of the last `self.ATTR =` (not `= None`) in the first method of
+    `cls` other than __init__ that has one (where forward stores it), else {}."""
     needle = "self.%s =" % attr
     for klass in cls.__mro__:
         if klass.__module__.startswith("torch."):
@@ -63,9 +63,11 @@ def _storing_line(cls, attr):
             except (OSError, TypeError):
                 continue
             found = [offset for offset, text in enumerate(lines) if text.strip().startswith(needle)]
-            if found:
-                # The last one: a forward that first makes the state, then stores its new value.
-                return {"file": filename, "line": first + found[-1]}
+            # The last one that stores a value (a forward first makes the state, then stores
+            # its new value; `= None` drops it, RecurrentGemma's path without a cache).
+            stores = [o for o in found if lines[o].strip() != needle + " None"] or found
+            if stores:
+                return {"file": filename, "line": first + stores[-1]}
     return {}
 
 
