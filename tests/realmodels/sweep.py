@@ -469,7 +469,7 @@ def _first_differing(stdout, message):
             if state:
                 # The worker found the state the model keeps on its modules: the attribute, at its line.
                 place = "%s:%s" % (short_path(state.group(2)), state.group(3))
-                text = "rebuilt_differs: state kept outside the inputs: %s" % state.group(1)  # short: the place fits
+                text = "rebuilt_differs: state kept in %s" % state.group(1)  # short: the place fits
                 return "%s (at %s)" % (one_line(text, max(60, 154 - len(place))), place)
             return "verification_failed: %s captured calls fail through the program; call %s rebuilt_differs: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())

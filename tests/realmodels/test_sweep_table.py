@@ -447,6 +447,6 @@ def test_state_kept_on_the_models_modules_is_named_with_its_line():
               "/w/model.pt2, but 6 of 6 captured calls fail through it: call 1 rebuilt_differs (torch.export calls: 1)\n"
               % note)
     line = sweep.cli_line(stdout, "", None)
-    assert line.startswith("rebuilt_differs: state kept outside the inputs: RecurrentGemmaRglru.recurrent_states "), line
+    assert line.startswith("rebuilt_differs: state kept in RecurrentGemmaRglru.recurrent_states "), line
     assert line.endswith(" (at transformers/models/recurrent_gemma/modeling_recurrent_gemma.py:324)"), line
     assert len(line) <= 160 and sweep.one_line(line) == line
