@@ -25,7 +25,7 @@ import shutil
 import tempfile
 import warnings
 
-from . import varkeyword
+from . import torchpatch, varkeyword
 from .errors import WorkerError
 
 # torch 2.14's message of an exported program's runtime assertion.
@@ -91,26 +91,15 @@ def _offsets_checked_without_guards():
     pin seq_len to the example call's. Here torch's check runs with the shape
     environment's guards suppressed: the sizes are compared by their values on the
     example call (a real mismatch is still one), and no guard is added."""
-    try:
-        import torch._subclasses.fake_utils as fake_utils
-    except ImportError:
-        yield
-        return
-    original = getattr(fake_utils, "_check_fake_real_tensors", None)
-    if not callable(original):
-        yield
-        return
+    def make(original):
+        def check(real_out, fake_out, *args, **kwargs):
+            shape_env = getattr(getattr(fake_out, "fake_mode", None), "shape_env", None)
+            with shape_env.suppress_guards() if shape_env is not None else contextlib.nullcontext():
+                return original(real_out, fake_out, *args, **kwargs)
+        return check
 
-    def check(real_out, fake_out, *args, **kwargs):
-        shape_env = getattr(getattr(fake_out, "fake_mode", None), "shape_env", None)
-        with shape_env.suppress_guards() if shape_env is not None else contextlib.nullcontext():
-            return original(real_out, fake_out, *args, **kwargs)
-
-    fake_utils._check_fake_real_tensors = check
-    try:
+    with torchpatch.replaced("torch._subclasses.fake_utils", None, "_check_fake_real_tensors", make):
         yield
-    finally:
-        fake_utils._check_fake_real_tensors = original
 
 
 BATCHED = "batched_mm"

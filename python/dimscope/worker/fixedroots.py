@@ -22,29 +22,21 @@ a torch without the method is left alone."""
 import contextlib
 import math
 
+from . import torchpatch
+
 
 @contextlib.contextmanager
 def fixed_roots():
     """Within: torch writes a single-valued new root's derived Dim as that value."""
-    try:
-        from torch.fx.experimental.symbolic_shapes import DimConstraints
-    except ImportError:
-        yield
-        return
-    original = getattr(DimConstraints, "_process_derived_dim_roots", None)
-    if not callable(original):
-        yield
-        return
+    def make(original):
+        def process(self, results, name_to_dim):
+            specialize_single_valued(results, name_to_dim)
+            return original(self, results, name_to_dim)
+        return process
 
-    def process(self, results, name_to_dim):
-        specialize_single_valued(results, name_to_dim)
-        return original(self, results, name_to_dim)
-
-    DimConstraints._process_derived_dim_roots = process
-    try:
+    with torchpatch.replaced("torch.fx.experimental.symbolic_shapes", "DimConstraints", "_process_derived_dim_roots",
+                             make):
         yield
-    finally:
-        DimConstraints._process_derived_dim_roots = original
 
 
 def specialize_single_valued(results, name_to_dim):
