@@ -464,13 +464,13 @@ def _first_differing(stdout, message):
     rows = [DIFFERING_ROW.match(line.strip()) for line in stdout.splitlines()]
     for row in rows:
         if row and row.group(1) in named[:1]:
-            count = CALLS_FAILING.search(message)
             state = MODULE_STATE.search(row.group(2))
             if state:
                 # The worker found the state the model keeps on its modules: the attribute, at its line.
                 place = "%s:%s" % (short_path(state.group(2)), state.group(3))
                 text = "rebuilt_differs: state kept in %s" % state.group(1)  # short: the place fits
                 return "%s (at %s)" % (one_line(text, max(60, 154 - len(place))), place)
+            count = CALLS_FAILING.search(message)
             return "verification_failed: %s captured calls fail through the program; call %s rebuilt_differs: %s" % (
                 count.group(1) if count else "some", row.group(1), row.group(2).strip())
     return ""

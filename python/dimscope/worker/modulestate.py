@@ -14,15 +14,15 @@ import inspect
 
 
 def _plain_tensors(model):
-    """{(module path, attribute): tensor} of every tensor held as a plain attribute (not a
-    registered parameter or buffer, which nn.Module keeps apart)."""
+    """{(module path, attribute): (module, tensor)} of every tensor held as a plain
+    attribute (not a registered parameter or buffer, which nn.Module keeps apart)."""
     import torch
 
     found = {}
     for path, module in model.named_modules():
         for attr, value in vars(module).items():
             if isinstance(value, torch.Tensor):
-                found[(path, attr)] = value
+                found[(path, attr)] = (module, value)
     return found
 
 
@@ -30,17 +30,16 @@ def _plain_tensors(model):
 def watch(model):
     """Within: the model runs; after: the yielded list holds one entry per module class and
     attribute that the run stored a tensor in, or changed in place."""
-    before = {key: (id(t), t._version) for key, t in _plain_tensors(model).items()}
+    before = {key: (id(t), t._version) for key, (_, t) in _plain_tensors(model).items()}
     stored = []
     try:
         yield stored
     finally:
         seen = set()
-        modules = dict(model.named_modules())
-        for (path, attr), t in _plain_tensors(model).items():
+        for (path, attr), (module, t) in _plain_tensors(model).items():
             if before.get((path, attr)) == (id(t), t._version):
                 continue
-            cls = type(modules[path])
+            cls = type(module)
             if (cls, attr) in seen:
                 continue
             seen.add((cls, attr))
