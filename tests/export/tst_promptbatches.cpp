@@ -82,7 +82,7 @@ private slots:
         r.output = QStringLiteral("/out/c.safetensors");
         r.maxNewTokens = 3;
         const QJsonObject p = r.toParams();
-        QCOMPARE(p.value(QLatin1String("batches")).toArray(), (QJsonArray{QJsonArray{QStringLiteral("a"), QStringLiteral("b")}}));
+        QCOMPARE(p.value(QLatin1String("batches")).toArray(), (QJsonArray{QJsonValue(QJsonArray{QStringLiteral("a"), QStringLiteral("b")})}));
         QCOMPARE(p.value(QLatin1String("max_new_tokens")).toInt(), 3);
         QCOMPARE(p.value(QLatin1String("num_beams")).toInt(), 1);
         QCOMPARE(p.value(QLatin1String("overwrite")).toBool(), false);
@@ -114,7 +114,7 @@ private slots:
         r.audio = QStringList{QStringLiteral("/clips/a.wav"), QStringLiteral("/clips/b.wav")};
         QJsonObject p = r.toParams();
         QCOMPARE(p.value(QLatin1String("audio")).toArray(),
-                 (QJsonArray{QJsonArray{QStringLiteral("/clips/a.wav"), QStringLiteral("/clips/b.wav")}}));
+                 (QJsonArray{QJsonValue(QJsonArray{QStringLiteral("/clips/a.wav"), QStringLiteral("/clips/b.wav")})}));
         QVERIFY(!p.contains(QLatin1String("images")) && !p.contains(QLatin1String("inputs_script")));
 
         r.inputsScript = QStringLiteral("/scripts/calls.py:calls");

@@ -221,7 +221,7 @@ private slots:
     {
         const QJsonObject recording{{QStringLiteral("model"), m_dir.filePath(QStringLiteral("tiny-llama"))},
                                     {QStringLiteral("model_kind"), QStringLiteral("folder")},
-                                    {QStringLiteral("batches"), QJsonArray{QJsonArray{QStringLiteral("a b"), QStringLiteral("c")}}},
+                                    {QStringLiteral("batches"), QJsonArray{QJsonValue(QJsonArray{QStringLiteral("a b"), QStringLiteral("c")})}},
                                     {QStringLiteral("images"), QJsonValue()},
                                     {QStringLiteral("max_new_tokens"), 4},
                                     {QStringLiteral("num_beams"), 1}};

@@ -35,8 +35,8 @@ SAMPLE = {
     ("causal", "cohere2"): "sliding-window layers beside full layers",
     ("causal", "mamba"): "state-space layers only (convolution and recurrent states)",
     ("causal", "lfm2"): "a hybrid: short-convolution layers beside attention",
-    ("causal", "qwen3_next"): "a hybrid: gated delta-net linear attention beside attention, mixture of experts, "
-                              "the padding-mask shortcut (maskshortcut.py)",
+    ("causal", "minimax"): "a hybrid: lightning (linear) attention beside attention, mixture of experts, its own "
+                           "cache class (MiniMaxCache, recorded by its attributes)",
     ("causal", "mixtral"): "mixture of experts",
     ("causal", "phi3"): "fused projections",
     ("seq2seq", "t5"): "an encoder-decoder: relative position bias, cross-attention cache",
@@ -47,6 +47,11 @@ SAMPLE = {
 def committed_rows():
     rows = json.loads(PAGE.read_text())["rows"]
     return {sweep.row_key(r): r for r in rows}
+
+
+def committed_cli_args():
+    """The CLI arguments the page's whole run passed (`--cli-arg`): the sample runs as it did."""
+    return list(json.loads(PAGE.read_text())["header"].get("cli_args") or [])
 
 
 def outcome(row):
@@ -66,7 +71,7 @@ def test_the_sample_covers_every_cache_kind():
 def test_a_sampled_architecture_is_what_the_page_says(key, tmp_path):
     kind, name = key
     cli = os.environ["DIMSCOPE_CLI"]
-    row = sweep.run_one(name, kind, tmp_path, cli, [], sweep.DEFAULT_TIMEOUT)
+    row = sweep.run_one(name, kind, tmp_path, cli, committed_cli_args(), sweep.DEFAULT_TIMEOUT)
     expected = committed_rows()[key]
     assert outcome(row) == outcome(expected), (
         "%s (%s, %s): the page says %s (%s), this run: %s (%s); logs in %s"

@@ -560,7 +560,7 @@ void TestRecordUi::speechFolderTakesAnAudioFilePerPrompt()
              qPrintable(finished.first().at(1).toString() + window.exportPanel()->logView()->toPlainText().right(3000)));
     const QJsonObject recording = window.document()->capture().recording;
     QCOMPARE(recording.value(QLatin1String("batches")).toArray(),
-             (QJsonArray{QJsonArray{QStringLiteral("hello.wav"), QStringLiteral("tone.wav")}}));
+             (QJsonArray{QJsonValue(QJsonArray{QStringLiteral("hello.wav"), QStringLiteral("tone.wav")})}));
     QCOMPARE(recording.value(QLatin1String("audio")).toArray().at(0).toArray().size(), 2);
     QVERIFY(window.document()->capture().calls.size() >= 2);
 }
