@@ -7,6 +7,7 @@ its outcome compared with the row docs/architectures.json holds for it. A sample
 no longer matches the committed page fails: fix the regression, or sweep again and commit
 the page (`--merge`). Its own ctest entry (real_models_sweep_sample)."""
 
+import functools
 import json
 import os
 import pathlib
@@ -44,14 +45,19 @@ SAMPLE = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def committed_page():
+    """docs/architectures.json, read once for the whole sample."""
+    return json.loads(PAGE.read_text())
+
+
 def committed_rows():
-    rows = json.loads(PAGE.read_text())["rows"]
-    return {sweep.row_key(r): r for r in rows}
+    return {sweep.row_key(r): r for r in committed_page()["rows"]}
 
 
 def committed_cli_args():
     """The CLI arguments the page's whole run passed (`--cli-arg`): the sample runs as it did."""
-    return list(json.loads(PAGE.read_text())["header"].get("cli_args") or [])
+    return list(committed_page()["header"].get("cli_args") or [])
 
 
 def outcome(row):
