@@ -255,13 +255,23 @@ QString ConstraintSet::mergeDims(const QString &keep, const QString &drop)
 
 QString ConstraintSet::specializeDim(const QString &name)
 {
+    return removeDimTree(name, DimAssignment::makeStatic());
+}
+
+QString ConstraintSet::unnameDim(const QString &name)
+{
+    return removeDimTree(name, DimAssignment::makeDynamic());
+}
+
+QString ConstraintSet::removeDimTree(const QString &name, const DimAssignment &replacement)
+{
     if (indexOfDim(name) < 0)
         return QStringLiteral("no Dim named '%1'").arg(name);
     const QStringList victims = QStringList(name) + derivedFrom(name);
     for (const QString &v : victims) {
         m_dims.remove(indexOfDim(v));
         reindexDims();
-        replaceUses(v, DimAssignment::makeStatic());
+        replaceUses(v, replacement);
     }
     return {};
 }

@@ -71,6 +71,9 @@ public:
     // Removes a Dim and the Dims derived from it, making all their uses static
     // (torch's `NAME = INT` fix).
     QString specializeDim(const QString &name);
+    // Removes a Dim and the Dims derived from it, making all their uses Dim.DYNAMIC:
+    // dynamic, unnamed and unbounded, torch's guards on them left to the program.
+    QString unnameDim(const QString &name);
     // Moves a Dim in the display order.
     QString moveDim(int from, int to);
     // Puts the Dims in the order of `names` (each Dim of the set, once).
@@ -94,6 +97,7 @@ public:
 
 private:
     void replaceUses(const QString &from, const DimAssignment &to);
+    QString removeDimTree(const QString &name, const DimAssignment &replacement);
     void reindexLeaves();
     void reindexDims();
 

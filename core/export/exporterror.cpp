@@ -91,8 +91,12 @@ SuggestedFix ExportErrorParser::parseFix(const QString &text)
     static const QRegularExpression equal(QStringLiteral(R"(^(\w+)\s*=\s*([A-Za-z_]\w*)$)"));
     static const QRegularExpression derived(
         QStringLiteral(R"(^(\w+)\s*=\s*(?:(\d+)\s*\*\s*)?([A-Za-z_]\w*)(?:\s*\*\s*(\d+))?\s*(?:([+-])\s*(\d+))?$)"));
+    static const QRegularExpression unnamed(QStringLiteral(R"(^(\w+)\s*=\s*Dim\.DYNAMIC$)"));
     QRegularExpressionMatch m;
-    if ((m = specialize.match(f.line)).hasMatch()) {
+    if ((m = unnamed.match(f.line)).hasMatch()) {
+        f.kind = SuggestedFix::Kind::Unnamed;
+        f.name = m.captured(1);
+    } else if ((m = specialize.match(f.line)).hasMatch()) {
         f.kind = SuggestedFix::Kind::Specialize;
         f.name = m.captured(1);
         f.value = m.captured(2).toLongLong();

@@ -37,6 +37,7 @@ struct SuggestedFix {
         Range,      // NAME = Dim('NAME'[, min=INT][, max=INT|oo])
         Equal,      // NAME = OTHER
         Derived,    // NAME = A*OTHER + B
+        Unnamed,    // NAME = Dim.DYNAMIC (dimscope's line, never torch's: UnnamedDims)
         Unknown
     };
     Kind kind = Kind::Unknown;

@@ -10,6 +10,7 @@
 #include "export/exportphases.h"
 #include "export/fixloop.h"
 #include "export/guardfixes.h"
+#include "export/unnameddims.h"
 #include "constraints/dimsplit.h"
 #include "spec/examplecall.h"
 #include "spec/jsonspecemitter.h"
@@ -232,9 +233,13 @@ void PhasedExport::runAttempt(const Attempt &attempt)
     auto spec = [this]() { return JsonSpecEmitter::document(m_currentCapture, m_current.constraints, m_currentExampleCall); };
     // Where torch states a guard but no fix: the range, or the relation every call of
     // the phase has, under which the guard holds (GuardFixes), noted for the log.
+    // Where neither helps, the Dims torch names become Dim.DYNAMIC (UnnamedDims).
     auto guardFixes = [this](const ExportResult &failed) {
+        QVector<GuardFixes::Fix> fixes = GuardFixes::derive(failed.failure, m_currentCapture, m_current.constraints);
+        if (fixes.isEmpty())
+            fixes = UnnamedDims::lastResort(failed.failure, m_current.constraints);
         QStringList lines;
-        for (const GuardFixes::Fix &fix : GuardFixes::derive(failed.failure, m_currentCapture, m_current.constraints)) {
+        for (const GuardFixes::Fix &fix : std::as_const(fixes)) {
             lines << fix.line;
             m_fixNotes.insert(fix.line, fix.note);
         }

@@ -25,6 +25,8 @@ QString SuggestedFixApplier::applyFix(ConstraintSet *set, const SuggestedFix &fi
         return set->mergeDims(fix.other, fix.name);
     case SuggestedFix::Kind::Derived:
         return set->makeDerived(fix.name, fix.other, fix.a, fix.b);
+    case SuggestedFix::Kind::Unnamed:
+        return set->unnameDim(fix.name);
     }
     return {};
 }

@@ -56,6 +56,13 @@ void TestConstraintSet::edits()
     QCOMPARE(s.useCount(QStringLiteral("batch")), 2);
     QCOMPARE(s.removeDim(QStringLiteral("batch")), QString());
     QCOMPARE(s.assignment(QStringLiteral("attention_mask"), 0), DimAssignment::makeStatic());
+    ConstraintSet unnamed = s;
+    QCOMPARE(unnamed.unnameDim(QStringLiteral("cache_len")), QString()); // its derived total_len too
+    QVERIFY(!unnamed.dim(QStringLiteral("cache_len")) && !unnamed.dim(QStringLiteral("total_len")));
+    QCOMPARE(unnamed.assignment(QStringLiteral("attention_mask"), 1), DimAssignment::makeDynamic());
+    QCOMPARE(unnamed.assignment(QStringLiteral("past_key_values.key_cache[0]"), 2), DimAssignment::makeDynamic());
+    QVERIFY(unnamed.checkInvariants().isEmpty());
+    QCOMPARE(unnamed.unnameDim(QStringLiteral("cache_len")), QStringLiteral("no Dim named 'cache_len'"));
     QCOMPARE(s.specializeDim(QStringLiteral("cache_len")), QString());
     QVERIFY(!s.dim(QStringLiteral("total_len")));
     QCOMPARE(s.assignment(QStringLiteral("attention_mask"), 1), DimAssignment::makeStatic());

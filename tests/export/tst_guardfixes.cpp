@@ -8,7 +8,9 @@
 #include "export/exportphases.h"
 #include "export/guardexpression.h"
 #include "export/guardfixes.h"
+#include "export/unnameddims.h"
 #include "inference/captureanalysis.h"
+#include "export/suggestedfixapplier.h"
 
 #include "deterministictestmain.h"
 
@@ -74,6 +76,7 @@ private slots:
     void narrowedRangeAroundTheRecordedValues();
     void aGuardARecordedCallBreaksGivesNothing();
     void aGuardThatAlwaysHoldsIsDecidedInOnePiece();
+    void undecidableGuardsLeaveTheDimsUnnamed();
 };
 
 void TstGuardFixes::expressions_data()
@@ -238,6 +241,40 @@ void TstGuardFixes::aGuardThatAlwaysHoldsIsDecidedInOnePiece()
                                          {guard(QStringLiteral("Min(6, seq_len) <= seq_len"), {QStringLiteral("seq_len")}, glm, 262)}),
                                prefill, set)
                 .isEmpty());
+}
+
+// XLNet (torch 2.14): its relative shift guards the prefill's seq_len with ceilings of
+// float divisions, which hold for every size but which no fix torch states or
+// GuardFixes derives can express. The last resort exports the Dim as Dim.DYNAMIC.
+void TstGuardFixes::undecidableGuardsLeaveTheDimsUnnamed()
+{
+    const QString xlnet = QStringLiteral("/x/transformers/models/xlnet/modeling_xlnet.py");
+    const Capture prefill = prefillCapture();
+    const ConstraintSet set = CaptureAnalysis::infer(prefill, InferenceOptions::defaultsFor(prefill)).constraints;
+    QVERIFY(set.dim(QStringLiteral("seq_len")));
+    const WorkerFailure failure = violation(
+        {QStringLiteral("seq_len")},
+        {guard(QStringLiteral("batch*CeilToInt(FloatTrueDiv(ToFloat(-2*seq_len), -1.0)) >= batch"),
+               {QStringLiteral("batch"), QStringLiteral("seq_len")}, xlnet, 181)});
+    QVERIFY(GuardFixes::derive(failure, prefill, set).isEmpty());
+    const auto fixes = UnnamedDims::lastResort(failure, set);
+    QCOMPARE(fixes.size(), 1);
+    QCOMPARE(fixes[0].line, QStringLiteral("seq_len = Dim.DYNAMIC"));
+    QVERIFY2(fixes[0].note.contains(QLatin1String("torch could not decide its guards on seq_len")), qPrintable(fixes[0].note));
+
+    // Applied, every use of seq_len is Dim.DYNAMIC and the Dim is gone.
+    ConstraintSet after = set;
+    QCOMPARE(SuggestedFixApplier::applyFix(&after, ExportErrorParser::parseFix(fixes[0].line)), QString());
+    QVERIFY(!after.dim(QStringLiteral("seq_len")));
+    QCOMPARE(after.assignment(QStringLiteral("input_ids"), 1), DimAssignment::makeDynamic());
+    QCOMPARE(after.assignment(QStringLiteral("attention_mask"), 1), DimAssignment::makeDynamic());
+    QVERIFY(after.checkInvariants().isEmpty());
+
+    // Nothing for a Dim that is unnamed already, or for another kind of failure.
+    QVERIFY(UnnamedDims::lastResort(failure, after).isEmpty());
+    WorkerFailure other = failure;
+    other.kind = QStringLiteral("export_failed");
+    QVERIFY(UnnamedDims::lastResort(other, set).isEmpty());
 }
 
 DIMSCOPE_GUILESS_TEST_MAIN(TstGuardFixes)

@@ -150,7 +150,9 @@ void TestSuggestedFixes::fixGrammar_data()
     QTest::newRow("minus") << "dx = dy - 3" << int(SuggestedFix::Kind::Derived) << "dx 1*dy+-3";
     QTest::newRow("times") << "dx = 2*_dx" << int(SuggestedFix::Kind::Derived) << "dx 2*_dx+0";
     QTest::newRow("times plus") << "dx = 4*dy + 2" << int(SuggestedFix::Kind::Derived) << "dx 4*dy+2";
+    QTest::newRow("unnamed") << "dx = Dim.DYNAMIC" << int(SuggestedFix::Kind::Unnamed) << "dx";
     QTest::newRow("garbage") << "dx = dy // 2" << int(SuggestedFix::Kind::Unknown) << "";
+    QTest::newRow("auto") << "dx = Dim.AUTO" << int(SuggestedFix::Kind::Unknown) << "";
     QTest::newRow("other name") << "dx = Dim('dy')" << int(SuggestedFix::Kind::Unknown) << "";
 }
 
@@ -169,6 +171,7 @@ void TestSuggestedFixes::fixGrammar()
         break;
     case SuggestedFix::Kind::Equal: got = QStringLiteral("%1 %2").arg(f.name, f.other); break;
     case SuggestedFix::Kind::Derived: got = QStringLiteral("%1 %2*%3+%4").arg(f.name).arg(f.a).arg(f.other).arg(f.b); break;
+    case SuggestedFix::Kind::Unnamed: got = f.name; break;
     case SuggestedFix::Kind::Unknown: break;
     }
     QCOMPARE(got, fields);

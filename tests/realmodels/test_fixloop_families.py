@@ -15,7 +15,11 @@
   (a value of position_ids); the loop exports with torch.export.draft_export, reports
   the assumption with transformers' line and its runtime assertion, and the program
   rejects a call that takes the other branch.
-Before these fixes each ended with no program (exit 1)."""
+- XLNet: torch guards its relative attention's sizes with expressions it cannot decide
+  over a named Dim's range (`Mod(2*mems_0_dim0 + 6, mems_0_dim0 + 3) == 0`) and states no
+  fix; the loop exports those Dims as Dim.DYNAMIC, and the calls a program's guards
+  reject get a program of their own.
+Before these fixes each ended with no program (exit 1); XLNet served 2 of 8 calls."""
 
 import os
 import pathlib
@@ -153,3 +157,37 @@ def test_phi3_longrope_data_dependent_branch_is_exported_with_draft_export(workd
         kwargs["position_ids"] = kwargs["position_ids"] + 100
         with pytest.raises(RuntimeError, match=r"Runtime assertion failed for expression Ne\(u0, 1\)"):
             module(*args, **kwargs)
+
+
+def test_xlnet_undecidable_guards_export_as_dim_dynamic(workdir):
+    # Two generate() calls (prompts of 5 and 8, three new tokens each): two prefill calls
+    # and four decode calls whose memories (4, 5, 7, 8) fall on both sides of the
+    # relative shift's divisibility guard.
+    capture = workdir / "xlnet.safetensors"
+    record("xlnet", capture, (5, 8), 3)
+    report_file = workdir / "xlnet.json"
+    result = export("xlnet", capture, workdir / "xlnet.pt2", "--json", str(report_file))
+    out = result.stdout
+    assert result.returncode == 0, out[-5000:] + result.stderr[-4000:]
+    assert "applied: seq_len = Dim.DYNAMIC (torch could not decide its guards on seq_len over the Dim's range " \
+        "and suggested no fix" in out, out[-5000:]
+    assert "every captured call (6) replays" in out, out[-3000:]
+    import json
+    programs = json.loads(report_file.read_text())["programs"]
+    assert sorted(c for p in programs for c in p["calls"]) == [0, 1, 2, 3, 4, 5], programs
+    # The prefill program serves both prompt lengths and one it never saw: the same
+    # numbers as the model for a 7-token prompt, in a fresh load through dimscope.
+    import dimscope
+    from dimscope.capture import load_capture
+    prefill = next(p for p in programs if p["calls"] == [0, 3])
+    module = dimscope.load_program(prefill["output"], name=prefill["program"]).module()
+    args, kwargs = load_capture(capture).calls[3].call_arguments()
+    kwargs["input_ids"] = kwargs["input_ids"][:, :7]
+    kwargs["perm_mask"] = kwargs["perm_mask"][:, :7, :7]
+    kwargs["target_mapping"] = kwargs["target_mapping"][:, :, :7]
+    model = fixloopmodels.xlnet()
+    with torch.no_grad():
+        expected = model(*args, **kwargs).logits
+        got = module(*args, **kwargs).logits
+    assert got.shape == expected.shape == (2, 1, fixloopmodels.VOCAB)
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
