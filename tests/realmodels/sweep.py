@@ -41,7 +41,8 @@ BATCH = 2
 # The generic shrinking: common config fields (by their stored names) and their tiny value.
 LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "encoder_layers",
           "num_decoder_layers", "num_encoder_layers")
-HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim", "hidden_size_global")
+HIDDEN = ("hidden_size", "n_embd", "d_model", "emb_dim", "hidden_size_global",
+          "cross_attention_hidden_size")  # T5Gemma's decoder attends to the encoder's width
 HEADS = ("num_attention_heads", "n_head", "num_heads", "encoder_attention_heads", "decoder_attention_heads")
 FFN = ("intermediate_size", "d_ff", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim", "moe_intermediate_size",
        "shared_expert_intermediate_size", "shared_intermediate_size", "moe_shared_expert_intermediate_size")
@@ -49,9 +50,11 @@ POSITIONS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len")
 EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts")
 TINY = dict(layers=2, hidden=64, heads=4, kv_heads=2, ffn=128, vocab=1000, positions=256, experts=4, experts_per_tok=2)
 TOKEN_IDS = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=0)
-# Sub-configs shrunk the same way: a multimodal type's text model, and any other nested
-# config (`*_config`: BLT's patcher/encoder/decoder/global models, a vision tower).
-NESTED = ("text_config",)
+# Sub-configs shrunk the same way: a multimodal type's text model, an encoder-decoder's
+# two halves stored as `encoder` and `decoder` (T5Gemma: 26 layers of width 2304 each;
+# T5Gemma 2 built 18 GB), and any other nested config (`*_config`: BLT's
+# patcher/encoder/decoder/global models, a vision tower).
+NESTED = ("text_config", "encoder", "decoder")
 
 # The kinds of generating model the sweep covers (--kind): the Auto mapping it walks, the
 # Auto class that builds each entry, and the page's section title.
