@@ -1011,9 +1011,19 @@ def merged(previous_json, header, rows):
     fresh = {row_key(r): dict(r, rerun=stamp) for r in rows}
     out = [fresh.pop(row_key(r), r) for r in old_rows]
     out.extend(fresh.values())
-    reruns = [r for r in old_header.get("reruns", []) if r.get("stamp") != stamp]
-    reruns.append(dict(stamp=stamp, architectures=[r["architecture"] for r in rows], seconds=header["seconds"],
-                       kind=rows[0].get("kind", "causal") if rows else "causal", jobs=header["jobs"]))
+    kind = rows[0].get("kind", "causal") if rows else "causal"
+    entry = dict(stamp=stamp, architectures=[r["architecture"] for r in rows], seconds=header["seconds"], kind=kind,
+                 jobs=header["jobs"])
+    reruns = []
+    for earlier in old_header.get("reruns", []):
+        if earlier.get("stamp") != stamp or earlier.get("kind", "causal") != kind:
+            reruns.append(earlier)
+            continue
+        # Two runs of one kind in the same minute from the same commit: one entry listing both.
+        names = list(earlier.get("architectures", []))
+        entry["architectures"] = names + [n for n in entry["architectures"] if n not in names]
+        entry["seconds"] = round(earlier.get("seconds", 0) + entry["seconds"], 1)
+    reruns.append(entry)
     merged_header = dict(old_header, reruns=reruns)
     merged_header.pop("totals", None)
     return merged_header, out

@@ -139,6 +139,21 @@ def test_a_rerun_replaces_its_rows_and_keeps_the_others_in_order(tmp_path):
     assert "of those, 3 (100.0 %) record and export" in page
 
 
+def test_reruns_in_the_same_minute_are_all_listed(tmp_path):
+    def row(name, kind="causal"):
+        return dict(architecture=name, kind=kind, built=True, generate=True, recorded=True, calls=8, served=8,
+                    programs=2, failure="", line="")
+    path, header = _page(tmp_path, [row("llama"), row("trocr"), row("prophetnet", "seq2seq")])
+    now = dict(header, date="2026-11-28 11:40 UTC", dimscope="bbbb", seconds=100.0, jobs=1)
+    for rerun in ([row("prophetnet", "seq2seq")], [row("trocr")], [row("llama")]):
+        merged_header, rows = sweep.merged(path, now, rerun)
+        path.write_text(json.dumps(dict(header=merged_header, rows=rows)))
+    merged_header["totals"] = sweep.totals(rows)
+    page = sweep.markdown(rows, merged_header)
+    assert "- rows run again on 2026-11-28 11:40 UTC, dimscope bbbb (1 job(s), 100 s): prophetnet" in page, page
+    assert "- rows run again on 2026-11-28 11:40 UTC, dimscope bbbb (1 job(s), 200 s): trocr, llama" in page, page
+
+
 def test_a_rerun_on_another_torch_is_refused(tmp_path):
     path, header = _page(tmp_path, [], torch_version="2.6")
     with pytest.raises(SystemExit, match="torch 2.6; this one runs 2.14"):
