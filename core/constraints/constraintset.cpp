@@ -267,13 +267,10 @@ QString ConstraintSet::removeDimTree(const QString &name, const DimAssignment &r
 {
     if (indexOfDim(name) < 0)
         return QStringLiteral("no Dim named '%1'").arg(name);
-    const QStringList victims = QStringList(name) + derivedFrom(name);
-    for (const QString &v : victims) {
-        m_dims.remove(indexOfDim(v));
-        reindexDims();
-        replaceUses(v, replacement);
-    }
-    return {};
+    // The derived Dims first: removeDim refuses a root that still has them.
+    for (const QString &derived : derivedFrom(name))
+        removeDim(derived, replacement);
+    return removeDim(name, replacement);
 }
 
 QString ConstraintSet::moveDim(int from, int to)

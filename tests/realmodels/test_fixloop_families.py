@@ -21,6 +21,7 @@
   reject get a program of their own.
 Before these fixes each ended with no program (exit 1); XLNet served 2 of 8 calls."""
 
+import json
 import os
 import pathlib
 import re
@@ -64,6 +65,23 @@ def export(name, capture, out, *extra):
     # checked on Llama by test_real_models.py), which would cost a program each.
     return cli("export", "--model", "%s:%s" % (HERE / "fixloopmodels.py", name), "--capture", str(capture),
                "--fix-loop", "--no-continuation", "-o", str(out), *extra)
+
+
+def export_reported(name, workdir, prompt_lengths, new_tokens):
+    """Records NAME's generate() calls, exports them with --json; the CLI's output and
+    the report's programs, once the export succeeded."""
+    capture = workdir / ("%s.safetensors" % name)
+    record(name, capture, prompt_lengths, new_tokens)
+    report_file = workdir / ("%s.json" % name)
+    result = export(name, capture, workdir / ("%s.pt2" % name), "--json", str(report_file))
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-4000:]
+    return capture, result.stdout, json.loads(report_file.read_text())["programs"]
+
+
+def loaded_module(program):
+    """A program of the report, loaded the way docs/real-models.md tells users to."""
+    import dimscope
+    return dimscope.load_program(program["output"], name=program["program"]).module()
 
 
 @pytest.fixture(scope="module")
@@ -120,12 +138,7 @@ def test_phi3_longrope_data_dependent_branch_is_exported_with_draft_export(workd
     # Two generate() calls (prompts of 5 and 8, two new tokens each): a prefill and a decode
     # phase. torch.export stops on LongRoPE's `if seq_len > original_max_position_embeddings`
     # (a value of position_ids); the fix loop exports with torch.export.draft_export.
-    capture = workdir / "phi3.safetensors"
-    record("phi3_longrope", capture, (5, 8), 2)
-    report_file = workdir / "phi3.json"
-    result = export("phi3_longrope", capture, workdir / "phi3.pt2", "--json", str(report_file))
-    out = result.stdout
-    assert result.returncode == 0, out[-5000:] + result.stderr[-4000:]
+    capture, out, programs = export_reported("phi3_longrope", workdir, (5, 8), 2)
     assert "draft export: torch stopped on data-dependent code at " in out, out[-5000:]
     assert "modeling_rope_utils.py:64 (Eq(u0, 1)); the next round traces with torch.export.draft_export" in out
     assert "every captured call (4) replays" in out, out[-3000:]
@@ -133,9 +146,6 @@ def test_phi3_longrope_data_dependent_branch_is_exported_with_draft_export(workd
     listed = re.findall(r"^  (\S+modeling_rope_utils\.py:64): assumption: Eq\(u0, 1\) is False \(as on the example "
                         r"call\); runtime assertion: Ne\(u0, 1\)\n      if seq_len > original_max_position_embeddings:",
                         out, re.M)
-    import json
-    report = json.loads(report_file.read_text())
-    programs = report["programs"]
     assert len(listed) == len(programs) >= 2, out[-5000:]
     served = sorted(c for p in programs for c in p["calls"])
     assert served == [0, 1, 2, 3], programs
@@ -147,10 +157,8 @@ def test_phi3_longrope_data_dependent_branch_is_exported_with_draft_export(workd
     # A call whose positions pass original_max_position_embeddings (64) takes the other
     # branch: the program rejects it with its runtime assertion, never serves it with the
     # short factors. (The probes keep the recorded positions, so they stay on this branch.)
-    import dimscope
     from dimscope.capture import load_capture
-    decode = next(p for p in programs if 1 in p["calls"])
-    module = dimscope.load_program(decode["output"], name=decode["program"]).module()
+    module = loaded_module(next(p for p in programs if 1 in p["calls"]))
     args, kwargs = load_capture(capture).calls[1].call_arguments()
     with torch.no_grad():
         assert module(*args, **kwargs).logits.shape[1] == 1
@@ -163,24 +171,15 @@ def test_xlnet_undecidable_guards_export_as_dim_dynamic(workdir):
     # Two generate() calls (prompts of 5 and 8, three new tokens each): two prefill calls
     # and four decode calls whose memories (4, 5, 7, 8) fall on both sides of the
     # relative shift's divisibility guard.
-    capture = workdir / "xlnet.safetensors"
-    record("xlnet", capture, (5, 8), 3)
-    report_file = workdir / "xlnet.json"
-    result = export("xlnet", capture, workdir / "xlnet.pt2", "--json", str(report_file))
-    out = result.stdout
-    assert result.returncode == 0, out[-5000:] + result.stderr[-4000:]
+    capture, out, programs = export_reported("xlnet", workdir, (5, 8), 3)
     assert "applied: seq_len = Dim.DYNAMIC (torch could not decide its guards on seq_len over the Dim's range " \
         "and suggested no fix" in out, out[-5000:]
     assert "every captured call (6) replays" in out, out[-3000:]
-    import json
-    programs = json.loads(report_file.read_text())["programs"]
     assert sorted(c for p in programs for c in p["calls"]) == [0, 1, 2, 3, 4, 5], programs
     # The prefill program serves both prompt lengths and one it never saw: the same
     # numbers as the model for a 7-token prompt, in a fresh load through dimscope.
-    import dimscope
     from dimscope.capture import load_capture
-    prefill = next(p for p in programs if p["calls"] == [0, 3])
-    module = dimscope.load_program(prefill["output"], name=prefill["program"]).module()
+    module = loaded_module(next(p for p in programs if p["calls"] == [0, 3]))
     args, kwargs = load_capture(capture).calls[3].call_arguments()
     kwargs["input_ids"] = kwargs["input_ids"][:, :7]
     kwargs["perm_mask"] = kwargs["perm_mask"][:, :7, :7]
