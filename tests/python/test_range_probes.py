@@ -175,8 +175,15 @@ def test_a_probe_expected_to_end_past_the_time_budget_is_not_run_and_said_so(tmp
     assert result["over_budget"] == 1 and result["runs"] == 3 and result["budget_seconds"] == 30.0, result
     assert lines[-1] == ("range probes: %s (declared 2..oo): 2..5 served (cap 64: config.max_position_embeddings); "
                          "64 not probed (about 32 s to run (16x a verified call's inputs), past the probe budget "
-                         "(30 s: 3x verification, at least 30 s))" % dim["dim"]), lines
-    assert probes.budget(2.0, 4) == (30.0, 1.0) and probes.budget(40.0, 4) == (120.0, 20.0)
+                         "(30 s: 3x verification, at least 10 s))" % dim["dim"]), lines
+    # A budget spent before probing began: the sizes no larger than the recorded call
+    # (the min, min + 1: torch's 0/1 boundary) are probed all the same, the larger not.
+    result = probes.probe(model, program, calls, [0], None, time_budget=(0.0, 100.0))
+    dim, = result["dims"]
+    assert dim["served"] == [2, 3] and dim["unverified"] == [5, 64] and result["over_budget"] == 2, result
+    # 3x verification, at least 10 s; a probe of a verified call's size runs the program
+    # and the eager model once each
+    assert probes.budget(2.0, 4) == (10.0, 1.0) and probes.budget(40.0, 4) == (120.0, 20.0)
 
 
 def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
