@@ -3,7 +3,7 @@
 
 ``import dimscope`` does not import torch; the names below load on first use:
 ``InputRecorder``, ``load_capture``, ``read_manifest`` (dimscope.capture),
-``register_capture_flattening`` (dimscope.caches), ``load_program``, ``save_program`` and
+``register_capture_flattening`` (dimscope.caches), ``load_program``, ``load_programs``, ``save_program`` and
 ``program_names`` (dimscope.program), ``load_model`` (a model reference as the export
 worker loads it: dimscope.worker.modelref),
 and the exception classes (dimscope.exceptions: ``DimscopeError``, ``CaptureError``, ...).
@@ -31,6 +31,7 @@ _LAZY = {
     "register_capture_flattening": "caches",
     "register_key_value_cache": "caches",
     "load_program": "program",
+    "load_programs": "program",
     "save_program": "program",
     "load_model": "worker.modelref",
     "program_names": "program",

@@ -366,9 +366,11 @@ def program_names(pt2_path: "os.PathLike[str] | str") -> List[str]:
     return sorted(names, key=lambda n: n != FIRST_PROGRAM)
 
 
-def _load_one_of_archive(pt2_path: str, name: str):
-    """Program `name` of a PT2 archive (torch >= 2.8), its weights only: torch's
-    load_pt2 (and torch.export.load, which calls it) reads every program's weights."""
+def _load_of_archive(pt2_path: str, names: List[str]) -> Dict[str, Any]:
+    """Programs `names` of a PT2 archive (torch >= 2.8), their weights only: torch's
+    load_pt2 (and torch.export.load, which calls it) reads every program's weights.
+    Several programs are read with each weight and constant file read once
+    (`_files_read_once`)."""
     from torch.export.pt2_archive import _package
     from torch.export.pt2_archive.constants import ARCHIVE_VERSION_PATH, ARCHIVE_VERSION_VALUE, MODELS_FILENAME_FORMAT
 
@@ -376,7 +378,49 @@ def _load_one_of_archive(pt2_path: str, name: str):
         version = reader.read_string(ARCHIVE_VERSION_PATH)
         if version != ARCHIVE_VERSION_VALUE:
             raise CaptureError(f"{pt2_path}: archive version {version}, this torch reads {ARCHIVE_VERSION_VALUE}")
-        return _package._load_exported_programs(reader, [MODELS_FILENAME_FORMAT.format(name)], None)[name]
+        with _files_read_once(_package, reader) if len(names) > 1 else contextlib.nullcontext():
+            programs = _package._load_exported_programs(reader, [MODELS_FILENAME_FORMAT.format(n) for n in names],
+                                                        None)
+    return {name: programs[name] for name in names}
+
+
+def _load_one_of_archive(pt2_path: str, name: str):
+    return _load_of_archive(pt2_path, [name])[name]
+
+
+@contextlib.contextmanager
+def _files_read_once(package: Any, reader: Any):
+    """Within: torch's archive loader reads each weight or constant file of `reader`
+    once, and hands every later program that names it the tensor it made the first time
+    (its parameters and buffers are views of that tensor, as the first program's are).
+    dimscope's archive writer stores a tensor several programs held once and points each
+    program at that one file (worker/archive.py); torch's reader would read it again for
+    each program. Only this reader's files: a load on another thread passes through.
+    A torch whose loader has no `_build_file_map` loads as it does (a copy a program)."""
+    import dataclasses
+
+    original = getattr(package, "_build_file_map", None)
+    if original is None:
+        yield
+        return
+    read: Dict[tuple, Any] = {}
+
+    def build_file_map(archive_reader, config, base_dir):
+        if archive_reader is not reader:
+            return original(archive_reader, config, base_dir)
+        entries = config.config
+        unread = {key: meta for key, meta in entries.items() if (base_dir, meta.path_name) not in read}
+        for path_name, tensor in original(archive_reader, dataclasses.replace(config, config=unread),
+                                          base_dir).items():
+            read[(base_dir, path_name)] = tensor
+        return {meta.path_name: read[(base_dir, meta.path_name)] for meta in entries.values()
+                if (base_dir, meta.path_name) in read}
+
+    package._build_file_map = build_file_map
+    try:
+        yield
+    finally:
+        package._build_file_map = original
 
 
 def _reads_archives() -> bool:
@@ -404,7 +448,38 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     name = FIRST_PROGRAM if name is None else name
     if name not in names:
         raise CaptureError(f"{pt2_path}: no program named {name!r}; the file holds: {', '.join(names)}")
-    customops.check_registered(read_custom_ops(pt2_path, name), pt2_path, name)
+    _ready_to_load(pt2_path, capture_path, names, [name])
+    if len(names) > 1 or name != FIRST_PROGRAM:
+        load = functools.partial(_load_one_of_archive, pt2_path, name)
+    else:
+        load = None
+    return _load_naming_missing_operators(pt2_path, [name], load)
+
+
+def load_programs(pt2_path: "os.PathLike[str] | str",
+                  capture_path: "os.PathLike[str] | str | None" = None) -> Dict[str, Any]:
+    """Every ExportedProgram in ``pt2_path`` by name, in `program_names`' order
+    (``model`` first), each made ready as `load_program` makes it. From an archive of
+    several programs each weight and constant file is read once: where the programs held
+    the same tensor when they were exported (dimscope's archive stores it once), they
+    hold the same tensor again, as the model did. So the weights are in memory once, and
+    a buffer one program updates in place is updated for the others, as in the model;
+    torch's ``load_pt2`` gives each program a copy. Raises CaptureError as
+    `load_program` does."""
+    pt2_path = os.fspath(pt2_path)
+    names = program_names(pt2_path)
+    if names == [FIRST_PROGRAM]:
+        return {FIRST_PROGRAM: load_program(pt2_path, capture_path)}
+    _ready_to_load(pt2_path, capture_path, names, names)
+    return _load_naming_missing_operators(pt2_path, names, functools.partial(_load_of_archive, pt2_path, names))
+
+
+def _ready_to_load(pt2_path: str, capture_path: Any, names: List[str], loading: List[str]) -> None:
+    """What loading programs `loading` of the file needs first: their custom operators
+    registered here, the cache flattening they were exported with made active, and a
+    torch that reads the file. Raises CaptureError naming the file."""
+    for name in loading:
+        customops.check_registered(read_custom_ops(pt2_path, name), pt2_path, name)
     record = read_flattening(pt2_path)
     if record is not None:
         try:
@@ -414,19 +489,21 @@ def load_program(pt2_path: "os.PathLike[str] | str", capture_path: "os.PathLike[
     elif capture_path is not None:
         from .capture import read_manifest
         register_capture_flattening(read_manifest(capture_path))
-    if len(names) > 1 or name != FIRST_PROGRAM:
-        if not _reads_archives():
-            raise CaptureError(f"{pt2_path}: holds several programs ({', '.join(names)}); this torch reads only "
-                               f"one-program files (torch >= 2.8 reads PT2 archives)")
-        load = functools.partial(_load_one_of_archive, pt2_path, name)
-    else:
-        load = None
+    if (len(names) > 1 or loading != [FIRST_PROGRAM]) and not _reads_archives():
+        raise CaptureError(f"{pt2_path}: holds several programs ({', '.join(names)}); this torch reads only "
+                           f"one-program files (torch >= 2.8 reads PT2 archives)")
+
+
+def _load_naming_missing_operators(pt2_path: str, names: List[str], load: Any) -> Any:
+    """`_torch_load`; when torch fails, a CaptureError naming the custom operator a
+    program of `names` calls that is not registered here, if there is one."""
     try:
         return _torch_load(pt2_path, load)
     except CaptureError:
         raise
     except Exception as exc:
-        _raise_if_an_operator_is_missing(pt2_path, name, exc)
+        for name in names:
+            _raise_if_an_operator_is_missing(pt2_path, name, exc)
         raise
 
 

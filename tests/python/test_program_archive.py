@@ -172,6 +172,47 @@ def test_each_program_of_the_archive_gives_the_eager_models_outputs(exported, tw
 
 @needs_cli
 @needs_archive
+def test_load_programs_reads_each_weight_once_and_the_programs_share_it(exported, two_phase):
+    """dimscope.load_programs: every program of the archive by name, the weights the
+    archive stores once in memory once (torch's load_pt2 gives each program a copy),
+    and each program as right as dimscope.load_program's."""
+    from torch.export.pt2_archive._package import load_pt2
+
+    out = exported[0]
+    programs = dimscope.load_programs(out)
+    assert list(programs) == ["model", "phase2"]
+
+    def storages(program):
+        return {k: v.untyped_storage().data_ptr() for k, v in program.state_dict.items()}
+
+    first, second = storages(programs["model"]), storages(programs["phase2"])
+    assert sorted(first) == sorted(second) == ["out.bias", "out.weight", "proj.bias", "proj.weight"]
+    assert first == second  # one tensor a weight, held by both programs
+    plain = load_pt2(str(out)).exported_programs
+    assert not set(storages(plain["model"]).values()) & set(storages(plain["phase2"]).values())
+    model, calls = two_phase[3], load_capture(two_phase[2]).calls
+    for name, served in (("model", (0, 2)), ("phase2", (3, 4))):
+        module = programs[name].module()
+        for i in served:
+            args, kwargs = exporter.call_arguments(calls[i])
+            with torch.no_grad():
+                _, ok, message = exporter.compare_outputs(model(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
+                                                          module(*args, **kwargs), atol=1e-5, rtol=1e-5)
+            assert ok, (name, i, message)
+
+
+def test_load_programs_of_a_file_of_one_program(two_phase, tmp_path):
+    """A file of one program (a plain export; torch 2.6 writes nothing else) is {"model": ...}."""
+    x = torch.randn(2, 3, 256)
+    dimscope.save_program(torch.export.export(two_phase[3], (x,)), tmp_path / "one.pt2")
+    programs = dimscope.load_programs(tmp_path / "one.pt2")
+    assert list(programs) == ["model"]
+    with torch.no_grad():
+        assert torch.equal(programs["model"].module()(x), two_phase[3](x))
+
+
+@needs_cli
+@needs_archive
 def test_plain_torch_loads_every_program(exported):
     """docs/real-models.md: torch.export.load returns `model`, torch's load_pt2 every
     program by name (this model's inputs need no registration)."""
