@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import re
+import threading
 import zipfile
 from typing import Any, Dict, List, Optional
 
@@ -395,32 +396,43 @@ def _files_read_once(package: Any, reader: Any):
     (its parameters and buffers are views of that tensor, as the first program's are).
     dimscope's archive writer stores a tensor several programs held once and points each
     program at that one file (worker/archive.py); torch's reader would read it again for
-    each program. Only this reader's files: a load on another thread passes through.
+    each program. Only this reader's files: a load on another thread passes through;
+    two such loads take turns (`_READ_ONCE`), so that each puts back what it replaced.
     A torch whose loader has no `_build_file_map` loads as it does (a copy a program)."""
     import dataclasses
 
-    original = getattr(package, "_build_file_map", None)
-    if original is None:
-        yield
-        return
-    read: Dict[tuple, Any] = {}
+    with _READ_ONCE:
+        original = getattr(package, "_build_file_map", None)
+        if original is None:
+            yield
+            return
+        read: Dict[tuple, Any] = {}
+        package._build_file_map = _reading_once(original, reader, read, dataclasses.replace)
+        try:
+            yield
+        finally:
+            package._build_file_map = original
+
+
+_READ_ONCE = threading.Lock()
+
+
+def _reading_once(original: Any, reader: Any, read: Dict[tuple, Any], replace: Any) -> Any:
+    """torch's `_build_file_map` (`original`), reading the files of `reader` it has not
+    read yet (`read`: (folder, file) -> the tensor made of it)."""
 
     def build_file_map(archive_reader, config, base_dir):
         if archive_reader is not reader:
             return original(archive_reader, config, base_dir)
         entries = config.config
         unread = {key: meta for key, meta in entries.items() if (base_dir, meta.path_name) not in read}
-        for path_name, tensor in original(archive_reader, dataclasses.replace(config, config=unread),
+        for path_name, tensor in original(archive_reader, replace(config, config=unread),
                                           base_dir).items():
             read[(base_dir, path_name)] = tensor
         return {meta.path_name: read[(base_dir, meta.path_name)] for meta in entries.values()
                 if (base_dir, meta.path_name) in read}
 
-    package._build_file_map = build_file_map
-    try:
-        yield
-    finally:
-        package._build_file_map = original
+    return build_file_map
 
 
 def _reads_archives() -> bool:
