@@ -159,10 +159,17 @@ def test_separate_programs_keeps_one_file_each_with_the_weights_again(exported, 
 @needs_archive
 def test_each_program_of_the_archive_gives_the_eager_models_outputs(exported, two_phase):
     out = exported[0]
+    assert_served_like_the_model(two_phase, {name: dimscope.load_program(out, name=name)
+                                             for name in ("model", "phase2")}, {"model": (0, 1, 2), "phase2": (3, 4)})
+
+
+def assert_served_like_the_model(two_phase, programs, served):
+    """Each program ({name: ExportedProgram}) gives the eager model's outputs on the
+    recorded calls `served` names for it ({name: call indices})."""
     model, calls = two_phase[3], load_capture(two_phase[2]).calls
-    for name, served in (("model", (0, 1, 2)), ("phase2", (3, 4))):
-        module = dimscope.load_program(out, name=name).module()
-        for i in served:
+    for name, indices in served.items():
+        module = programs[name].module()
+        for i in indices:
             args, kwargs = exporter.call_arguments(calls[i])
             with torch.no_grad():
                 _, ok, message = exporter.compare_outputs(model(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
@@ -190,15 +197,7 @@ def test_load_programs_reads_each_weight_once_and_the_programs_share_it(exported
     assert first == second  # one tensor a weight, held by both programs
     plain = load_pt2(str(out)).exported_programs
     assert not set(storages(plain["model"]).values()) & set(storages(plain["phase2"]).values())
-    model, calls = two_phase[3], load_capture(two_phase[2]).calls
-    for name, served in (("model", (0, 2)), ("phase2", (3, 4))):
-        module = programs[name].module()
-        for i in served:
-            args, kwargs = exporter.call_arguments(calls[i])
-            with torch.no_grad():
-                _, ok, message = exporter.compare_outputs(model(*copy.deepcopy(args), **copy.deepcopy(kwargs)),
-                                                          module(*args, **kwargs), atol=1e-5, rtol=1e-5)
-            assert ok, (name, i, message)
+    assert_served_like_the_model(two_phase, programs, {"model": (0, 2), "phase2": (3, 4)})
 
 
 def test_load_programs_of_a_file_of_one_program(two_phase, tmp_path):
