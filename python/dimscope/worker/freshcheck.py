@@ -285,17 +285,19 @@ def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds
     name, _, _, _, call_index = entry
     # "llama.pt2", or "llama.pt2, program phase2," in a file of several programs
     label = os.path.basename(shown) + (", program %s," % name if several else "")
+    # dimscope.load_programs for an archive of several programs, load_program for one
+    way = "dimscope." + actual.get("way", "load_program")
     if actual.get("error") is not None:  # this program alone did not load or run there
         raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
-                          "dimscope.load_program (%s): %s" % (shown, _calls_text([entry], several),
-                                                              actual["error"]))
+                          "%s (%s): %s" % (shown, way, _calls_text([entry], several), actual["error"]))
     _, ok, message = compare_outputs(expected, actual["load_program"])
     if not ok:
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
                           "(%scall %d): %s" % (shown, "program %s, " % name if several else "", call_index,
                                                message or _DIFFER))
-    log("fresh process: %s loads through dimscope.load_program%s and replays call %d in a new interpreter "
-        "(%.1f s)" % (label, "" if name == FIRST_PROGRAM else "(name=%r)" % name, call_index, seconds))
+    by_name = "" if name == FIRST_PROGRAM or way.endswith("load_programs") else "(name=%r)" % name
+    log("fresh process: %s loads through %s%s and replays call %d in a new interpreter "
+        "(%.1f s)" % (label, way, by_name, call_index, seconds))
     return {"status": "ok", "call": call_index, "seconds": seconds, "program": name,
             "imports": [n for n, _ in imports],
             "plain_load": _plain_load_entry(expected, actual, registrations, label, several, log)}
@@ -386,22 +388,30 @@ def check_in_this_process(pt2_path, entries, held=()):
         torch.save(_plain_load(pt2_path, entries, metas), plain_file)
     failed, loaded = {}, {}  # name -> why it did not load or run; name -> the program dimscope loaded
     outputs = []
+    together, together_error = _load_together(dimscope, pt2_path, entries)
     for (name, folder), meta in zip(entries, metas):
         # Each program on its own: one that does not load or run here is that program's
         # failure, not the others' (the archive's writer leaves it out).
         try:
-            program = dimscope.load_program(pt2_path, name=name)
+            program = together[name] if together is not None else dimscope.load_program(pt2_path, name=name)
             outputs.append((_replay(program, folder, meta), None))
             if held:  # kept for the held-out calls; else let go (a program holds the model's weights)
                 loaded[name] = program
             del program
         except Exception as e:  # noqa: BLE001 - reported to the worker as this program's failure
-            failed[name] = traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
+            failed[name] = _error_line(e)
             outputs.append((None, failed[name]))
+    if together_error is not None and not failed:
+        # Each program loads alone, yet not all at once: the documented way to load an
+        # archive of several programs fails, for every program of it.
+        failed = {name: "dimscope.load_programs: " + together_error for name, _ in entries}
+        outputs = [(None, failed[name]) for name, _ in entries]
+    way = "load_programs" if together is not None or together_error is not None else "load_program"
+    del together
     plain, plain_error = _plain_result(child, plain_file, len(entries))
     for n, ((name, folder), (got, error)) in enumerate(zip(entries, outputs)):
         torch.save({"load_program": got, "error": error, "plain": plain[n] if plain_error is None else None,
-                    "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
+                    "plain_error": plain_error, "way": way}, os.path.join(folder, _OUTPUTS))
     if held:
         from .heldout import replay_in_this_process
 
@@ -412,6 +422,28 @@ def check_in_this_process(pt2_path, entries, held=()):
         reuse = _reads_archives()
         replay_in_this_process(pt2_path, [(name, failed.get(name)) for name, _ in entries], held,
                                loaded=loaded if reuse else None)
+
+
+def _load_together(dimscope, pt2_path, entries):
+    """An archive of several programs loaded as docs/real-models.md gives it,
+    `dimscope.load_programs(PT2)`: each weight read once, the programs sharing it (issue
+    29: one read of the weights instead of one a program). Returns ({name: program}, None),
+    or (None, why) when it raises: then each program is loaded alone (load_program), so
+    that a program that fails is named, and the others still checked."""
+    if [name for name, _ in entries] == [FIRST_PROGRAM]:
+        return None, None
+    try:
+        programs = dimscope.load_programs(pt2_path)
+    except Exception as e:  # noqa: BLE001 - each program is then loaded alone, to name the one that fails
+        return None, _error_line(e)
+    missing = [name for name, _ in entries if name not in programs]
+    if missing:
+        return None, "the archive has no program %s (it has %s)" % (", ".join(missing), ", ".join(programs))
+    return programs, None
+
+
+def _error_line(e):
+    return traceback.format_exception_only(type(e), e)[-1].strip().splitlines()[0][:2000]
 
 
 def _replay(program, folder, meta):
