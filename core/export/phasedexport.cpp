@@ -514,13 +514,15 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
     m_outcome.freshInterpreters += result.value(QLatin1String("fresh_interpreters")).toInt();
     m_outcome.heldOut = HeldOutReplay::fromJson(result.value(QLatin1String("held_out")));
     QHash<QString, QJsonObject> checks;
+    QHash<QString, QJsonValue> probes; // each program's range probes, run while the archive was checked
     QHash<QString, QJsonValue> elsewhere; // who serves the probes each program rejected
-    QHash<QString, QJsonObject> elsewhereTimings; // and how long trying them took
+    QHash<QString, QJsonObject> probeTimings; // and how long probing and trying them took
     for (const QJsonValue &v : result.value(QLatin1String("programs")).toArray()) {
         const QString name = v.toObject().value(QLatin1String("program")).toString();
         checks.insert(name, v.toObject().value(QLatin1String("fresh_process")).toObject());
+        probes.insert(name, v.toObject().value(QLatin1String("probes")));
         elsewhere.insert(name, v.toObject().value(QLatin1String("probes_elsewhere")));
-        elsewhereTimings.insert(name, v.toObject().value(QLatin1String("timings")).toObject());
+        probeTimings.insert(name, v.toObject().value(QLatin1String("timings")).toObject());
     }
     const QJsonArray written = result.value(QLatin1String("archive_programs")).toArray();
     for (qsizetype i = m_outcome.programs.size() - 1; i >= 0; --i) {
@@ -537,8 +539,10 @@ void PhasedExport::onArchiveWritten(int id, const QJsonObject &result)
         }
         p.result.held = false;
         p.result.freshProcess = FreshProcessCheck::fromJson(fresh);
+        if (probes.value(p.result.program).isObject()) // the export left them to the archive's writing
+            p.result.probes = RangeProbes::fromJson(probes.value(p.result.program));
         p.result.probes.applyElsewhere(elsewhere.value(p.result.program));
-        const QJsonObject tried = elsewhereTimings.value(p.result.program);
+        const QJsonObject tried = probeTimings.value(p.result.program);
         for (auto it = tried.begin(); it != tried.end(); ++it)
             p.result.timings.insert(it.key(), it.value());
         if (!fresh.isEmpty())

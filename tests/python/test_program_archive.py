@@ -8,6 +8,7 @@ writes one file per program, as before."""
 
 import copy
 import json
+import os
 import zipfile
 
 import pytest
@@ -378,3 +379,51 @@ def test_when_the_first_program_fails_the_fresh_check_nothing_is_written(tmp_pat
     assert caught.value.kind == "fresh_process"
     assert caught.value.fields["result"]["fresh_interpreters"] == 1
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".dimscope-save")]
+
+
+def _deferred_probes(ran, name):
+    """A program's probes as an archive export leaves them to write_held: the job records
+    whether a check's request was in flight (its folder of calls written, its answer not
+    yet read) when it ran."""
+    import tempfile
+
+    def job():
+        in_flight = any(p.startswith("dimscope-fresh-") for p in os.listdir(tempfile.gettempdir()))
+        ran.append((name, in_flight))
+        return {"dims": [], "probes": [], "seconds": 0.0, "runs": 0}, [], {"probe": 0.5, "probe_cpu": 0.4}
+
+    return job
+
+
+@needs_archive
+def test_an_archives_programs_are_probed_once_while_its_new_interpreter_checks_it(tmp_path, monkeypatch):
+    """Issue 29: the range probes of an archive's programs run in the worker while the new
+    interpreter loads and replays the archive (two cores, the loads and the probes side by
+    side), each program's once, even when a program is left out and the rest checked
+    again; write_archive's result carries them, with their timings."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    out, ran, held = tmp_path / "tp.pt2", [], _held_programs()
+    for name in held:
+        held[name].deferred_probes = _deferred_probes(ran, name)
+    result = archive.write_held(str(out), ["model", "phase2", "phase3"], held)
+    assert result["left_out"] == ["phase2"] and result["fresh_interpreters"] == 2, result
+    assert ran == [("model", True), ("phase2", True), ("phase3", True)], ran
+    entries = {p["program"]: p for p in result["programs"]}
+    assert entries["model"]["probes"]["runs"] == 0 and entries["model"]["timings"] == {"probe": 0.5, "probe_cpu": 0.4}
+    assert "probes" in entries["phase3"] and "probes" not in entries["phase2"], entries
+
+
+@needs_archive
+def test_without_the_check_an_archives_programs_are_probed_after_the_write(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # no other test's checks in it
+    (tmp_path / "tmp").mkdir()
+    out, ran, held = tmp_path / "tp.pt2", [], _held_programs()
+    held["model"].deferred_probes = _deferred_probes(ran, "model")
+    result = archive.write_held(str(out), ["model", "phase3"], held, verify=False)
+    assert ran == [("model", False)] and result["programs"][0]["probes"]["runs"] == 0, result
+    assert "probe" in result["timings"] and result["fresh_interpreters"] == 0, result

@@ -309,7 +309,7 @@ EXPORT_FAILED_LINE = "fix loop: the export failed "
 DATA_DEPENDENT = re.compile(r"torch stopped on data-dependent code at \S*?((?:transformers|torch)/[\w./-]+\.py):(\d+)")
 # A phase whose program failed the fresh-process check and was left out of the archive.
 LEFT_OUT_LINE = re.compile(r"failed the fresh-process check, so left out of the archive: program (\S+) \(([^)]*)\): "
-                           r".*? in a new interpreter through dimscope\.load_program \([^)]*\): (.*)$")
+                           r".*? in a new interpreter through dimscope\.load_programs? \([^)]*\): (.*)$")
 # A phase the fix loop ended on data-dependent code (draft_export stopped there too, or
 # this torch has none): the model line and the rest of the loop's last word.
 STOPPED_LINE = re.compile(r"^fix loop: (torch(?:\.export\.draft_export)? stopped on data-dependent code) at "

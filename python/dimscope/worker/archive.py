@@ -138,6 +138,19 @@ class Held:
 
     def __init__(self, program, args, kwargs, call, device):
         self.program, self.args, self.kwargs, self.call, self.device = program, args, kwargs, call, device
+        # Its range probes, run by write_held (exporter._probe_ranges: a call with
+        # keep_rejected), and what they found: the result's `probes`, the probes it
+        # rejected (for the archive's other programs), their timings.
+        self.deferred_probes = None
+        self.probes, self.rejected_probes, self.probe_timings = None, None, {}
+
+    def run_deferred_probes(self, progress, name):
+        """Runs this program's range probes if the export left them to the archive's
+        writing; once."""
+        job, self.deferred_probes = self.deferred_probes, None
+        if job is not None:
+            progress("probe", "probing the declared ranges of program %s" % name, None)
+            self.probes, self.rejected_probes, self.probe_timings = job()
 
 
 class Target:
@@ -178,6 +191,14 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
 
     t = time.perf_counter()
     names, checked, left_out, interpreters, seconds = list(names), {}, [], 0, [0.0]
+
+    def probe_while_checking():
+        # The programs' range probes (deferred by their exports), in this process while
+        # the new interpreter loads the archive: on two cores, the loads and the probes
+        # overlap instead of following each other (issue 29). The check's time includes them.
+        for n in names:
+            held[n].run_deferred_probes(progress, n)
+
     while True:
         def check(saved):
             nonlocal interpreters
@@ -186,7 +207,7 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             interpreters += 1
             entries = [(n, held[n].program, held[n].args, held[n].kwargs, held[n].call) for n in names]
             results = freshcheck.check_programs(entries, saved, held[names[0]].device, log, shown_as=path,
-                                                per_program=True, held_out=held_out)
+                                                per_program=True, held_out=held_out, while_waiting=probe_while_checking)
             seconds[0] += results[0]["seconds"]
             checked.update(zip(names, results))
             failed = [n for n in names if checked[n]["status"] != "ok"]
@@ -209,10 +230,17 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             names = [n for n in names if n not in e.names]
             log("writing %s again without %s (failed in the new interpreter), and checking %s again"
                 % (path, ", ".join(e.names), ", ".join(names)), stream="warning")
+    probed = time.perf_counter()
+    probe_while_checking()  # not run during a check: nothing was checked (verify false)
+    probed = time.perf_counter() - probed
     log("wrote %s once: %d program(s) (%s), %d weight file(s), %.1f MB, shared between them and written once; "
         "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
                                                  interpreters))
-    result = _result(path, names, shared, checked, left_out, interpreters, t, seconds[0])
+    result = _result(path, names, shared, checked, left_out, interpreters, t, seconds[0], probed)
+    for entry in result["programs"]:
+        if entry["program"] in names and held[entry["program"]].probes is not None:
+            entry["probes"] = held[entry["program"]].probes
+            entry["timings"] = dict(held[entry["program"]].probe_timings)
     if model is not None and any(getattr(held[n], "rejected_probes", None) for n in names):
         from . import probes
 
@@ -226,17 +254,22 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             tried = elsewhere.get(entry["program"], {})
             entry["probes_elsewhere"] = tried.get("rows", [])
             if tried:
-                entry["timings"] = {"probe_elsewhere": tried["seconds"], "probe_elsewhere_cpu": tried["cpu_seconds"]}
+                entry.setdefault("timings", {}).update(probe_elsewhere=tried["seconds"],
+                                                       probe_elsewhere_cpu=tried["cpu_seconds"])
     if held_out is not None and held_out.result is not None:
         result["held_out"] = held_out.result
     return result
 
 
-def _result(path, names, shared, checked, left_out, interpreters, started, fresh_seconds):
+def _result(path, names, shared, checked, left_out, interpreters, started, fresh_seconds, probe_seconds=0.0):
+    """`fresh_seconds`: the checks' time, the probes run beside them included;
+    `probe_seconds`: probes run without a check beside them (verify false)."""
     import os
 
+    timings = {"write": time.perf_counter() - started - fresh_seconds - probe_seconds, "fresh_process": fresh_seconds}
+    if probe_seconds:
+        timings["probe"] = probe_seconds
     return {"output": os.path.abspath(path), "archive_programs": names,
             "shared_weights": {"files": shared[0], "bytes": shared[1]},
             "programs": [{"program": n, "fresh_process": checked.get(n)} for n in names + left_out],
-            "left_out": left_out, "fresh_interpreters": interpreters,
-            "timings": {"write": time.perf_counter() - started - fresh_seconds, "fresh_process": fresh_seconds}}
+            "left_out": left_out, "fresh_interpreters": interpreters, "timings": timings}

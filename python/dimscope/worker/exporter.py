@@ -6,6 +6,7 @@ scripts (the cold baseline of the benchmark) alike."""
 
 import contextlib
 import copy
+import functools
 import logging
 import os
 import re
@@ -848,6 +849,30 @@ def _keyed_if_unloadable(program, explainer, trace, keyed, calls, index, log):
     return program, explainer
 
 
+# An archive's program is probed when the archive is written (write_archive's result
+# has its probes); this stays its report only where no archive was written.
+DEFERRED_PROBES = "probed when the archive is written, beside its check in a new interpreter; no archive was written"
+
+
+def _probe_ranges(model, program, calls, served, shapes, cap, log, module, verify_cpu, runs, keep_rejected=True):
+    """The declared ranges of `program`, probed from the calls verification served
+    (probes.py). Returns (the result's `probes`, the rejected probes kept for an archive's
+    other programs or None, {"probe": s, "probe_cpu": s}). Probing reports; it never
+    fails an export."""
+    from . import probes
+
+    t, cpu = time.perf_counter(), time.process_time()
+    kept = [] if keep_rejected else None
+    try:
+        found = probes.probe(model, program, calls, served, shapes, cap=cap, log=log, keep_rejected=kept,
+                             module=module, time_budget=probes.budget(verify_cpu, runs))
+    except Exception as e:  # noqa: BLE001 - probing reports; it never fails an export
+        found = {"skipped": "probing failed: %s: %s" % (type(e).__name__, e), "dims": [], "probes": [],
+                 "seconds": time.perf_counter() - t}
+        log("range probes: " + found["skipped"], stream="warning")
+    return found, kept, {"probe": time.perf_counter() - t, "probe_cpu": time.process_time() - cpu}
+
+
 def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=None,
                verify_calls=True, progress=_noop, log=_noop, eager_cache=None, among=None, inputs=(),
                archive=None, held_out=None, probe=False, probe_cap=None, draft_export=False):
@@ -1029,27 +1054,21 @@ def run_export(model, calls, spec_doc, output, device="cpu", strict=False, call=
             # for the calls it serves (an encoder-decoder's decode program, tried first on
             # every call, rejects the prefill's empty cross-attention cache), and it was
             # left unprobed. One that computes a call wrong is the fix loop's, not probed.
-            t, cpu = time.perf_counter(), time.process_time()
-            progress("probe", "probing the declared ranges of the program", None)
-            from . import probes
-
-            kept = [] if archive is not None else None  # for the archive's other programs (write_archive)
-            try:
-                # Its time budget from verification's: the program on every call, the eager
-                # model where it ran, both on the batch-1 slice.
-                runs = len(rows) + stats["eager_runs"] + (2 if result["batch_slice"]["status"] != "skipped" else 0)
-                result["probes"] = probes.probe(model, program, calls,
-                                                [r["call"] for r in rows if r["status"] == "ok"], shapes,
-                                                cap=probe_cap, log=log, keep_rejected=kept, module=module,
-                                                time_budget=probes.budget(timings["verify"], runs))
-            except Exception as e:  # noqa: BLE001 - probing reports; it never fails an export
-                result["probes"] = {"skipped": "probing failed: %s: %s" % (type(e).__name__, e), "dims": [],
-                                    "probes": [], "seconds": time.perf_counter() - t}
-                log("range probes: " + result["probes"]["skipped"], stream="warning")
-            if archive is not None:
-                archive.held[archive.name].rejected_probes = kept
-            timings["probe"] = time.perf_counter() - t
-            timings["probe_cpu"] = time.process_time() - cpu
+            # Its time budget from verification's: the program on every call, the eager
+            # model where it ran, both on the batch-1 slice.
+            runs = len(rows) + stats["eager_runs"] + (2 if result["batch_slice"]["status"] != "skipped" else 0)
+            served = [r["call"] for r in rows if r["status"] == "ok"]
+            job = functools.partial(_probe_ranges, model, program, calls, served, shapes, probe_cap, log, module,
+                                    timings["verify_cpu"], runs)
+            if archive is None:
+                progress("probe", "probing the declared ranges of the program", None)
+                result["probes"], _, probe_timings = job(keep_rejected=False)
+                timings.update(probe_timings)
+            else:
+                # Run when the archive is written, while a new interpreter loads and checks
+                # it: the worker's CPU probes, the other core loads (archive.write_held).
+                archive.held[archive.name].deferred_probes = job
+                result["probes"] = {"skipped": DEFERRED_PROBES, "dims": [], "probes": [], "seconds": 0.0}
         # The eager outputs verification needed all came from the warm worker's earlier run.
         result["eager_reused"] = stats["eager_cached"] > 0 and stats["eager_runs"] == 0
         result["eager_calls"] = stats["eager_runs"]

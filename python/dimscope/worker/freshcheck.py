@@ -192,7 +192,7 @@ def check(program, pt2_path, args, kwargs, device, call_index, log=lambda *a, **
 
 
 def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as=None, per_program=False,
-                   held_out=None):
+                   held_out=None, while_waiting=None):
     """`check` for every program of an archive in one new interpreter: `entries` are
     (name, program, args, kwargs, call index); each program is loaded by its name
     (dimscope.load_program(path, name=...)) and replays its call. Returns one
@@ -200,7 +200,9 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
     load, run or agree there gets an entry {"status": "failed", "message": ...} instead
     of failing the check (the archive's writer leaves it out); an interpreter that dies
     fails the check either way. `held_out`: a heldout.Replay whose calls the same
-    interpreter replays through the programs, after their own calls (its `result`)."""
+    interpreter replays through the programs, after their own calls (its `result`).
+    `while_waiting`: work for this process while the new interpreter loads and replays
+    (the archive's range probes), called once the request is sent."""
     import torch
 
     shown = shown_as or pt2_path
@@ -215,7 +217,12 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
         request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)],
                    held]
         try:
-            out, err = checker.communicate(json.dumps(request) + "\n", timeout=_TIMEOUT_S)
+            if while_waiting is not None:
+                _send(checker, json.dumps(request) + "\n")
+                while_waiting()
+                out, err = checker.communicate(timeout=_TIMEOUT_S)
+            else:
+                out, err = checker.communicate(json.dumps(request) + "\n", timeout=_TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
             checker.kill()
             checker.communicate()
@@ -243,6 +250,16 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
             out.append({"status": "failed", "call": entry[4], "seconds": seconds, "program": entry[0],
                         "message": str(e)})
     return out
+
+
+def _send(checker, line):
+    """Writes the request to a waiting checker without waiting for its answer; one
+    that died meanwhile is found by communicate()."""
+    try:
+        checker.stdin.write(line)
+        checker.stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass
 
 
 def _calls_text(entries, several=False):

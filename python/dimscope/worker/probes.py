@@ -38,6 +38,9 @@ _CAP_FACTOR = 4
 # CPU) took longer than the whole export (issue 29's benchmark). A cap, not the cost:
 # probing a program that serves its ranges takes 1.2-1.4x verification (bench_probes).
 # A probe no larger than the call it is made from runs whatever is left (`_Budget`).
+# Counted in the worker's CPU seconds, as verification's: in an archive export the
+# probes run while a new interpreter checks the archive (archive.write_held), and the
+# wall clock would count that interpreter's work against them.
 BUDGET_FACTOR = 3
 MIN_BUDGET_S = 10.0
 
@@ -151,9 +154,9 @@ def _run_probe(model, module, args, kwargs, compare, guards_suppressed, copy_inp
 
 
 def budget(verify_seconds, program_runs):
-    """(probing's budget in seconds, the estimated seconds of one probe of a verified
-    call's size): verification took `verify_seconds` for `program_runs` runs of the
-    program or the eager model, and a probe runs both."""
+    """(probing's budget in CPU seconds, the estimated CPU seconds of one probe of a
+    verified call's size): verification took `verify_seconds` of this process's CPU time
+    for `program_runs` runs of the program or the eager model, and a probe runs both."""
     per_run = verify_seconds / max(1, program_runs)
     return max(MIN_BUDGET_S, BUDGET_FACTOR * verify_seconds), 2 * per_run
 
@@ -193,7 +196,7 @@ def probe(model, program, calls, served, shapes, cap=None, log=_noop, compare=No
     plans = [plan for plan in (_plan_dim(model, program, s, names.get(s, str(s)), measured, cap, s in batched)
                                for s in order if s not in ties["followers"]) if plan is not None]
     runner = _Runner(model, program, module or program.module(), compare, guards_suppressed, ties, measured,
-                     _Budget(t, time_budget) if time_budget is not None else None)
+                     _Budget(time_budget) if time_budget is not None else None)
     rows = _probe_together(plans, runner)
     plans += _window_plans(program, windowed, names, plans, measured, runner, rows)
     for plan in plans:
@@ -305,8 +308,8 @@ class _Budget:
     hold `elements`, made from a call whose inputs hold `source_elements`, is expected to
     end within it."""
 
-    def __init__(self, started, time_budget):
-        self.started = started
+    def __init__(self, time_budget):
+        self.started = time.process_time()  # this process's threads, not the machine's other work
         self.seconds, self.per_probe = time_budget
         self.refused = 0
 
@@ -320,7 +323,7 @@ class _Budget:
             return None
         scale = elements / max(1, source_elements)
         estimate = self.per_probe * scale
-        left = self.seconds - (time.perf_counter() - self.started)
+        left = self.seconds - (time.process_time() - self.started)
         if estimate <= left:
             return None
         self.refused += 1
