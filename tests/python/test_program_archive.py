@@ -427,3 +427,22 @@ def test_without_the_check_an_archives_programs_are_probed_after_the_write(tmp_p
     result = archive.write_held(str(out), ["model", "phase3"], held, verify=False)
     assert ran == [("model", False)] and result["programs"][0]["probes"]["runs"] == 0, result
     assert "probe" in result["timings"] and result["fresh_interpreters"] == 0, result
+
+
+@needs_archive
+def test_on_an_accelerator_an_archives_programs_are_probed_before_the_write(tmp_path):
+    """On CUDA the probes do not run beside the check, whose new interpreter loads the
+    programs onto the same device: they run before the archive is written. (The device is
+    only named here; without verify nothing is loaded onto it.)"""
+    out, seen, held = tmp_path / "tp.pt2", [], _held_programs()
+    for name in ("model", "phase3"):
+        held[name].device = "cuda:0"
+
+        def job(name=name):
+            seen.append((name, out.exists()))
+            return {"dims": [], "probes": [], "seconds": 0.0, "runs": 0}, [], {"probe": 0.1, "probe_cpu": 0.1}
+
+        held[name].deferred_probes = job
+    result = archive.write_held(str(out), ["model", "phase3"], held, verify=False)
+    assert seen == [("model", False), ("phase3", False)] and out.exists(), seen
+    assert [p["probes"]["runs"] for p in result["programs"]] == [0, 0], result

@@ -199,6 +199,14 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
         for n in names:
             held[n].run_deferred_probes(progress, n)
 
+    probed = time.perf_counter()
+    beside = str(held[names[0]].device).startswith("cpu")
+    if not beside:
+        # On an accelerator the probes' activations and the new interpreter's programs
+        # would share the device's memory at once: a check that runs out of it fails the
+        # export. There they run first, as before issue 29's overlap.
+        probe_while_checking()
+    probed = time.perf_counter() - probed
     while True:
         def check(saved):
             nonlocal interpreters
@@ -207,7 +215,8 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             interpreters += 1
             entries = [(n, held[n].program, held[n].args, held[n].kwargs, held[n].call) for n in names]
             results = freshcheck.check_programs(entries, saved, held[names[0]].device, log, shown_as=path,
-                                                per_program=True, held_out=held_out, while_waiting=probe_while_checking)
+                                                per_program=True, held_out=held_out,
+                                                while_waiting=probe_while_checking if beside else None)
             seconds[0] += results[0]["seconds"]
             checked.update(zip(names, results))
             failed = [n for n in names if checked[n]["status"] != "ok"]
@@ -230,9 +239,9 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             names = [n for n in names if n not in e.names]
             log("writing %s again without %s (failed in the new interpreter), and checking %s again"
                 % (path, ", ".join(e.names), ", ".join(names)), stream="warning")
-    probed = time.perf_counter()
+    after = time.perf_counter()
     probe_while_checking()  # not run during a check: nothing was checked (verify false)
-    probed = time.perf_counter() - probed
+    probed += time.perf_counter() - after
     log("wrote %s once: %d program(s) (%s), %d weight file(s), %.1f MB, shared between them and written once; "
         "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
                                                  interpreters))
