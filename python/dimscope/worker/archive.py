@@ -199,14 +199,17 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
         for n in names:
             held[n].run_deferred_probes(progress, n)
 
-    probed = time.perf_counter()
-    beside = str(held[names[0]].device).startswith("cpu")
-    if not beside:
-        # On an accelerator the probes' activations and the new interpreter's programs
-        # would share the device's memory at once: a check that runs out of it fails the
-        # export. There they run first, as before issue 29's overlap.
+    def probe_alone():
+        """The seconds the programs' probes (those not run yet) took, run on their own."""
+        started = time.perf_counter()
         probe_while_checking()
-    probed = time.perf_counter() - probed
+        return time.perf_counter() - started
+
+    beside = str(held[names[0]].device).startswith("cpu")
+    # On an accelerator the probes' activations and the new interpreter's programs would
+    # share the device's memory at once: a check that runs out of it fails the export.
+    # There they run first, as before issue 29's overlap.
+    probed = 0.0 if beside else probe_alone()
     while True:
         def check(saved):
             nonlocal interpreters
@@ -239,9 +242,7 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             names = [n for n in names if n not in e.names]
             log("writing %s again without %s (failed in the new interpreter), and checking %s again"
                 % (path, ", ".join(e.names), ", ".join(names)), stream="warning")
-    after = time.perf_counter()
-    probe_while_checking()  # not run during a check: nothing was checked (verify false)
-    probed += time.perf_counter() - after
+    probed += probe_alone()  # not run during a check: nothing was checked (verify false)
     log("wrote %s once: %d program(s) (%s), %d weight file(s), %.1f MB, shared between them and written once; "
         "%d new interpreter(s) checked them" % (path, len(names), ", ".join(names), shared[0], shared[1] / 1e6,
                                                  interpreters))
@@ -250,7 +251,7 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
         if entry["program"] in names and held[entry["program"]].probes is not None:
             entry["probes"] = held[entry["program"]].probes
             entry["timings"] = dict(held[entry["program"]].probe_timings)
-    if model is not None and any(getattr(held[n], "rejected_probes", None) for n in names):
+    if model is not None and any(held[n].rejected_probes for n in names):
         from . import probes
 
         try:

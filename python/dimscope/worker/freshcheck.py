@@ -217,12 +217,10 @@ def check_programs(entries, pt2_path, device, log=lambda *a, **k: None, shown_as
         request = [os.path.abspath(pt2_path), [[entry[0], os.path.join(folder, str(n))] for n, entry in enumerate(entries)],
                    held]
         try:
+            _send(checker, json.dumps(request) + "\n")
             if while_waiting is not None:
-                _send(checker, json.dumps(request) + "\n")
                 while_waiting()
-                out, err = checker.communicate(timeout=_TIMEOUT_S)
-            else:
-                out, err = checker.communicate(json.dumps(request) + "\n", timeout=_TIMEOUT_S)
+            out, err = checker.communicate(timeout=_TIMEOUT_S)
         except subprocess.TimeoutExpired as e:
             checker.kill()
             checker.communicate()
@@ -303,7 +301,8 @@ def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds
     # "llama.pt2", or "llama.pt2, program phase2," in a file of several programs
     label = os.path.basename(shown) + (", program %s," % name if several else "")
     # dimscope.load_programs for an archive of several programs, load_program for one
-    way = "dimscope." + actual.get("way", "load_program")
+    # (the checker's _load_together)
+    way = "dimscope.load_programs" if several else "dimscope.load_program"
     if actual.get("error") is not None:  # this program alone did not load or run there
         raise WorkerError("fresh_process", "%s does not load and run in a new interpreter through "
                           "%s (%s): %s" % (shown, way, _calls_text([entry], several), actual["error"]))
@@ -312,9 +311,8 @@ def _fresh_entry(entry, expected, actual, imports, registrations, shown, seconds
         raise WorkerError("fresh_process", "%s gives other outputs in a new interpreter than in the worker "
                           "(%scall %d): %s" % (shown, "program %s, " % name if several else "", call_index,
                                                message or _DIFFER))
-    by_name = "" if name == FIRST_PROGRAM or way.endswith("load_programs") else "(name=%r)" % name
-    log("fresh process: %s loads through %s%s and replays call %d in a new interpreter "
-        "(%.1f s)" % (label, way, by_name, call_index, seconds))
+    log("fresh process: %s loads through %s and replays call %d in a new interpreter "
+        "(%.1f s)" % (label, way, call_index, seconds))
     return {"status": "ok", "call": call_index, "seconds": seconds, "program": name,
             "imports": [n for n, _ in imports],
             "plain_load": _plain_load_entry(expected, actual, registrations, label, several, log)}
@@ -423,12 +421,11 @@ def check_in_this_process(pt2_path, entries, held=()):
         # archive of several programs fails, for every program of it.
         failed = {name: "dimscope.load_programs: " + together_error for name, _ in entries}
         outputs = [(None, failed[name]) for name, _ in entries]
-    way = "load_programs" if together is not None or together_error is not None else "load_program"
     del together
     plain, plain_error = _plain_result(child, plain_file, len(entries))
     for n, ((name, folder), (got, error)) in enumerate(zip(entries, outputs)):
         torch.save({"load_program": got, "error": error, "plain": plain[n] if plain_error is None else None,
-                    "plain_error": plain_error, "way": way}, os.path.join(folder, _OUTPUTS))
+                    "plain_error": plain_error}, os.path.join(folder, _OUTPUTS))
     if held:
         from .heldout import replay_in_this_process
 
