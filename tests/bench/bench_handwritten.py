@@ -11,7 +11,12 @@ Sides (each a fresh process, timed from start to exit):
   export the same programs (prefill and decode) with a hand-written `dynamic_shapes`,
   save each with torch.export.save, replay each recorded call once through its program;
 - shared floor (torch >= 2.8 only): the same, with both programs in one PT2 archive and
-  the weights written once (handwritten_export.py --shared).
+  the weights written once (handwritten_export.py --shared);
+- certified floor (torch >= 2.8 only): the shared floor, whose calls are replayed in a new
+  interpreter that loads the archive (load_pt2), instead of in the exporting one
+  (handwritten_export.py --shared --fresh): the certainty of dimscope's fresh-process
+  check, written by hand. No target: it says how much of dimscope's time is that
+  certainty (the range probes and the check through dimscope.load_programs are not in it).
 Each floor checks every call's logits against those recorded; after its first round,
 the archive the shared floor wrote by hand is loaded back with load_pt2 and every call
 replayed through its programs (untimed, handwritten_export.py --check-only). The rounds
@@ -27,7 +32,7 @@ CLI run the same way in the same rotation (an installed copy of the code before 
 PATH/../share/dimscope/python is the worker it runs), and the ratio dimscope/baseline.
 
 Prints one JSON line: per side the times, median, min and max; the ratios
-dimscope/floor and dimscope/shared-floor (of the medians, and of the fastest runs); the
+dimscope/floor, dimscope/shared-floor and dimscope/certified-floor (of the medians, and of the fastest runs); the
 torch.export calls per program dimscope made (its --json report); where dimscope's time
 went (per stage, from the times its progress lines arrived, and the worker's own phase
 timings per program from its --json report; an archive's fresh-process check is one,
@@ -176,8 +181,8 @@ def measure(cli, name, model, rounds, full, tmp):
                               check=True, stdout=subprocess.PIPE, text=True).stdout.split()
     baseline = os.environ.get("DIMSCOPE_BENCH_BASELINE_CLI")
     sides = ["dimscope"] + (["baseline"] if baseline else []) + ["floor"] + (
-        ["shared_floor"] if versions[-1] == "True" else [])
-    flags = {"floor": (), "shared_floor": ("--shared",)}
+        ["shared_floor", "certified_floor"] if versions[-1] == "True" else [])
+    flags = {"floor": (), "shared_floor": ("--shared",), "certified_floor": ("--shared", "--fresh")}
     times = {side: [] for side in sides}
     cpu_times = {side: [] for side in sides}
     written = {side: [] for side in sides}
@@ -221,6 +226,7 @@ def measure(cli, name, model, rounds, full, tmp):
         "times": {side: summary(t) for side, t in times.items()},
         "ratio_dimscope_over_floor": ratios.get("floor"),
         "ratio_dimscope_over_shared_floor": ratios.get("shared_floor"),
+        "ratio_dimscope_over_certified_floor": ratios.get("certified_floor"),
         "ratio_dimscope_over_baseline": ratios.get("baseline"),
         "baseline_torch_export_calls_per_program": baseline_traces,
         "ratios_of_min_times": min_ratios,

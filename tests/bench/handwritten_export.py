@@ -17,8 +17,12 @@ Two ways of saving:
 `--check` (not timed by the bench) then loads what was saved in this process
 (`torch.export.load` / `load_pt2`) and replays every call through the loaded programs;
 `--check-only` does only that, on what an earlier run saved in OUTDIR.
+`--fresh` (the bench's certified floor): instead of replaying the calls here, a new
+interpreter loads what was saved (`--check-only`) and replays every call there: what a
+user writes who wants to know that the saved programs load and run where they will be
+used, the certainty dimscope's fresh-process check gives (docs/worker-protocol.md).
 
-usage: handwritten_export.py MODEL_REF CAPTURE OUTDIR [--shared] [--check | --check-only]
+usage: handwritten_export.py MODEL_REF CAPTURE OUTDIR [--shared] [--check | --check-only | --fresh]
 MODEL_REF: path/to/file.py:callable or package.module:callable (returns the model).
 Exit 0 when every call replays with the recorded logits; 3 when --shared is asked on a
 torch without the PT2 archive format.
@@ -149,6 +153,8 @@ def main(argv):
               "decode": [c for c in calls if cache_length(c.kwargs) > 0]}
     if "--check-only" not in flags:
         programs = export_and_save(load_model(model_ref), phases, outdir, shared)
+        if "--fresh" in flags:
+            return check_in_new_interpreter(argv)
         replay(programs, phases)
     if flags & {"--check", "--check-only"}:
         if shared:
@@ -158,6 +164,17 @@ def main(argv):
             loaded = {name: torch.export.load(os.path.join(outdir, name + ".pt2")) for name in phases}
         replay(loaded, phases)
     return 0
+
+
+def check_in_new_interpreter(argv):
+    """Runs this script with --check-only in a new interpreter, started as this one was
+    (in a provisioned root, `sys.executable` alone would fail on the host's glibc)."""
+    import subprocess
+
+    from dimscope.worker.freshcheck import interpreter_command
+
+    args = [a for a in argv if a != "--fresh"] + ["--check-only"]
+    return subprocess.run(interpreter_command() + [os.path.abspath(__file__)] + args).returncode
 
 
 def export_and_save(model, phases, outdir, shared):
@@ -175,6 +192,7 @@ def export_and_save(model, phases, outdir, shared):
         for name, ep in programs.items():
             torch.export.save(ep, os.path.join(outdir, name + ".pt2"))
     return programs
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

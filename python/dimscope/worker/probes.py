@@ -569,7 +569,7 @@ def served_elsewhere(model, held, names, log=_noop):
     modules, out = {}, {}
     for name in names:
         rows, t, cpu = [], time.perf_counter(), time.process_time()
-        for row, args, kwargs in getattr(held[name], "rejected_probes", None) or []:
+        for row, args, kwargs in held[name].rejected_probes or []:
             answer = {"dim": row["dim"], "value": row["value"], "served_by": None, "status": "rejected",
                       "message": None}
             for other in names:
