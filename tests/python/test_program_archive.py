@@ -286,6 +286,38 @@ def test_a_later_program_needs_the_first_written_by_this_worker(tmp_path):
     assert not (tmp_path / "other.pt2").exists() and not (tmp_path / "other.phase2.pt2").exists()
 
 
+@needs_archive
+def test_the_archive_holds_each_weight_as_torch_writes_it_without_copying_it(two_phase, tmp_path, monkeypatch):
+    """archive.write takes each weight file's bytes from its storage (torch's writer
+    copies every storage into a `bytes` first: a page fault a page, for each program
+    holding the weights, issue 29): the first program's weight files are byte for byte
+    the ones torch's package_pt2 writes for it, the second program's point at them, and
+    torch's copy ran for none of them."""
+    from torch.export.pt2_archive import _package
+
+    model = two_phase[3]
+    programs = {"model": torch.export.export(model, (torch.randn(2, 3, 256),)),
+                "phase2": torch.export.export(model, (torch.randn(2, 2, 256), torch.randn(2, 3, 256)))}
+    _package.package_pt2(str(tmp_path / "torch.pt2"), exported_programs={"model": programs["model"]})
+    copies = []
+    original = _package._get_raw_tensor_bytes
+    monkeypatch.setattr(_package, "_get_raw_tensor_bytes", lambda t: copies.append(t) or original(t))
+    shared = archive.write(str(tmp_path / "ours.pt2"), programs)
+    assert copies == []
+    assert shared == (4, sum(p.numel() * 4 for p in model.parameters()))
+
+    def weights(path):
+        with zipfile.ZipFile(path) as z:
+            return {i.filename.split("/data/weights/", 1)[1]: z.read(i) for i in z.infolist()
+                    if "/data/weights/weight_" in i.filename}
+
+    assert weights(tmp_path / "ours.pt2") == weights(tmp_path / "torch.pt2")
+    loaded = dimscope.load_programs(tmp_path / "ours.pt2")
+    for name, program in programs.items():
+        assert loaded[name].state_dict.keys() == program.state_dict.keys()
+        assert all(torch.equal(loaded[name].state_dict[k], v) for k, v in program.state_dict.items()), name
+
+
 @needs_cli
 @needs_archive
 def test_the_documented_snippet_loads_every_program(exported):

@@ -638,10 +638,17 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
                 shared = archive.write(tmp, programs, extra_files=dict(extra_files(programs),
                                                                        **dimnames.record(programs)))
         else:
+            from . import archive
+
+            files = dict(extra_files({"model": program}), **dimnames.record({"model": program}))
             with example_inputs_only_if_weights_only(program):
-                # torch.export.save names its one program "model".
-                torch.export.save(program, tmp, extra_files=dict(extra_files({"model": program}),
-                                                                 **dimnames.record({"model": program})))
+                if archive.supported():
+                    # What torch.export.save writes (package_pt2 of one program named
+                    # "model"), with the weights written from their storages instead of
+                    # copied into bytes first (archive._SharingWriter: issue 29).
+                    archive.write(tmp, {"model": program}, extra_files=files)
+                else:
+                    torch.export.save(program, tmp, extra_files=files)
         if check is not None:
             check(tmp)
         os.replace(tmp, output)
