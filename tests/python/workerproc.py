@@ -12,9 +12,10 @@ LAUNCHER = os.path.join(ROOT, "scripts", "torch-python")
 
 
 class WorkerProcess:
-    def __init__(self):
+    def __init__(self, env=None):
+        """`env`: the worker's environment (default: this process's)."""
         self.proc = subprocess.Popen([LAUNCHER, "-m", "dimscope.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.next_id = 1
         self.ready = self._read()
         assert self.ready["event"] == "ready", self.ready
