@@ -11,6 +11,9 @@ import pytest
 
 from workerproc import WorkerProcess
 
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"),
+                                reason="needs Linux's /proc/self/smaps_rollup")
+
 # The model reports what it finds in the worker: the variable, and the huge pages of the
 # process once it holds 64 MB of fresh tensor memory.
 MODEL = '''
@@ -51,7 +54,6 @@ def seen_by_a_worker(tmp_path, env):
     return json.loads((tmp_path / "seen.json").read_text())
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux's /proc/self/smaps_rollup")
 def test_the_worker_backs_large_tensors_with_huge_pages(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "THP_MEM_ALLOC_ENABLE"}
     seen = seen_by_a_worker(tmp_path, env)
@@ -60,7 +62,6 @@ def test_the_worker_backs_large_tensors_with_huge_pages(tmp_path):
         assert seen["huge_kb"] >= 32 << 10, seen
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs Linux's /proc/self/smaps_rollup")
 def test_a_users_own_setting_is_kept(tmp_path):
     seen = seen_by_a_worker(tmp_path, dict(os.environ, THP_MEM_ALLOC_ENABLE="0"))
     assert seen["variable"] == "0"

@@ -115,7 +115,7 @@ class _SharingWriter:
                 self._claimed.add(name)
                 self._aliases[path_name] = earlier
                 self.shared += 1
-                self.shared_bytes += tensor.untyped_storage().nbytes() if tensor is not None else len(data)
+                self.shared_bytes += storage[1] if tensor is not None else len(data)  # _storage_key: its nbytes
                 return
             self._written[storage] = path_name
         if tensor is not None:

@@ -630,16 +630,14 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
         tmp = os.path.join(staging, os.path.basename(output))
         # The cache flattening it takes, so that dimscope.load_program needs the .pt2 only.
         from ..program import example_inputs_only_if_weights_only, extra_files
+        from . import archive
         if programs is not None:
-            from . import archive
             with contextlib.ExitStack() as stack:
                 for each in programs.values():
                     stack.enter_context(example_inputs_only_if_weights_only(each))
                 shared = archive.write(tmp, programs, extra_files=dict(extra_files(programs),
                                                                        **dimnames.record(programs)))
         else:
-            from . import archive
-
             files = dict(extra_files({"model": program}), **dimnames.record({"model": program}))
             with example_inputs_only_if_weights_only(program):
                 if archive.supported():
