@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
@@ -55,6 +56,32 @@ QString rootPython(const QString &root)
         }
     }
     return best;
+}
+
+// The root's folders its loader searches, as scripts/torch-python lists them. BLAS and
+// LAPACK come first, from the folders the root's own alternatives choose (OpenBLAS):
+// usr/lib/x86_64-linux-gnu/libblas.so.3 links to /etc/alternatives/..., which the
+// loader would resolve on the host, loading the host's libraries into the root.
+// usr/lib comes before the rest: sid installs libgloo there, and the host's older one
+// must not win.
+QStringList rootLibraryPath(const QString &root)
+{
+    QStringList libs = {root + QStringLiteral("/lib/x86_64-linux-gnu"), root + QStringLiteral("/usr/lib/x86_64-linux-gnu"),
+                        root + QStringLiteral("/usr/lib")};
+    for (const char *alternative : {"libblas.so.3", "liblapack.so.3"}) {
+        const QString link = root + QStringLiteral("/etc/alternatives/") + QLatin1String(alternative)
+                             + QStringLiteral("-x86_64-linux-gnu");
+        const QString target = QFileInfo(link).isSymLink() ? QFile::symLinkTarget(link) : QString();
+        const QString dir = target.startsWith(QLatin1Char('/')) ? root + QFileInfo(target).path() : QString();
+        if (!dir.isEmpty() && QFileInfo(dir).isDir() && !libs.contains(dir))
+            libs.prepend(dir);
+    }
+    for (const char *sub : {"lapack", "blas"}) {
+        const QString d = root + QStringLiteral("/usr/lib/x86_64-linux-gnu/") + QLatin1String(sub);
+        if (QFileInfo(d).isDir())
+            libs << d;
+    }
+    return libs;
 }
 
 // N of python3.N in the interpreter's file name or in the name of the file it links to
@@ -141,15 +168,7 @@ PythonRuntime PythonRuntime::discover()
         r.m_source = Source::TorchRoot;
         // Run through the root's own loader so its glibc is used, not the host's.
         r.m_program = root + QStringLiteral("/lib64/ld-linux-x86-64.so.2");
-        // usr/lib too: sid installs libgloo there, and the host's older one must not win.
-        QStringList libs = {root + QStringLiteral("/lib/x86_64-linux-gnu"), root + QStringLiteral("/usr/lib/x86_64-linux-gnu"),
-                            root + QStringLiteral("/usr/lib")};
-        for (const char *sub : {"lapack", "blas"}) {
-            const QString d = root + QStringLiteral("/usr/lib/x86_64-linux-gnu/") + QLatin1String(sub);
-            if (QFileInfo(d).isDir())
-                libs << d;
-        }
-        r.m_arguments = {QStringLiteral("--library-path"), libs.join(QLatin1Char(':')), py};
+        r.m_arguments = {QStringLiteral("--library-path"), rootLibraryPath(root).join(QLatin1Char(':')), py};
         r.m_minor = minorVersionOf(py);
         r.m_pythonHome = root + QStringLiteral("/usr");
         r.m_packageDir = findPackageDir();

@@ -84,3 +84,21 @@ def test_an_ordinary_python_is_left_alone(tmp_path):
                            "sys.executable == e)"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["None", "None", "True"], done.stdout
+
+
+@in_root
+def test_scripts_torch_python_maps_only_the_roots_libraries():
+    """BLAS and LAPACK included: the root's usr/lib links them through /etc/alternatives,
+    which the loader would resolve on the host (scripts/torch-python lists the folders
+    the root's alternatives choose first; core/export/pythonruntime.cpp does the same,
+    tests/export/tst_pythonruntime)."""
+    code = ("import torch\n"
+            "torch.mm(torch.ones(64, 64), torch.ones(64, 64))\n"
+            "print('\\n'.join(sorted({l.split()[-1] for l in open('/proc/self/maps') if '.so' in l.split()[-1]})))")
+    done = subprocess.run([str(ROOT / "scripts" / "torch-python"), "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    root = rootlaunch.loader_prefix()[0].rsplit("/lib64/", 1)[0]  # ROOT/lib64/ld-linux-x86-64.so.2
+    mapped = [os.path.realpath(p) for p in done.stdout.split()]
+    assert any("blas" in os.path.basename(p) for p in mapped), mapped
+    assert [p for p in mapped if not p.startswith(os.path.realpath(root) + "/")] == []
