@@ -223,6 +223,65 @@ def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
     assert dims["past_len"]["where"] == "past_key_values['key_cache'][0].size()[2]", dims["past_len"]
 
 
+def _peak_rss_reset():
+    """Resets this process's peak resident size (VmHWM); False where the kernel refuses."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_kb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def test_a_probe_too_large_to_run_is_refused_before_its_inputs_are_made(tmp_path):
+    """issue 29: a 0.5B model's cache at its 32,768-position cap is 1.6 GB; probing made
+    it (a third of the export's probing time) only to refuse it for its size. The size of
+    a probe's inputs is computed from the program's shapes first (resized_shapes,
+    moved_elements), and equals what the made call holds."""
+    from dimscope import caches, demo
+    from dimscope.worker import resizedcalls
+
+    path = tmp_path / "demo.safetensors"
+    demo.record_demo_capture(str(path))
+    cap = capturelib.load_capture(str(path), device="cpu")
+    caches.register_capture_flattening(cap.manifest)
+    model = demo.make_model().eval()
+    spec_doc = {"format": "dimscope.dynamic_shapes", "version": 1,
+                "dims": [{"name": "seq_len", "min": 1, "max": None}, {"name": "total_len", "min": 2, "max": None},
+                         {"name": "past_len", "min": 0, "max": None}],
+                "dynamic_shapes": {"dict": {
+                    "input_ids": {"tensor": {"1": "seq_len"}}, "attention_mask": {"tensor": {"1": "total_len"}},
+                    "past_key_values": {"list": [{"list": [{"tensor": {"2": "past_len"}}] * 2}] * 2}}}}
+    exporter.run_export(model, cap.calls, spec_doc, str(tmp_path / "demo.pt2"), verify_calls=False)
+    import dimscope
+
+    program = dimscope.load_program(str(tmp_path / "demo.pt2"))
+    call = cap.calls[4]
+    inputs = resizedcalls.user_inputs(program, call)
+    values = resizedcalls.symbol_values(inputs)
+    elements = probes._elements(exporter.call_arguments(call))
+    for moves in ({}, {s: values[s] + 3 for s in values}, {s: 1 for s in values}):
+        sizes = {**values, **moves}
+        shapes = resizedcalls.resized_shapes(inputs, sizes)
+        made = resizedcalls.moved_call(program, call, inputs, sizes)
+        assert resizedcalls.moved_elements(inputs, shapes, elements) == probes._elements(made), sizes
+    # The cap puts past_len at 10^7: the cache alone would hold gigabytes.
+    measured = _peak_rss_reset()
+    before = _peak_rss_kb()
+    got = probes.probe(model, program, cap.calls, list(range(len(cap.calls))),
+                       speclib.load_dynamic_shapes(spec_doc), cap=10 ** 7)
+    top = [r for r in got["probes"] if r["value"] == 10 ** 7]
+    assert top and all(r["status"] == "skipped" and "would hold more than 16777216 elements" in r["message"]
+                       for r in top), top
+    if measured:
+        assert _peak_rss_kb() - before < 256 * 1024, (before, _peak_rss_kb())
+
+
 class _Guards:
     """What proberelations reads of a program: torch 2.14's guard texts (`_guards_code`),
     here the tiny Llama continuation program's."""

@@ -23,7 +23,7 @@ program or the constraints: it reports.
 import copy
 import time
 
-from .resizedcalls import finite, moved_call, path_text, symbol_values, user_inputs
+from .resizedcalls import finite, moved_call, moved_elements, path_text, resized_shapes, symbol_values, user_inputs
 from . import dimnames
 from .errors import guard_text, max_positions
 
@@ -368,10 +368,14 @@ class _Runner:
         key = (call.index, tuple(sorted((str(s), v) for s, v in sizes.items())))
         if key in self.seen:
             return self.seen[key]
+        from .exporter import call_arguments
+
         inputs = next(i for c, i, _v in self.measured if c is call)
-        moved = moved_call(self.program, call, inputs, sizes)
-        elements = _elements(moved) if moved is not None else 0
-        if moved is None:
+        # The size of the probe's inputs is known before they are made: a probe refused
+        # for its size is never built (a 0.5B model's cache at its 32768-token cap: 1.6 GB).
+        shapes = resized_shapes(inputs, sizes)
+        elements = moved_elements(inputs, shapes, _elements(call_arguments(call))) if shapes is not None else 0
+        if shapes is None:
             out = ({"status": "skipped"}, None, None)
         elif elements > _MAX_ELEMENTS:
             out = ({"status": "skipped", "message": "the probe's inputs would hold more than %d elements"
@@ -379,6 +383,7 @@ class _Runner:
         elif self.budget is not None and (refused := self.budget.refusal(elements, _elements(inputs))):
             out = ({"status": "skipped", "message": refused}, None, None)
         else:
+            moved = moved_call(self.program, call, inputs, sizes, shapes)
             changed = {id(x) for x in _changed_leaves(moved, call)}
             args, kwargs = _masks_of_ones(moved, changed)
             self.runs += 1

@@ -96,31 +96,64 @@ def evaluate(expr, ints):
     return expr.xreplace(ints)
 
 
-def moved_call(program, call, inputs, values):
-    """`call` with every tensor resized to the sizes its placeholder's shape gives under
-    `values` (cut, or repeated along the dim: ids and masks keep recorded values); None
-    when a size would not be a positive integer."""
+def resized_shapes(inputs, values):
+    """{path: new shape} of the tensors of `inputs` that `values` resize (their
+    placeholder's sizes under `values`), computed without making them; None when a size
+    would not be a non-negative integer or a dim of size 0 would have to grow (it has
+    nothing to repeat)."""
     import torch
-    from torch.utils import _pytree as pytree
 
-    from .exporter import call_arguments
-
-    new, ints = {}, integers(values)
+    shapes, ints = {}, integers(values)
     for path, shape, value in inputs:
         if shape is None or not isinstance(value, torch.Tensor):
             continue
+        sizes = list(value.shape)
         for dim, size in enumerate(shape):
             if not isinstance(size, torch.SymInt):
                 continue
             target = evaluate(size.node.expr, ints)
             if not target.is_Integer or int(target) < 0:
                 return None
-            n = value.shape[dim]
-            if int(target) != n:
-                if n == 0:
+            if int(target) != sizes[dim]:
+                if sizes[dim] == 0:
                     return None
-                value = value.index_select(dim, torch.arange(int(target), device=value.device) % n)
-        new[path] = value
+                sizes[dim] = int(target)
+        if sizes != list(value.shape):
+            shapes[path] = sizes
+    return shapes
+
+
+def moved_elements(inputs, shapes, elements):
+    """The elements a call holding `elements` holds once `resized_shapes`' `shapes` are
+    applied to its `inputs`: what a probe's inputs will hold, known before they are made
+    (a cache resized to a Dim's cap can hold gigabytes)."""
+    import math
+
+    return elements + sum(math.prod(shapes[path]) - value.numel() for path, _shape, value in inputs
+                          if path in shapes)
+
+
+def moved_call(program, call, inputs, values, shapes=None):
+    """`call` with every tensor resized to the sizes its placeholder's shape gives under
+    `values` (cut, or repeated along the dim: ids and masks keep recorded values); None
+    when a size would not be a positive integer. `shapes`: `resized_shapes(inputs,
+    values)` when the caller has it."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from .exporter import call_arguments
+
+    shapes = resized_shapes(inputs, values) if shapes is None else shapes
+    if shapes is None:
+        return None
+    new = {}
+    for path, _shape, value in inputs:
+        for dim, target in enumerate(shapes.get(path, ())):
+            n = value.shape[dim]
+            if target != n:
+                value = value.index_select(dim, torch.arange(target, device=value.device) % n)
+        if path in shapes:
+            new[path] = value
     args, kwargs = call_arguments(call)
     if inputs and inputs[0][0].startswith("input "):  # matched by position (user_inputs)
         from torch.export._tree_utils import reorder_kwargs
