@@ -440,9 +440,17 @@ def test_an_archives_programs_are_probed_once_while_its_new_interpreter_checks_i
     out, ran, held = tmp_path / "tp.pt2", [], _held_programs()
     for name in held:
         held[name].deferred_probes = _deferred_probes(ran, name)
-    result = archive.write_held(str(out), ["model", "phase2", "phase3"], held)
+    said = []
+    result = archive.write_held(str(out), ["model", "phase2", "phase3"], held,
+                                progress=lambda stage, message, fraction: said.append((stage, message)))
     assert result["left_out"] == ["phase2"] and result["fresh_interpreters"] == 2, result
     assert ran == [("model", True), ("phase2", True), ("phase3", True)], ran
+    # The wait after the probes is said as what it is, once: the second check has none.
+    done = ("fresh_process", "range probes done; the new interpreter is still loading and replaying the 3 "
+            "program(s) of %s" % out)
+    assert [stage for stage, _ in said] == ["save", "fresh_process", "probe", "probe", "probe", "fresh_process",
+                                            "save", "fresh_process"], said
+    assert said[5] == done and said.count(done) == 1, said
     entries = {p["program"]: p for p in result["programs"]}
     assert entries["model"]["probes"]["runs"] == 0 and entries["model"]["timings"] == {"probe": 0.5, "probe_cpu": 0.4}
     assert "probes" in entries["phase3"] and "probes" not in entries["phase2"], entries

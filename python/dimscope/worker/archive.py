@@ -235,6 +235,15 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
         for n in names:
             held[n].run_deferred_probes(progress, n)
 
+    def probe_then_wait():
+        """probe_while_checking, then the rest of the wait said as what it is (the
+        progress said "probe" until the check ended)."""
+        ran = any(held[n].deferred_probes is not None for n in names)
+        probe_while_checking()
+        if ran:
+            progress("fresh_process", "range probes done; the new interpreter is still loading and replaying "
+                     "the %d program(s) of %s" % (len(names), path), None)
+
     def probe_alone():
         """The seconds the programs' probes (those not run yet) took, run on their own."""
         started = time.perf_counter()
@@ -255,7 +264,7 @@ def write_held(path, names, held, verify=True, log=_noop, progress=_noop, held_o
             entries = [(n, held[n].program, held[n].args, held[n].kwargs, held[n].call) for n in names]
             results = freshcheck.check_programs(entries, saved, held[names[0]].device, log, shown_as=path,
                                                 per_program=True, held_out=held_out,
-                                                while_waiting=probe_while_checking if beside else None)
+                                                while_waiting=probe_then_wait if beside else None)
             seconds[0] += results[0]["seconds"]
             checked.update(zip(names, results))
             failed = [n for n in names if checked[n]["status"] != "ok"]
