@@ -116,6 +116,22 @@ QStringList leftovers(const QString &dir)
                                QDir::Files | QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
 }
 
+// `leftovers` with what each folder holds (name and size of each entry), for a failure
+// message: a staging folder that survives a cancel says which window left it.
+QString leftoversDescribed(const QString &dir)
+{
+    QStringList out;
+    for (const QString &name : leftovers(dir)) {
+        QStringList inside;
+        const QFileInfoList entries = QDir(QDir(dir).filePath(name))
+                                          .entryInfoList(QDir::Files | QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+        for (const QFileInfo &entry : entries)
+            inside << QStringLiteral("%1 (%2 bytes)").arg(entry.fileName()).arg(entry.size());
+        out << (inside.isEmpty() ? name : name + QStringLiteral(": ") + inside.join(QLatin1String(", ")));
+    }
+    return out.join(QLatin1String("; "));
+}
+
 } // namespace
 
 class TestRecordUi : public QObject
@@ -589,8 +605,7 @@ void TestRecordUi::cancelDuringRecordingLeavesNoFile()
     QVERIFY2(finished.first().at(1).toString().contains(QLatin1String("cancelled")), qPrintable(finished.first().at(1).toString()));
     QVERIFY(!window.recordingController()->isRecording());
     // The killed worker's staging folder is removed once it is reaped.
-    QTRY_VERIFY2_WITH_TIMEOUT(leftovers(m_out.path()).isEmpty(), qPrintable(leftovers(m_out.path()).join(QLatin1String(", "))),
-                              10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(leftovers(m_out.path()).isEmpty(), qPrintable(leftoversDescribed(m_out.path())), 10000);
     QCOMPARE(window.document()->capturePath(), open);
 }
 
