@@ -186,11 +186,9 @@ def test_a_probe_expected_to_end_past_the_time_budget_is_not_run_and_said_so(tmp
     assert probes.budget(2.0, 4) == (10.0, 1.0) and probes.budget(40.0, 4) == (120.0, 20.0)
 
 
-def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
-    """The demo's cache length is one Dim over 4 cache tensors and the mask's length is
-    seq_len + past_len in the program: a probe of past_len resizes all of them, and the
-    eager model agrees with the program on every probe (its learned positions stop at 64:
-    the probes stay below)."""
+def _demo_exported(tmp_path):
+    """The demo recorded, its model, and the spec of its three Dims exported to
+    demo.pt2 and loaded back: (capture, model, spec document, export result, program)."""
     from dimscope import caches, demo
 
     path = tmp_path / "demo.safetensors"
@@ -205,10 +203,18 @@ def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
                     "input_ids": {"tensor": {"1": "seq_len"}}, "attention_mask": {"tensor": {"1": "total_len"}},
                     "past_key_values": {"list": [{"list": [{"tensor": {"2": "past_len"}}] * 2}] * 2}}}}
     result = exporter.run_export(model, cap.calls, spec_doc, str(tmp_path / "demo.pt2"), verify_calls=False)
-    assert result["example_call"] == 4
     import dimscope
 
-    program = dimscope.load_program(str(tmp_path / "demo.pt2"))
+    return cap, model, spec_doc, result, dimscope.load_program(str(tmp_path / "demo.pt2"))
+
+
+def test_the_demo_moves_shared_and_derived_sizes_together(tmp_path):
+    """The demo's cache length is one Dim over 4 cache tensors and the mask's length is
+    seq_len + past_len in the program: a probe of past_len resizes all of them, and the
+    eager model agrees with the program on every probe (its learned positions stop at 64:
+    the probes stay below)."""
+    cap, model, spec_doc, result, program = _demo_exported(tmp_path)
+    assert result["example_call"] == 4
     got = probes.probe(model, program, cap.calls, list(range(len(cap.calls))), speclib.load_dynamic_shapes(spec_doc))
     dims = {d["dim"]: d for d in got["dims"]}
     # total_len is seq_len + past_len in the program: not probed on its own, moved with them
@@ -243,24 +249,9 @@ def test_a_probe_too_large_to_run_is_refused_before_its_inputs_are_made(tmp_path
     it (a third of the export's probing time) only to refuse it for its size. The size of
     a probe's inputs is computed from the program's shapes first (resized_shapes,
     moved_elements), and equals what the made call holds."""
-    from dimscope import caches, demo
     from dimscope.worker import resizedcalls
 
-    path = tmp_path / "demo.safetensors"
-    demo.record_demo_capture(str(path))
-    cap = capturelib.load_capture(str(path), device="cpu")
-    caches.register_capture_flattening(cap.manifest)
-    model = demo.make_model().eval()
-    spec_doc = {"format": "dimscope.dynamic_shapes", "version": 1,
-                "dims": [{"name": "seq_len", "min": 1, "max": None}, {"name": "total_len", "min": 2, "max": None},
-                         {"name": "past_len", "min": 0, "max": None}],
-                "dynamic_shapes": {"dict": {
-                    "input_ids": {"tensor": {"1": "seq_len"}}, "attention_mask": {"tensor": {"1": "total_len"}},
-                    "past_key_values": {"list": [{"list": [{"tensor": {"2": "past_len"}}] * 2}] * 2}}}}
-    exporter.run_export(model, cap.calls, spec_doc, str(tmp_path / "demo.pt2"), verify_calls=False)
-    import dimscope
-
-    program = dimscope.load_program(str(tmp_path / "demo.pt2"))
+    cap, model, spec_doc, _result, program = _demo_exported(tmp_path)
     call = cap.calls[4]
     inputs = resizedcalls.user_inputs(program, call)
     values = resizedcalls.symbol_values(inputs)
