@@ -24,6 +24,14 @@ bool touch(const QString &path)
     return f.open(QIODevice::WriteOnly);
 }
 
+// The files discover() looks for in a provisioned root at `root`, its interpreter
+// usr/bin/`python`.
+bool makeRoot(const QString &root, const QString &python)
+{
+    return touch(root + QStringLiteral("/.dimscope-complete")) && touch(root + QStringLiteral("/lib64/ld-linux-x86-64.so.2"))
+           && touch(root + QStringLiteral("/usr/bin/") + python) && QDir().mkpath(root + QStringLiteral("/etc/alternatives"));
+}
+
 // Runs `body` with the environment variables of discover() set as given (empty: unset),
 // restoring them after.
 template<typename Body>
@@ -62,12 +70,9 @@ void TstPythonRuntime::theRootsOwnBlasComesFirst()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString root = dir.path();
-    QVERIFY(touch(root + QStringLiteral("/.dimscope-complete")));
-    QVERIFY(touch(root + QStringLiteral("/lib64/ld-linux-x86-64.so.2")));
-    QVERIFY(touch(root + QStringLiteral("/usr/bin/python3.14")));
+    QVERIFY(makeRoot(root, QStringLiteral("python3.14")));
     QVERIFY(touch(root + QStringLiteral("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3")));
     QVERIFY(QDir().mkpath(root + QStringLiteral("/usr/lib/x86_64-linux-gnu/blas")));
-    QVERIFY(QDir().mkpath(root + QStringLiteral("/etc/alternatives")));
     // As Debian's update-alternatives writes them: absolute, meant inside the root.
     QVERIFY(QFile::link(QStringLiteral("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3"),
                         root + QStringLiteral("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")));
@@ -93,11 +98,8 @@ void TstPythonRuntime::aRootWithoutAlternativesKeepsItsFolders()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString root = dir.path();
-    QVERIFY(touch(root + QStringLiteral("/.dimscope-complete")));
-    QVERIFY(touch(root + QStringLiteral("/lib64/ld-linux-x86-64.so.2")));
-    QVERIFY(touch(root + QStringLiteral("/usr/bin/python3.13")));
+    QVERIFY(makeRoot(root, QStringLiteral("python3.13")));
     QVERIFY(QDir().mkpath(root + QStringLiteral("/usr/lib/x86_64-linux-gnu/lapack")));
-    QVERIFY(QDir().mkpath(root + QStringLiteral("/etc/alternatives")));
     // A choice whose folder the root does not have is not listed: the host's would be.
     QVERIFY(QFile::link(QStringLiteral("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"),
                         root + QStringLiteral("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")));
