@@ -336,6 +336,63 @@ def test_export_deletes_only_dimscope_staging_folders_of_dead_workers(tiny, tmp_
                             live.name]), names
 
 
+class _Killed(BaseException):
+    """The worker's death at that point: nothing after it runs (no except, no finally)."""
+
+
+class _Listing(list):
+    """os.scandir's answer, in an order of the test's choosing."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("deaths", range(6))
+def test_staging_folder_stopped_anywhere_in_its_removal_is_still_recognised(tmp_path, monkeypatch, deaths):
+    """A worker killed while it removes its staging folder (a recording's capture is
+    still there, hard-linked to the output) leaves either the folder with its whole
+    marker, which the client's reaper removes as this pid's, or an empty folder (which
+    it removes too), even when the folder lists its marker first."""
+    from dimscope.worker import exporter
+
+    staging = exporter._make_staging_folder(str(tmp_path))
+    for name in ("a-capture.safetensors", "z-capture.safetensors"):
+        with open(os.path.join(staging, name), "wb") as f:
+            f.write(b"recorded tensors")
+    os.mkdir(os.path.join(staging, "m-folder"))
+    first = "dimscope-staging-folder.marker"
+    scandir, listdir, removals = os.scandir, os.listdir, []
+
+    def dying(real):
+        def removal(path, *args, **kwargs):
+            if len(removals) == deaths:
+                raise _Killed()
+            removals.append(os.path.basename(path))
+            return real(path, *args, **kwargs)
+        return removal
+
+    monkeypatch.setattr(os, "scandir", lambda *a, **k: _Listing(sorted(scandir(*a, **k), key=lambda e: e.name != first)))
+    monkeypatch.setattr(os, "listdir", lambda *a, **k: sorted(listdir(*a, **k), key=lambda n: n != first))
+    monkeypatch.setattr(os, "unlink", dying(os.unlink))
+    monkeypatch.setattr(os, "rmdir", dying(os.rmdir))
+    try:
+        exporter.remove_staging_folder(staging)
+    except _Killed:
+        pass
+    monkeypatch.undo()
+    if deaths == 5:  # every entry, then the folder
+        assert not os.path.exists(staging), removals
+    else:
+        left = os.listdir(staging)
+        assert left == [] or exporter._is_staging_folder(staging, os.getpid()), (removals, left)
+
+
 def test_staging_folder_is_marked_before_anything_is_written(tmp_path):
     """The marker is the first file in a new staging folder; a symlink named like one
     is never followed into."""

@@ -608,9 +608,34 @@ def _make_staging_folder(folder):
     except BaseException:
         # A full disk fails the marker itself: the folder is ours, and no one else
         # could recognise it later.
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_staging_folder(staging)
         raise
     return staging
+
+
+def remove_staging_folder(staging):
+    """Removes a staging folder of this process with its marker last: a worker killed at
+    any point of it leaves a folder its client still recognises as this pid's and
+    removes (the marker and what is left, or an empty folder: StagingFolders::removeLeftBy).
+    shutil.rmtree takes the entries in the directory's order, which can put the marker
+    first and leave a recording's hard-linked capture in a folder nobody may delete."""
+    try:
+        names = os.listdir(staging)
+    except OSError:
+        return
+    for name in sorted(names, key=lambda n: n == _MARKER):
+        path = os.path.join(staging, name)
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+    try:
+        os.rmdir(staging)
+    except OSError:
+        pass
 
 
 def save_atomically(program, output, inputs=(), check=None, programs=None):
@@ -659,7 +684,7 @@ def save_atomically(program, output, inputs=(), check=None, programs=None):
         raise WorkerError("save_failed", "cannot save %s: %s" % (output, _write_failure(staging or folder, e))) from e
     finally:
         if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_staging_folder(staging)
 
 
 def _write_failure(folder, error):

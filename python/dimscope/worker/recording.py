@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import resource
-import shutil
 import sys
 import time
 
@@ -159,7 +158,7 @@ def write_capture(recorder, settings, recording):
     except OSError as e:
         raise WorkerError("save_failed", "cannot write %s: %s" % (settings.output, e.strerror or e)) from e
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        exporter.remove_staging_folder(staging)
 
 
 def _link_new(tmp, output):
