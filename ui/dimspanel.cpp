@@ -305,7 +305,7 @@ QString DimsPanel::askWhichToMerge(const QString &keep)
     // What happens, in the dialog itself: which Dim goes, which stays, and with which range.
     auto *consequence = new WrappingLabel(&dialog);
     consequence->setObjectName(QStringLiteral("mergeConsequence"));
-    const auto explain = [this, consequence, keep](const QString &drop) {
+    const auto explain = [consequence, keep](const QString &drop) {
         consequence->setText(tr("Every dimension that uses '%1' will use '%2' instead, and '%1' is deleted. '%2' keeps "
                                 "its name and range; Dims derived from '%1' are derived from '%2'. Undo restores both.")
                                  .arg(drop, keep));

@@ -21,7 +21,6 @@ namespace {
 struct Range {
     qint64 min = 0;
     std::optional<qint64> max;
-    friend bool operator==(const Range &x, const Range &y) { return x.min == y.min && x.max == y.max; }
 };
 
 std::optional<Range> rangeOf(const ConstraintSet &set, const QString &name)

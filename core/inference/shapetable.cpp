@@ -190,7 +190,7 @@ std::optional<ShapeIssue> variantIssue(const QString &path, const VariantCalls &
                       QStringLiteral("'%1' %2 between calls: %3")
                           .arg(TerminalText::field(path), rankOnly ? QStringLiteral("changes rank") : QStringLiteral("changes kind"),
                                parts.join(QStringLiteral("; "))),
-                      others, ShapeIssue::Kind::Variant};
+                      others, ShapeIssue::Kind::Variant, {}, {}};
 }
 
 // What no Dim can describe about one leaf: calls passing the input without it, and

@@ -15,7 +15,6 @@
 namespace dimscope {
 
 namespace {
-constexpr int kMaxDepth = JsonCursor::kMaxDepth; // deeper input is refused rather than overflowing the stack
 constexpr size_t kLinearMemberNames = 16; // objects with more member names hash them
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }

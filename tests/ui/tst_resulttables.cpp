@@ -383,8 +383,7 @@ void TestResultTables::warningLabelsReadInBothThemes()
         for (QLabel *label : labels) {
             QVERIFY(label);
             QString problem;
-            QTest::qWaitFor([&] { return (problem = warningProblem(label)).isEmpty(); }, 1000);
-            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            QTRY_VERIFY2_WITH_TIMEOUT((problem = warningProblem(label)).isEmpty(), qPrintable(problem), 1000);
         }
     }
 }
