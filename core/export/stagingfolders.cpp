@@ -28,6 +28,26 @@ QByteArray markerContent(const QString &marker)
     QFile f(marker);
     return f.open(QIODevice::ReadOnly) ? f.read(200) : QByteArray();
 }
+
+// What the folder holds besides its marker, then the marker, then the folder (rmdir:
+// nothing that appeared meanwhile). Stopped anywhere, it leaves the whole marker or an
+// empty folder, both still recognised as the pid's (the worker's remove_staging_folder
+// keeps the same order).
+void removeMarkerLast(const QString &path)
+{
+    const QString marker = path + QLatin1Char('/') + QLatin1String(kMarker);
+    const QFileInfoList entries = QDir(path).entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    for (const QFileInfo &entry : entries) {
+        if (entry.fileName() == QLatin1String(kMarker))
+            continue;
+        if (entry.isDir() && !entry.isSymLink())
+            QDir(entry.filePath()).removeRecursively();
+        else
+            QFile::remove(entry.filePath());
+    }
+    QFile::remove(marker);
+    QDir().rmdir(path);
+}
 } // namespace
 
 bool StagingFolders::isStagingFolder(const QString &path, qint64 pid)
@@ -62,14 +82,9 @@ void StagingFolders::removeLeftBy(qint64 pid, const QStringList &outputFolders)
         const QStringList names = dir.entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
         for (const QString &name : names) {
             const QString path = dir.filePath(name);
-            if (isStagingFolder(path, pid)) {
-                QDir(path).removeRecursively();
-            } else if (isUnfinishedStagingFolder(path, pid)) {
-                // Only the marker (or nothing) goes, then the folder only if empty: rmdir
-                // takes nothing that appeared meanwhile.
-                QFile::remove(path + QLatin1Char('/') + QLatin1String(kMarker));
-                QDir().rmdir(path);
-            }
+            // An unfinished one holds at most (part of) the marker: only that goes.
+            if (isStagingFolder(path, pid) || isUnfinishedStagingFolder(path, pid))
+                removeMarkerLast(path);
         }
     }
 }

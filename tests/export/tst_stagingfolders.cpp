@@ -60,6 +60,9 @@ void TstStagingFolders::removesTheKilledWorkersFoldersOnly()
     // A link named like a staging folder, to a folder holding the marker: never followed.
     const QString victim = folder(QStringLiteral("victim"), kMarkerText);
     QVERIFY(QFile::link(out.filePath(victim), out.filePath(QStringLiteral(".dimscope-save-4242-link"))));
+    // Inside a folder that goes: a subfolder goes with it, a link goes without its target.
+    QVERIFY(out.mkpath(QStringLiteral(".dimscope-save-4242-saving/sub/deeper")));
+    QVERIFY(QFile::link(out.filePath(victim), out.filePath(QStringLiteral(".dimscope-save-4242-saving/into-victim"))));
 
     StagingFolders::removeLeftBy(kPid, {out.path()});
 

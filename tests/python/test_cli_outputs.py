@@ -366,7 +366,7 @@ def test_staging_folder_stopped_anywhere_in_its_removal_is_still_recognised(tmp_
         with open(os.path.join(staging, name), "wb") as f:
             f.write(b"recorded tensors")
     os.mkdir(os.path.join(staging, "m-folder"))
-    first = "dimscope-staging-folder.marker"
+    first = exporter._MARKER
     scandir, listdir, removals = os.scandir, os.listdir, []
 
     def dying(real):

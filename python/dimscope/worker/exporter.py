@@ -514,7 +514,7 @@ def remove_stale_saves(folder):
         path = os.path.join(folder, name)
         if pid == os.getpid() or _pid_alive(pid) or not _is_staging_folder(path, pid):
             continue
-        shutil.rmtree(path, ignore_errors=True)
+        remove_staging_folder(path)
 
 
 def model_inputs(ref, model=None):
@@ -614,9 +614,9 @@ def _make_staging_folder(folder):
 
 
 def remove_staging_folder(staging):
-    """Removes a staging folder of this process with its marker last: a worker killed at
-    any point of it leaves a folder its client still recognises as this pid's and
-    removes (the marker and what is left, or an empty folder: StagingFolders::removeLeftBy).
+    """Removes a staging folder with its marker last: a process stopped at any point of it
+    leaves a folder still recognised as that pid's and removed later (the marker and what
+    is left, or an empty folder: StagingFolders::removeLeftBy, remove_stale_saves).
     shutil.rmtree takes the entries in the directory's order, which can put the marker
     first and leave a recording's hard-linked capture in a folder nobody may delete."""
     try:
